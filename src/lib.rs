@@ -1,1 +1,16 @@
 //! dumpshard: shared library behind the `pgdump2csv`, `pksort`, `csvsplit` and `csvcheck` filters.
+//!
+//! The pieces every tool needs live here: opening inputs with compression sniffing
+//! ([`input`]), atomic outputs ([`output`]), one error type with positions and exit codes
+//! ([`error`], [`cli`]), the CSV contract ([`csvout`]) and quote-aware record scanning
+//! ([`records`]), and the manifest that connects the tools ([`manifest`]).
+
+pub mod cli;
+pub mod csvout;
+pub mod error;
+pub mod input;
+pub mod manifest;
+pub mod output;
+pub mod records;
+
+pub use error::{Error, Pos, Result};

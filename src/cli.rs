@@ -1,0 +1,152 @@
+//! What every binary shares: the `main` wrapper with its one exit-code mapping, cleanup of
+//! temporary files on Ctrl-C, and parsing of human sizes such as `64M`.
+
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Mutex, OnceLock};
+
+fn cleanup_registry() -> &'static Mutex<HashSet<PathBuf>> {
+    static REG: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    REG.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Remembers a temporary file or directory to delete if the process is interrupted.
+/// Normal paths delete their own temporaries (on commit or drop); this covers SIGINT/SIGTERM,
+/// where no destructor runs.
+pub fn register_temp(path: PathBuf) {
+    if let Ok(mut reg) = cleanup_registry().lock() {
+        reg.insert(path);
+    }
+}
+
+/// Forgets a path given to [`register_temp`] (it was renamed into place or removed).
+pub fn unregister_temp(path: &std::path::Path) {
+    if let Ok(mut reg) = cleanup_registry().lock() {
+        reg.remove(path);
+    }
+}
+
+fn remove_registered() {
+    if let Ok(reg) = cleanup_registry().lock() {
+        for p in reg.iter() {
+            if p.is_dir() {
+                let _ = std::fs::remove_dir_all(p);
+            } else {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+/// Runs a tool's body and turns its outcome into the process exit code. Prints errors as one
+/// line, `PROG: message`, on stderr. A closed stdout ends the program quietly with 0, as
+/// filters in a pipeline to `head` should.
+pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
+    let _ = ctrlc::set_handler(|| {
+        remove_registered();
+        std::process::exit(130);
+    });
+    match body() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            remove_registered();
+            let mut err = std::io::stderr().lock();
+            match &e {
+                // Already reported in detail by the tool; just the verdict.
+                Error::Found(msg) if msg.is_empty() => {}
+                _ => {
+                    let _ = writeln!(err, "{prog}: {e}");
+                }
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Parses a size like `4096`, `64K`, `512M`, `2G`, `1T` (powers of 1024; a trailing `B` or
+/// `iB` is accepted) or `50%` (of physical memory).
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let bad = || Error::Usage(format!("invalid size '{s}' (use e.g. 4096, 64K, 512M, 2G or 50%)"));
+    if let Some(pct) = t.strip_suffix('%') {
+        let p: f64 = pct.trim().parse().map_err(|_| bad())?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(bad());
+        }
+        return Ok((physical_memory() as f64 * p / 100.0) as u64);
+    }
+    let upper = t.to_ascii_uppercase();
+    let u = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (num, mult) = match u.chars().last() {
+        Some('K') => (&u[..u.len() - 1], 1u64 << 10),
+        Some('M') => (&u[..u.len() - 1], 1 << 20),
+        Some('G') => (&u[..u.len() - 1], 1 << 30),
+        Some('T') => (&u[..u.len() - 1], 1 << 40),
+        _ => (u, 1),
+    };
+    let n: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(n.is_finite() && n >= 0.0) {
+        return Err(bad());
+    }
+    let v = n * mult as f64;
+    if v < 1.0 || v > u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(v as u64)
+}
+
+/// Physical memory in bytes (falls back to 1 GiB when it cannot be read).
+pub fn physical_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions; it returns -1 on error, which we check.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages > 0 && size > 0 {
+        pages as u64 * size as u64
+    } else {
+        1 << 30
+    }
+}
+
+/// Memory currently available for use (MemAvailable), falling back to physical memory / 2.
+pub fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or_else(|| physical_memory() / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("64K").unwrap(), 64 << 10);
+        assert_eq!(parse_size("512m").unwrap(), 512 << 20);
+        assert_eq!(parse_size("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
+        assert_eq!(parse_size("10").unwrap(), 10);
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("-5M").is_err());
+        assert!(parse_size("50%").unwrap() > 0);
+    }
+}

@@ -1,0 +1,269 @@
+//! Opening inputs: a file path or standard input (`-`), with compression recognised by its
+//! magic bytes (gzip, zstd, lz4 frame), never by the file name, so `zcat`-less pipelines and
+//! misnamed files both work.
+//!
+//! Decompression runs on its own thread and hands over large buffers, so that on a two-core
+//! machine inflating and parsing overlap instead of taking turns.
+
+use crate::error::{Error, IoContext, Result};
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// How the bytes of an input were compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (`1f 8b`), possibly several concatenated members as pigz and bgzip write.
+    Gzip,
+    /// Zstandard frame (`28 b5 2f fd`).
+    Zstd,
+    /// LZ4 frame (`04 22 4d 18`).
+    Lz4,
+}
+
+impl Compression {
+    /// Recognises a compression format from the first bytes of a stream.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+            Compression::Lz4
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// An opened input: its display name, and a reader over the decompressed bytes.
+pub struct Input {
+    /// Name for messages: the path as given, or `<stdin>`.
+    pub name: String,
+    /// The path, when the input is a regular file (and not compressed), so tools can mmap,
+    /// seek or stat it.
+    pub path: Option<PathBuf>,
+    /// What the raw stream was compressed with.
+    pub compression: Compression,
+    /// Decompressed bytes.
+    pub reader: Box<dyn Read + Send>,
+}
+
+/// True if `p` names standard input.
+pub fn is_stdin(p: &Path) -> bool {
+    p.as_os_str() == "-"
+}
+
+/// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes.
+pub fn open(path: Option<&Path>) -> Result<Input> {
+    let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
+        Some(p) if !is_stdin(p) => {
+            let f = File::open(p).at(p)?;
+            if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+                return Err(Error::file(
+                    p.display().to_string(),
+                    "is a directory, not a file",
+                ));
+            }
+            (p.display().to_string(), Box::new(f), Some(p.to_path_buf()))
+        }
+        _ => ("<stdin>".to_string(), Box::new(io::stdin()), None),
+    };
+    let mut raw = raw;
+    let head = read_head(&mut raw, 6).at(&name)?;
+    let compression = Compression::sniff(&head);
+    let br = BufReader::with_capacity(1 << 20, io::Cursor::new(head).chain(raw));
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(br),
+        Compression::Gzip => threaded(flate2::bufread::MultiGzDecoder::new(br), &name),
+        Compression::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(br).at(&name)?;
+            threaded(d, &name)
+        }
+        Compression::Lz4 => threaded(lz4_flex::frame::FrameDecoder::new(br), &name),
+    };
+    Ok(Input {
+        path: if compression == Compression::None {
+            file_path
+        } else {
+            None
+        },
+        name,
+        compression,
+        reader,
+    })
+}
+
+/// Reads up to `n` bytes (fewer only at end of stream): a pipe may deliver one byte at a time.
+fn read_head(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Runs `decoder` on a thread of its own and returns a reader over what it produces.
+fn threaded<D: Read + Send + 'static>(decoder: D, name: &str) -> Box<dyn Read + Send> {
+    let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(4);
+    let (back_tx, back_rx) = sync_channel::<Vec<u8>>(6);
+    let name = name.to_string();
+    let handle = std::thread::Builder::new()
+        .name(format!("inflate {name}"))
+        .spawn(move || pump(decoder, tx, back_rx))
+        .ok();
+    match handle {
+        Some(h) => Box::new(ThreadedReader {
+            rx,
+            back: back_tx,
+            cur: Vec::new(),
+            pos: 0,
+            _handle: Some(h),
+            done: false,
+        }),
+        // Could not start a thread (resource limits): decompress inline instead.
+        None => Box::new(ErrReader),
+    }
+}
+
+struct ErrReader;
+impl Read for ErrReader {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::other("could not start the decompression thread"))
+    }
+}
+
+const BLOCK: usize = 1 << 20;
+
+fn pump<D: Read>(mut d: D, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<Vec<u8>>) {
+    loop {
+        let mut buf = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK));
+        buf.clear();
+        buf.resize(BLOCK, 0);
+        let mut filled = 0;
+        let res = loop {
+            if filled == BLOCK {
+                break Ok(());
+            }
+            match d.read(&mut buf[filled..]) {
+                Ok(0) => break Ok(()),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        buf.truncate(filled);
+        let end = filled == 0;
+        match res {
+            Err(e) => {
+                if filled > 0 && tx.send(Ok(buf)).is_err() {
+                    return;
+                }
+                let _ = tx.send(Err(e));
+                return;
+            }
+            Ok(()) => {
+                if tx.send(Ok(buf)).is_err() || end {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The consumer side of [`threaded`]: hands out the decompressed blocks and returns emptied
+/// buffers to the producer so memory stays flat.
+struct ThreadedReader {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    back: SyncSender<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+    _handle: Option<JoinHandle<()>>,
+    done: bool,
+}
+
+impl Read for ThreadedReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.cur.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(buf)) => {
+                    if buf.is_empty() {
+                        self.done = true;
+                        return Ok(0);
+                    }
+                    let old = std::mem::replace(&mut self.cur, buf);
+                    let _ = self.back.try_send(old);
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn roundtrip(data: &[u8], compressed: Vec<u8>, want: Compression) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, &compressed).unwrap();
+        let mut inp = open(Some(&p)).unwrap();
+        assert_eq!(inp.compression, want);
+        let mut got = Vec::new();
+        inp.reader.read_to_end(&mut got).unwrap();
+        assert_eq!(got, data);
+    }
+
+    #[test]
+    fn sniffs_and_decodes() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        roundtrip(&data, data.clone(), Compression::None);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data[..1000]).unwrap();
+        let mut two = gz.finish().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data[1000..]).unwrap();
+        two.extend(gz.finish().unwrap());
+        roundtrip(&data, two, Compression::Gzip);
+        roundtrip(&data, zstd::encode_all(&data[..], 1).unwrap(), Compression::Zstd);
+        let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        lz.write_all(&data).unwrap();
+        roundtrip(&data, lz.finish().unwrap(), Compression::Lz4);
+        roundtrip(b"a", b"a".to_vec(), Compression::None);
+        roundtrip(b"", Vec::new(), Compression::None);
+    }
+
+    #[test]
+    fn truncated_gzip_is_an_error() {
+        let data = vec![7u8; 100_000];
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data).unwrap();
+        let mut c = gz.finish().unwrap();
+        c.truncate(c.len() / 2);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.gz");
+        std::fs::write(&p, &c).unwrap();
+        let mut inp = open(Some(&p)).unwrap();
+        let mut got = Vec::new();
+        assert!(inp.reader.read_to_end(&mut got).is_err());
+    }
+}

@@ -1,0 +1,208 @@
+//! The manifest: a versioned JSON description of the tables `pgdump2csv` wrote (columns with
+//! PostgreSQL types, NOT NULL, primary key, row and byte counts, CSV options). The other tools
+//! read it to learn a table's key and types; the format is documented in `man/` and README.
+//!
+//! Format `dumpshard-manifest`, version 1. Readers accept any version-1 manifest and ignore
+//! fields they do not know, so new fields can be added without a version bump.
+
+use crate::error::{Error, IoContext, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The `format` value every manifest carries.
+pub const FORMAT: &str = "dumpshard-manifest";
+/// The manifest version this library writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A whole manifest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`] for this library.
+    pub version: u32,
+    /// The tool that wrote it, with its version.
+    #[serde(default)]
+    pub generator: String,
+    /// The input it was made from (`<stdin>` for standard input).
+    #[serde(default)]
+    pub source: String,
+    /// The tables, in the order their data appeared.
+    pub tables: Vec<Table>,
+}
+
+/// One table.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Table {
+    /// Schema name, unquoted (as stored in the catalog).
+    pub schema: String,
+    /// Table name, unquoted.
+    pub name: String,
+    /// The CSV file, relative to the manifest's directory; `null` when written to stdout.
+    pub file: Option<String>,
+    /// Columns in CSV order.
+    pub columns: Vec<Column>,
+    /// Primary-key column names, in key order (empty if the table has none).
+    #[serde(default)]
+    pub primary_key: Vec<String>,
+    /// Data records written (header excluded).
+    pub rows: u64,
+    /// Bytes of CSV written (uncompressed, header included).
+    pub bytes: u64,
+    /// Whether the file starts with a header record.
+    pub header: bool,
+    /// The NULL token: `""` means an unquoted empty field.
+    pub null: String,
+    /// `"gzip"` when the file is gzip-compressed, else `null`.
+    #[serde(default)]
+    pub compression: Option<String>,
+}
+
+/// One column.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Column {
+    /// Column name, unquoted.
+    pub name: String,
+    /// PostgreSQL type as written in the dump's `CREATE TABLE` (e.g. `numeric(10,2)`,
+    /// `timestamp with time zone`, `public.mood`), or `null` when the dump did not say.
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
+    /// Declared NOT NULL (primary-key columns count as NOT NULL).
+    pub not_null: bool,
+}
+
+impl Table {
+    /// `schema.name`, unquoted.
+    pub fn qualified(&self) -> String {
+        format!("{}.{}", self.schema, self.name)
+    }
+
+    /// Index of a column by name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+impl Manifest {
+    /// An empty manifest for `source`.
+    pub fn new(source: &str) -> Manifest {
+        Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            generator: format!("dumpshard {}", env!("CARGO_PKG_VERSION")),
+            source: source.into(),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Reads and checks a manifest file.
+    pub fn read(path: &Path) -> Result<Manifest> {
+        let mut bytes = std::fs::read(path).at(path)?;
+        Self::parse(&mut bytes, &path.display().to_string())
+    }
+
+    /// Parses manifest JSON (simd-json; the buffer is used as scratch space).
+    pub fn parse(bytes: &mut [u8], name: &str) -> Result<Manifest> {
+        let m: Manifest = simd_json::serde::from_slice(bytes)
+            .map_err(|e| Error::file(name, format!("not a valid manifest: {e}")))?;
+        if m.format != FORMAT {
+            return Err(Error::file(
+                name,
+                format!("not a dumpshard manifest (format is '{}')", m.format),
+            ));
+        }
+        if m.version != VERSION {
+            return Err(Error::file(
+                name,
+                format!(
+                    "manifest version {} is not supported (this is version {VERSION})",
+                    m.version
+                ),
+            ));
+        }
+        Ok(m)
+    }
+
+    /// Serialises as pretty JSON with a final newline.
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        v.push(b'\n');
+        v
+    }
+
+    /// Finds a table by `name` or `schema.name`. A bare name must be unique across schemas.
+    pub fn table(&self, name: &str) -> Result<&Table> {
+        let found: Vec<&Table> = self
+            .tables
+            .iter()
+            .filter(|t| t.qualified() == name)
+            .collect();
+        let found = if found.is_empty() {
+            self.tables.iter().filter(|t| t.name == name).collect()
+        } else {
+            found
+        };
+        match found.as_slice() {
+            [t] => Ok(t),
+            [] => Err(Error::Usage(format!(
+                "table '{name}' is not in the manifest (it has: {})",
+                self.tables
+                    .iter()
+                    .map(|t| t.qualified())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            _ => Err(Error::Usage(format!(
+                "table name '{name}' is ambiguous; qualify it with its schema"
+            ))),
+        }
+    }
+}
+
+/// Resolves a table's `file` against the directory of the manifest at `manifest_path`.
+pub fn resolve_file(manifest_path: &Path, file: &str) -> PathBuf {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    manifest_path
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_and_lookup() {
+        let mut m = Manifest::new("d.sql");
+        for schema in ["public", "sales"] {
+            m.tables.push(Table {
+                schema: schema.into(),
+                name: "items".into(),
+                file: Some(format!("{schema}.items.csv")),
+                columns: vec![Column {
+                    name: "id".into(),
+                    type_name: Some("bigint".into()),
+                    not_null: true,
+                }],
+                primary_key: vec!["id".into()],
+                rows: 3,
+                bytes: 6,
+                header: false,
+                null: String::new(),
+                compression: None,
+            });
+        }
+        let mut j = m.to_json();
+        let back = Manifest::parse(&mut j, "m").unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.table("sales.items").unwrap().schema, "sales");
+        assert!(back.table("items").is_err());
+        assert!(back.table("nope").is_err());
+        let mut bad = br#"{"format":"x","version":1,"tables":[]}"#.to_vec();
+        assert!(Manifest::parse(&mut bad, "m").is_err());
+    }
+}
