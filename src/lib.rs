@@ -11,6 +11,8 @@ pub mod error;
 pub mod input;
 pub mod manifest;
 pub mod output;
+pub mod pgdump;
+pub mod pgdump2csv;
 pub mod records;
 
 pub use error::{Error, Pos, Result};

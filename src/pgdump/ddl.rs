@@ -1,0 +1,608 @@
+//! Understanding the statements of a dump that matter for conversion: `CREATE TABLE` (columns,
+//! types, NOT NULL, generated columns, inline primary keys), `ALTER TABLE ... ADD CONSTRAINT
+//! ... PRIMARY KEY`, `COPY ... FROM stdin`, `INSERT INTO ... VALUES`, and the `SET`s that change
+//! how the rest must be read (search_path, standard_conforming_strings, client_encoding).
+//! Everything else is passed through to the schema files untouched.
+
+use super::sql::{Spanned, Tok, tokenize};
+
+/// A possibly schema-qualified name; `schema` is `None` when the dump did not qualify it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QName {
+    /// Schema, if given.
+    pub schema: Option<String>,
+    /// Object name.
+    pub name: String,
+}
+
+/// A column as declared in `CREATE TABLE`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    /// Name.
+    pub name: String,
+    /// Type as written, whitespace-normalised.
+    pub type_name: String,
+    /// `NOT NULL` (or part of an inline primary key).
+    pub not_null: bool,
+    /// `GENERATED ALWAYS AS (...) STORED`: pg_dump leaves it out of COPY.
+    pub generated: bool,
+}
+
+/// What a statement means to the converter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    /// `CREATE TABLE`.
+    CreateTable {
+        /// Table.
+        table: QName,
+        /// Columns in declaration order.
+        columns: Vec<ColumnDef>,
+        /// Primary key declared inline.
+        pk: Vec<String>,
+        /// `INHERITS (...)` parents, whose columns come first.
+        inherits: Vec<QName>,
+    },
+    /// `ALTER TABLE ... ADD [CONSTRAINT x] PRIMARY KEY (cols)`.
+    AddPrimaryKey {
+        /// Table.
+        table: QName,
+        /// Key columns.
+        cols: Vec<String>,
+    },
+    /// `ALTER TABLE ... ALTER COLUMN c SET NOT NULL`.
+    SetNotNull {
+        /// Table.
+        table: QName,
+        /// Column.
+        col: String,
+    },
+    /// `SET search_path = ...` or `SELECT pg_catalog.set_config('search_path', ...)`.
+    SearchPath(Vec<String>),
+    /// `SET standard_conforming_strings = on|off`.
+    StdStrings(bool),
+    /// `SET client_encoding = '...'`.
+    ClientEncoding(String),
+    /// `COPY table [(cols)] FROM stdin`.
+    Copy {
+        /// Target table.
+        table: QName,
+        /// Column list; empty when the table has no dumpable columns.
+        cols: Vec<String>,
+    },
+    /// `INSERT INTO ...`: parsed separately by the inserts module.
+    Insert,
+    /// `COPY` in a form pg_dump does not write (e.g. from a file).
+    OtherCopy,
+    /// Anything else.
+    Other,
+}
+
+type PResult<T> = Result<T, (usize, String)>;
+
+/// Reads the first keyword cheaply, without tokenizing the whole statement.
+fn first_word(s: &[u8]) -> &[u8] {
+    let mut i = 0;
+    loop {
+        while i < s.len() && s[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if s[i..].starts_with(b"--") {
+            i = memchr::memchr(b'\n', &s[i..]).map_or(s.len(), |k| i + k + 1);
+            continue;
+        }
+        break;
+    }
+    let j = s[i..]
+        .iter()
+        .position(|b| !b.is_ascii_alphabetic())
+        .map_or(s.len(), |k| i + k);
+    &s[i..j]
+}
+
+/// Classifies one statement (from its first significant byte through its `;`).
+pub fn classify(stmt: &[u8], std_strings: bool) -> PResult<Stmt> {
+    let w = first_word(stmt).to_ascii_lowercase();
+    match w.as_slice() {
+        b"insert" => return Ok(Stmt::Insert),
+        b"create" | b"alter" | b"set" | b"select" | b"copy" => {}
+        _ => return Ok(Stmt::Other),
+    }
+    let toks = tokenize(stmt, std_strings)?;
+    let mut p = P {
+        t: &toks,
+        i: 0,
+        src: stmt,
+    };
+    match w.as_slice() {
+        b"create" => p.create(),
+        b"alter" => p.alter(),
+        b"set" => p.set(),
+        b"select" => p.select(),
+        b"copy" => p.copy(),
+        _ => Ok(Stmt::Other),
+    }
+}
+
+struct P<'a> {
+    t: &'a [Spanned],
+    i: usize,
+    src: &'a [u8],
+}
+
+impl<'a> P<'a> {
+    fn peek(&self) -> Option<&'a Tok> {
+        self.t.get(self.i).map(|s| &s.tok)
+    }
+    fn peek_at(&self, k: usize) -> Option<&'a Tok> {
+        self.t.get(self.i + k).map(|s| &s.tok)
+    }
+    fn kw(&mut self, kw: &str) -> bool {
+        if self.peek().is_some_and(|t| t.is_kw(kw)) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn op(&mut self, op: &str) -> bool {
+        if self.peek().is_some_and(|t| t.is_op(op)) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn offset(&self) -> usize {
+        self.t.get(self.i).map_or(self.src.len(), |s| s.start)
+    }
+    fn err<T>(&self, msg: &str) -> PResult<T> {
+        Err((self.offset(), msg.to_string()))
+    }
+    fn ident(&mut self) -> PResult<String> {
+        match self.peek() {
+            Some(Tok::Ident { name, .. }) => {
+                self.i += 1;
+                Ok(name.clone())
+            }
+            _ => self.err("expected a name"),
+        }
+    }
+    fn qname(&mut self) -> PResult<QName> {
+        let first = self.ident()?;
+        if self.peek().is_some_and(|t| t.is_op(".")) {
+            self.i += 1;
+            let second = self.ident()?;
+            // database.schema.table is not valid in pg_dump output; ignore deeper forms.
+            Ok(QName {
+                schema: Some(first),
+                name: second,
+            })
+        } else {
+            Ok(QName {
+                schema: None,
+                name: first,
+            })
+        }
+    }
+    /// `( name, name, ... )`
+    fn name_list(&mut self) -> PResult<Vec<String>> {
+        if !self.op("(") {
+            return self.err("expected '('");
+        }
+        let mut v = Vec::new();
+        if self.op(")") {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.ident()?);
+            if self.op(")") {
+                return Ok(v);
+            }
+            if !self.op(",") {
+                return self.err("expected ',' or ')' in a column list");
+            }
+        }
+    }
+    /// Index of the token that closes the parenthesis opened just before `self.i`.
+    fn skip_parens(&mut self) {
+        let mut depth = 1;
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            if t.is_op("(") {
+                depth += 1;
+            } else if t.is_op(")") {
+                depth -= 1;
+                if depth == 0 {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn create(&mut self) -> PResult<Stmt> {
+        self.kw("create");
+        // CREATE [ [GLOBAL|LOCAL] {TEMP|TEMPORARY} | UNLOGGED | FOREIGN ] TABLE
+        while self.kw("global")
+            || self.kw("local")
+            || self.kw("temp")
+            || self.kw("temporary")
+            || self.kw("unlogged")
+            || self.kw("foreign")
+        {}
+        if !self.kw("table") {
+            return Ok(Stmt::Other);
+        }
+        if self.peek().is_some_and(|t| t.is_kw("if")) {
+            self.i += 3; // IF NOT EXISTS
+        }
+        let table = self.qname()?;
+        if self.kw("of") || self.kw("partition") {
+            // Typed tables and PARTITION OF: columns come from elsewhere.
+            return Ok(Stmt::CreateTable {
+                table,
+                columns: Vec::new(),
+                pk: Vec::new(),
+                inherits: Vec::new(),
+            });
+        }
+        if !self.op("(") {
+            return Ok(Stmt::Other);
+        }
+        let mut columns = Vec::new();
+        let mut pk = Vec::new();
+        loop {
+            if self.op(")") || self.peek().is_none() {
+                break;
+            }
+            self.element(&mut columns, &mut pk)?;
+            if !self.op(",") {
+                if self.op(")") || self.peek().is_none() {
+                    break;
+                }
+                return self.err("expected ',' or ')' in CREATE TABLE");
+            }
+        }
+        for c in &mut columns {
+            if pk.contains(&c.name) {
+                c.not_null = true;
+            }
+        }
+        let mut inherits = Vec::new();
+        if self.kw("inherits") && self.op("(") {
+            loop {
+                inherits.push(self.qname()?);
+                if !self.op(",") {
+                    break;
+                }
+            }
+        }
+        Ok(Stmt::CreateTable {
+            table,
+            columns,
+            pk,
+            inherits,
+        })
+    }
+
+    fn table_constraint(&mut self, pk: &mut Vec<String>) -> PResult<()> {
+        if self.kw("constraint") {
+            self.ident()?;
+        }
+        if self.kw("primary") {
+            self.kw("key");
+            *pk = self.name_list()?;
+        }
+        self.skip_element();
+        Ok(())
+    }
+
+    /// Skips to the `,` or `)` that ends the current element (not consuming it).
+    fn skip_element(&mut self) {
+        while let Some(t) = self.peek() {
+            if t.is_op(",") || t.is_op(")") {
+                return;
+            }
+            self.i += 1;
+            if t.is_op("(") {
+                self.skip_parens();
+            }
+        }
+    }
+
+    fn element(&mut self, columns: &mut Vec<ColumnDef>, pk: &mut Vec<String>) -> PResult<()> {
+        let starts_constraint = matches!(self.peek(), Some(t) if ["constraint", "primary", "unique", "check", "foreign", "exclude", "like"].iter().any(|k| t.is_kw(k)));
+        if starts_constraint {
+            return self.table_constraint(pk);
+        }
+        let name = self.ident()?;
+        let type_start = self.offset();
+        let mut type_end = type_start;
+        let stop = [
+            "collate",
+            "constraint",
+            "not",
+            "null",
+            "default",
+            "primary",
+            "unique",
+            "check",
+            "references",
+            "generated",
+        ];
+        while let Some(t) = self.peek() {
+            if t.is_op(",") || t.is_op(")") || stop.iter().any(|k| t.is_kw(k)) {
+                break;
+            }
+            self.i += 1;
+            if t.is_op("(") {
+                self.skip_parens();
+            }
+            type_end = self.t[self.i - 1].end;
+        }
+        let type_name = normalize_ws(&self.src[type_start..type_end.max(type_start)]);
+        let mut col = ColumnDef {
+            name,
+            type_name,
+            not_null: false,
+            generated: false,
+        };
+        // Column constraints.
+        while let Some(t) = self.peek() {
+            if t.is_op(",") || t.is_op(")") {
+                break;
+            }
+            if self.kw("not") {
+                if self.kw("null") {
+                    col.not_null = true;
+                }
+                continue;
+            }
+            if self.kw("primary") {
+                self.kw("key");
+                col.not_null = true;
+                *pk = vec![col.name.clone()];
+                continue;
+            }
+            if self.kw("generated") {
+                // GENERATED ALWAYS AS (expr) STORED vs GENERATED ... AS IDENTITY.
+                let save = self.i;
+                self.kw("always");
+                if self.kw("as") && self.peek().is_some_and(|t| t.is_op("(")) {
+                    col.generated = true;
+                }
+                self.i = save;
+                continue;
+            }
+            self.i += 1;
+            if t.is_op("(") {
+                self.skip_parens();
+            }
+        }
+        columns.push(col);
+        Ok(())
+    }
+
+    fn alter(&mut self) -> PResult<Stmt> {
+        self.kw("alter");
+        self.kw("foreign");
+        if !self.kw("table") {
+            return Ok(Stmt::Other);
+        }
+        if self.peek().is_some_and(|t| t.is_kw("if")) {
+            self.i += 2; // IF EXISTS
+        }
+        self.kw("only");
+        let table = self.qname()?;
+        if self.kw("add") {
+            if self.kw("constraint") {
+                self.ident()?;
+            }
+            if self.kw("primary") && self.kw("key") {
+                let cols = self.name_list()?;
+                return Ok(Stmt::AddPrimaryKey { table, cols });
+            }
+            return Ok(Stmt::Other);
+        }
+        if self.kw("alter") {
+            self.kw("column");
+            let col = self.ident()?;
+            if self.kw("set")
+                && self.kw("not")
+                && self.kw("null")
+                && self.peek().is_some_and(|t| t.is_op(";"))
+            {
+                return Ok(Stmt::SetNotNull { table, col });
+            }
+        }
+        Ok(Stmt::Other)
+    }
+
+    fn set(&mut self) -> PResult<Stmt> {
+        self.kw("set");
+        self.kw("session");
+        let Ok(var) = self.ident() else {
+            return Ok(Stmt::Other);
+        };
+        if !(self.op("=") || self.kw("to")) {
+            return Ok(Stmt::Other);
+        }
+        let mut vals = Vec::new();
+        while let Some(t) = self.peek() {
+            self.i += 1;
+            match t {
+                Tok::Ident { name, .. } => vals.push(name.clone()),
+                Tok::Str(s) => vals.push(String::from_utf8_lossy(s).into_owned()),
+                _ => {}
+            }
+        }
+        Ok(match var.as_str() {
+            "search_path" => Stmt::SearchPath(vals),
+            "standard_conforming_strings" => Stmt::StdStrings(vals.first().is_none_or(|v| {
+                matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "yes" | "1")
+            })),
+            "client_encoding" => Stmt::ClientEncoding(vals.first().cloned().unwrap_or_default()),
+            _ => Stmt::Other,
+        })
+    }
+
+    /// `SELECT pg_catalog.set_config('search_path', '...', false);`
+    fn select(&mut self) -> PResult<Stmt> {
+        self.kw("select");
+        let _ = self.qname();
+        if !self.op("(") {
+            return Ok(Stmt::Other);
+        }
+        if let (Some(Tok::Str(var)), Some(Tok::Op(_)), Some(Tok::Str(val))) =
+            (self.peek(), self.peek_at(1), self.peek_at(2))
+            && var == b"search_path"
+        {
+            let path = String::from_utf8_lossy(val)
+                .split(',')
+                .map(|s| s.trim().trim_matches('"').to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            return Ok(Stmt::SearchPath(path));
+        }
+        Ok(Stmt::Other)
+    }
+
+    fn copy(&mut self) -> PResult<Stmt> {
+        self.kw("copy");
+        let table = self.qname()?;
+        let cols = if self.peek().is_some_and(|t| t.is_op("(")) {
+            self.name_list()?
+        } else {
+            Vec::new()
+        };
+        if self.kw("from") && self.kw("stdin") {
+            Ok(Stmt::Copy { table, cols })
+        } else {
+            Ok(Stmt::OtherCopy)
+        }
+    }
+}
+
+/// Collapses runs of whitespace to one space.
+fn normalize_ws(s: &[u8]) -> String {
+    String::from_utf8_lossy(s)
+        .split_ascii_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: Option<&str>, n: &str) -> QName {
+        QName {
+            schema: s.map(Into::into),
+            name: n.into(),
+        }
+    }
+
+    #[test]
+    fn create_table() {
+        let sql = b"CREATE TABLE public.\"Order\" (\n    id bigint NOT NULL,\n    \"weird \"\"col\"\", name\" character varying(20) DEFAULT 'a,b'::character varying,\n    total numeric(10,2),\n    tags text[] COLLATE pg_catalog.\"C\",\n    g integer GENERATED ALWAYS AS ((id * 2)) STORED,\n    ident integer GENERATED BY DEFAULT AS IDENTITY,\n    CONSTRAINT c CHECK ((total > (0)::numeric))\n);";
+        let Stmt::CreateTable {
+            table, columns, pk, ..
+        } = classify(sql, true).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(table, q(Some("public"), "Order"));
+        assert!(pk.is_empty());
+        let names: Vec<_> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["id", "weird \"col\", name", "total", "tags", "g", "ident"]
+        );
+        assert_eq!(columns[1].type_name, "character varying(20)");
+        assert_eq!(columns[2].type_name, "numeric(10,2)");
+        assert_eq!(columns[3].type_name, "text[]");
+        assert!(columns[0].not_null && !columns[1].not_null);
+        assert!(columns[4].generated && !columns[5].generated);
+        let sql = b"CREATE TABLE t (a int PRIMARY KEY, b timestamp with time zone, PRIMARY KEY (a, b)) INHERITS (public.p, q);";
+        let Stmt::CreateTable {
+            columns,
+            pk,
+            inherits,
+            ..
+        } = classify(sql, true).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(inherits, [q(Some("public"), "p"), q(None, "q")]);
+        assert_eq!(pk, ["a", "b"]);
+        assert_eq!(columns[1].type_name, "timestamp with time zone");
+        assert!(columns[1].not_null);
+    }
+
+    #[test]
+    fn others() {
+        assert_eq!(
+            classify(
+                b"ALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (a, \"B\");",
+                true
+            )
+            .unwrap(),
+            Stmt::AddPrimaryKey {
+                table: q(Some("public"), "t"),
+                cols: vec!["a".into(), "B".into()]
+            }
+        );
+        assert_eq!(
+            classify(b"COPY public.t (a, \"b c\") FROM stdin;", true).unwrap(),
+            Stmt::Copy {
+                table: q(Some("public"), "t"),
+                cols: vec!["a".into(), "b c".into()]
+            }
+        );
+        assert_eq!(
+            classify(b"COPY public.t  FROM stdin;", true).unwrap(),
+            Stmt::Copy {
+                table: q(Some("public"), "t"),
+                cols: vec![]
+            }
+        );
+        assert_eq!(
+            classify(b"SET search_path = sales, pg_catalog;", true).unwrap(),
+            Stmt::SearchPath(vec!["sales".into(), "pg_catalog".into()])
+        );
+        assert_eq!(
+            classify(
+                b"SELECT pg_catalog.set_config('search_path', '', false);",
+                true
+            )
+            .unwrap(),
+            Stmt::SearchPath(vec![])
+        );
+        assert_eq!(
+            classify(b"SET standard_conforming_strings = off;", true).unwrap(),
+            Stmt::StdStrings(false)
+        );
+        assert_eq!(
+            classify(b"SET client_encoding = 'UTF8';", true).unwrap(),
+            Stmt::ClientEncoding("UTF8".into())
+        );
+        assert_eq!(
+            classify(b"-- c\nINSERT INTO t VALUES (1);", true).unwrap(),
+            Stmt::Insert
+        );
+        assert_eq!(
+            classify(b"CREATE INDEX i ON t (a);", true).unwrap(),
+            Stmt::Other
+        );
+        assert_eq!(
+            classify(
+                b"ALTER TABLE ONLY public.t ALTER COLUMN a SET NOT NULL;",
+                true
+            )
+            .unwrap(),
+            Stmt::SetNotNull {
+                table: q(Some("public"), "t"),
+                col: "a".into()
+            }
+        );
+    }
+}

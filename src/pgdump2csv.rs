@@ -1,0 +1,1167 @@
+//! `pgdump2csv`: converts a plain-format pg_dump (optionally gzip/zstd/lz4-compressed) into
+//! one CSV file per table, the schema DDL (optionally split into pre- and post-data), and a
+//! JSON manifest, in one streaming pass with memory that does not grow with the dump.
+//!
+//! The dump is read through one growable buffer. Between data blocks it is lexed statement by
+//! statement; `COPY ... FROM stdin` data is converted in large blocks of whole lines, split
+//! across cores with rayon, and written in order.
+
+use crate::csvout::FieldWriter;
+use crate::error::{Error, IoContext, Pos, Result};
+use crate::manifest::{self, Manifest};
+use crate::output::{AtomicFile, Sink};
+use crate::pgdump::copytext::CopyConverter;
+use crate::pgdump::ddl::{self, ColumnDef, QName, Stmt};
+use crate::pgdump::inserts::{self, Value};
+use crate::pgdump::naming::{self, TablePattern};
+use crate::pgdump::sql::{Scan, StmtScanner};
+use clap::Parser;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
+///
+/// Reads DUMP (or standard input when DUMP is `-` or absent); gzip, zstd and lz4 input is
+/// recognised by its magic bytes. Writes `DIR/<schema>.<table>.csv` for every table with data
+/// under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
+/// CSV follows the dumpshard contract: NULL is an unquoted empty field, '' is `""`.
+///
+/// Exit status: 0 on success, 2 on usage errors, I/O errors and malformed or truncated dumps.
+#[derive(Debug, Parser)]
+#[command(name = "pgdump2csv", version, about, long_about)]
+pub struct Args {
+    /// The dump file (plain SQL as written by `pg_dump -Fp`); `-` or absent for stdin.
+    #[arg(value_name = "DUMP")]
+    pub dump: Option<PathBuf>,
+
+    /// Write one CSV per table into DIR (created if missing). File names encode every byte of
+    /// the schema and table name outside [A-Za-z0-9_-] as %XX: `public.my%20table.csv`.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+
+    /// Only tables matching PATTERN (`table` or `schema.table`; `*` and `?` wildcards;
+    /// unquoted names fold to lower case, "Quoted" ones do not). Repeatable.
+    #[arg(short = 't', long = "table", value_name = "PATTERN")]
+    pub tables: Vec<String>,
+
+    /// Leave out tables matching PATTERN (same syntax as --table). Repeatable.
+    #[arg(short = 'T', long = "exclude-table", value_name = "PATTERN")]
+    pub exclude: Vec<String>,
+
+    /// Start every CSV with a header record of column names.
+    #[arg(long)]
+    pub header: bool,
+
+    /// Write NULL as STRING instead of an unquoted empty field (e.g. '\N'); a value equal to
+    /// STRING is then quoted.
+    #[arg(long, value_name = "STRING", default_value = "")]
+    pub null: String,
+
+    /// Compress the CSV files with gzip (`.csv.gz`).
+    #[arg(long)]
+    pub gzip: bool,
+
+    /// gzip level for --gzip, 1 (fast) to 9 (small).
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub level: u32,
+
+    /// Write every statement that is not table data (the DDL), in dump order, to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// Write what comes after the data (primary keys, indexes, foreign keys, triggers,
+    /// setval) to FILE instead of --schema, so tables can be loaded bare and indexed after.
+    /// The dump's session settings are repeated at its top so it runs on its own.
+    #[arg(long = "post-data", value_name = "FILE")]
+    pub post_data: Option<PathBuf>,
+
+    /// Write a JSON manifest (format dumpshard-manifest, version 1) describing every table
+    /// written: file, columns with types and NOT NULL, primary key, rows, bytes.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+
+    /// Accept input without pg_dump's header and "dump complete" footer (hand-written SQL).
+    /// Without it such input is rejected, which catches truncated dumps.
+    #[arg(long = "no-dump-check")]
+    pub no_dump_check: bool,
+}
+
+/// Options after validation.
+#[derive(Debug)]
+pub struct Config {
+    /// Input path (`None` = stdin).
+    pub dump: Option<PathBuf>,
+    /// Where CSV goes.
+    pub dest: Dest,
+    /// Include patterns (empty = all).
+    pub include: Vec<TablePattern>,
+    /// Exclude patterns.
+    pub exclude: Vec<TablePattern>,
+    /// Header records.
+    pub header: bool,
+    /// NULL token.
+    pub null: String,
+    /// gzip level, when compressing.
+    pub gzip: Option<u32>,
+    /// Schema output.
+    pub schema: Option<PathBuf>,
+    /// Post-data output.
+    pub post_data: Option<PathBuf>,
+    /// Manifest output.
+    pub manifest: Option<PathBuf>,
+    /// Require pg_dump's header and footer.
+    pub dump_check: bool,
+}
+
+/// Where table data goes.
+#[derive(Debug, PartialEq)]
+pub enum Dest {
+    /// One file per table in this directory.
+    Dir(PathBuf),
+    /// The one selected table to stdout.
+    Stdout,
+    /// Nowhere (only schema and manifest wanted).
+    None,
+}
+
+impl Config {
+    /// Validates the command line.
+    pub fn from_args(a: Args) -> Result<Config> {
+        let include = a
+            .tables
+            .iter()
+            .map(|p| TablePattern::parse(p).map_err(Error::Usage))
+            .collect::<Result<Vec<_>>>()?;
+        let exclude = a
+            .exclude
+            .iter()
+            .map(|p| TablePattern::parse(p).map_err(Error::Usage))
+            .collect::<Result<Vec<_>>>()?;
+        let dest = match (&a.output_dir, include.is_empty()) {
+            (Some(d), _) => Dest::Dir(d.clone()),
+            (None, false) => Dest::Stdout,
+            (None, true) if a.schema.is_some() || a.manifest.is_some() || a.post_data.is_some() => {
+                Dest::None
+            }
+            (None, true) => {
+                return Err(Error::Usage(
+                    "nothing to write: give --output-dir DIR, or --table NAME for one table on stdout, or --schema/--manifest".into(),
+                ));
+            }
+        };
+        if a.null.contains(['"', ',', '\n', '\r']) {
+            return Err(Error::Usage(
+                "--null must not contain a quote, comma, CR or LF".into(),
+            ));
+        }
+        Ok(Config {
+            dump: a.dump,
+            dest,
+            include,
+            exclude,
+            header: a.header,
+            null: a.null,
+            gzip: a.gzip.then_some(a.level),
+            schema: a.schema,
+            post_data: a.post_data,
+            manifest: a.manifest,
+            dump_check: !a.no_dump_check,
+        })
+    }
+
+    fn selected(&self, schema: &str, name: &str) -> bool {
+        (self.include.is_empty() || self.include.iter().any(|p| p.matches(schema, name)))
+            && !self.exclude.iter().any(|p| p.matches(schema, name))
+    }
+}
+
+/// Runs the tool.
+pub fn run(args: Args) -> Result<()> {
+    let cfg = Config::from_args(args)?;
+    let input = crate::input::open(cfg.dump.as_deref())?;
+    let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
+    conv.run()?;
+    conv.finish()
+}
+
+/// Sizes of the read buffer: data blocks are converted in pieces of about this size.
+const READ_SIZE: usize = 4 << 20;
+/// Below this, a data block is converted on the current thread.
+const PAR_MIN: usize = 256 << 10;
+
+struct Buf {
+    r: Box<dyn Read + Send>,
+    data: Vec<u8>,
+    pos: usize,
+    /// Stream offset of `data[0]`.
+    base: u64,
+    /// Line number at `pos`.
+    line: u64,
+    eof: bool,
+    name: String,
+}
+
+impl Buf {
+    /// Reads more input, keeping `data[pos..]`. Returns false at end of input.
+    fn fill(&mut self) -> Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.data.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        let old = self.data.len();
+        let want = READ_SIZE.max(old);
+        self.data.resize(old + want, 0);
+        let mut filled = old;
+        while filled < old + want {
+            match self.r.read(&mut self.data[filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => {
+                    filled += n;
+                    if filled - old >= READ_SIZE / 2 {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.data.truncate(filled);
+                    return Err(e).at(&self.name);
+                }
+            }
+        }
+        self.data.truncate(filled);
+        Ok(filled > old)
+    }
+
+    fn avail(&self) -> &[u8] {
+        &self.data[self.pos..]
+    }
+
+    /// Position of `data[pos + rel]`, counting newlines from `pos`.
+    fn pos_at(&self, rel: usize) -> Pos {
+        let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + rel]).count();
+        Pos {
+            file: self.name.clone(),
+            line: self.line + lines as u64,
+            byte: self.base + (self.pos + rel) as u64,
+            record: None,
+        }
+    }
+
+    /// Moves `pos` forward by `n` bytes, counting lines.
+    fn advance(&mut self, n: usize) {
+        let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + n]).count();
+        self.line += lines as u64;
+        self.pos += n;
+    }
+}
+
+/// What is known about a table from its DDL.
+#[derive(Debug, Default)]
+struct TableDef {
+    columns: Vec<ColumnDef>,
+    inherits: Vec<(String, String)>,
+    pk: Vec<String>,
+    not_null: Vec<String>,
+}
+
+/// A table whose data was (or is being) written.
+#[derive(Debug)]
+struct DataTable {
+    schema: String,
+    name: String,
+    cols: Vec<String>,
+    path: Option<PathBuf>,
+    rows: u64,
+    bytes: u64,
+}
+
+/// The table whose data is being written now.
+struct Open {
+    idx: usize,
+    sink: Sink,
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum Phase {
+    Pre,
+    Post,
+}
+
+struct Converter<'c> {
+    cfg: &'c Config,
+    buf: Buf,
+    fw: FieldWriter,
+    std_strings: bool,
+    search_path: Vec<String>,
+    defs: HashMap<(String, String), TableDef>,
+    data: Vec<DataTable>,
+    by_name: HashMap<(String, String), usize>,
+    open: Option<Open>,
+    stdout: Option<Sink>,
+    schema: Option<AtomicFile>,
+    post: Option<AtomicFile>,
+    preamble: Vec<u8>,
+    phase: Phase,
+    footer_seen: bool,
+    piece_bufs: Vec<Vec<u8>>,
+    /// A `-- Data for Name: ...; Type: TABLE DATA` comment not yet followed by data: in
+    /// INSERT dumps an empty table has no statement at all, only this comment.
+    pending_data: Option<(String, String)>,
+}
+
+impl<'c> Converter<'c> {
+    fn new(cfg: &'c Config, name: String, r: Box<dyn Read + Send>) -> Result<Converter<'c>> {
+        let schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
+        let post = cfg
+            .post_data
+            .as_deref()
+            .map(AtomicFile::create)
+            .transpose()?;
+        if let Dest::Dir(d) = &cfg.dest {
+            std::fs::create_dir_all(d).at(d)?;
+        }
+        Ok(Converter {
+            cfg,
+            buf: Buf {
+                r,
+                data: Vec::with_capacity(READ_SIZE * 2),
+                pos: 0,
+                base: 0,
+                line: 1,
+                eof: false,
+                name,
+            },
+            fw: FieldWriter::new(cfg.null.as_bytes()),
+            std_strings: true,
+            search_path: vec!["public".into()],
+            defs: HashMap::new(),
+            data: Vec::new(),
+            by_name: HashMap::new(),
+            open: None,
+            stdout: None,
+            schema,
+            post,
+            preamble: Vec::new(),
+            phase: Phase::Pre,
+            footer_seen: false,
+            piece_bufs: Vec::new(),
+            pending_data: None,
+        })
+    }
+
+    fn err(&self, rel: usize, msg: impl Into<String>) -> Error {
+        Error::input(self.buf.pos_at(rel), msg)
+    }
+
+    /// Writes schema text to the file of the current phase.
+    fn emit(&mut self, text: &[u8]) -> Result<()> {
+        let target = match (self.phase, &mut self.post) {
+            (Phase::Post, Some(p)) => Some(p),
+            _ => self.schema.as_mut(),
+        };
+        if let Some(f) = target {
+            let name = f.dest().to_path_buf();
+            f.write_all(text).at(name)?;
+        }
+        Ok(())
+    }
+
+    fn check_start(&mut self) -> Result<()> {
+        while self.buf.data.len() < 64 && self.buf.fill()? {}
+        if self.buf.avail().starts_with(b"\xEF\xBB\xBF") {
+            self.buf.pos += 3;
+        }
+        let head = self.buf.avail();
+        if head.starts_with(b"PGDMP") {
+            return Err(Error::file(
+                &self.buf.name,
+                "this is a custom-format (-Fc) archive, which pgdump2csv does not read yet; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
+            ));
+        }
+        if head.len() >= 262 && &head[257..262] == b"ustar" {
+            return Err(Error::file(
+                &self.buf.name,
+                "this is a tar-format (-Ft) archive; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
+            ));
+        }
+        if !self.cfg.dump_check {
+            return Ok(());
+        }
+        let norm: Vec<u8> = head
+            .iter()
+            .copied()
+            .filter(|&b| b != b'\r')
+            .take(48)
+            .collect();
+        if !(norm.starts_with(b"--\n-- PostgreSQL database dump\n")
+            || norm.starts_with(b"--\n-- PostgreSQL database cluster dump\n"))
+        {
+            return Err(Error::file(
+                &self.buf.name,
+                "not a plain-format pg_dump dump (it does not start with pg_dump's '-- PostgreSQL database dump' header; use --no-dump-check for hand-written SQL)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        self.check_start()?;
+        loop {
+            // Skip blank lines and comments between statements (they go to the schema).
+            let sig = match self.skip_trivia()? {
+                Some(s) => s,
+                None => {
+                    let rest = self.buf.avail().to_vec();
+                    self.emit(&rest)?;
+                    let n = rest.len();
+                    self.buf.advance(n);
+                    break;
+                }
+            };
+            if self.buf.avail()[sig] == b'\\' {
+                self.meta_command(sig)?;
+                continue;
+            }
+            self.statement(sig)?;
+        }
+        self.flush_pending()?;
+        self.close_open()?;
+        if self.cfg.dump_check && !self.footer_seen {
+            return Err(Error::input(
+                self.buf.pos_at(0),
+                "the dump ends without pg_dump's '-- PostgreSQL database dump complete' footer: it is truncated (use --no-dump-check for hand-written SQL)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Finds the first byte of the next statement or meta-command, relative to `pos`, noting
+    /// pg_dump's footer comment on the way. `None` at end of input.
+    fn skip_trivia(&mut self) -> Result<Option<usize>> {
+        let mut i = 0usize;
+        loop {
+            let avail = self.buf.avail();
+            while i < avail.len() && avail[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i >= avail.len() {
+                if !self.buf.fill()? {
+                    return Ok(None);
+                }
+                continue;
+            }
+            if avail[i] == b'-' || avail[i] == b'/' {
+                if i + 1 >= avail.len() && !self.buf.eof {
+                    self.buf.fill()?;
+                    continue;
+                }
+                if avail[i..].starts_with(b"--") {
+                    match memchr::memchr(b'\n', &avail[i..]) {
+                        Some(k) => {
+                            let text = &avail[i..i + k];
+                            let text = text.strip_suffix(b"\r").unwrap_or(text);
+                            if text == b"-- PostgreSQL database dump complete"
+                                || text == b"-- PostgreSQL database cluster dump complete"
+                            {
+                                self.footer_seen = true;
+                            }
+                            let toc = toc_table_data(text);
+                            i += k + 1;
+                            if let Some(t) = toc {
+                                self.flush_pending()?;
+                                self.pending_data = Some(t);
+                            }
+                        }
+                        None if self.buf.eof => {
+                            i = avail.len();
+                        }
+                        None => {
+                            self.buf.fill()?;
+                        }
+                    }
+                    continue;
+                }
+                if avail[i..].starts_with(b"/*") {
+                    match memchr::memmem::find(&avail[i..], b"*/") {
+                        Some(k) => i += k + 2,
+                        None if self.buf.eof => {
+                            return Err(self.err(i, "unterminated /* comment"));
+                        }
+                        None => {
+                            self.buf.fill()?;
+                        }
+                    }
+                    continue;
+                }
+            }
+            return Ok(Some(i));
+        }
+    }
+
+    /// A psql meta-command line (`\connect`, `\restrict`, `\unrestrict`).
+    fn meta_command(&mut self, sig: usize) -> Result<()> {
+        let eol = loop {
+            if let Some(k) = memchr::memchr(b'\n', &self.buf.avail()[sig..]) {
+                break sig + k + 1;
+            }
+            if !self.buf.fill()? {
+                break self.buf.avail().len();
+            }
+        };
+        let line = self.buf.avail()[sig..eol].to_vec();
+        let lead = self.buf.avail()[..sig].to_vec();
+        self.emit(&lead)?;
+        // \restrict/\unrestrict guard psql against a malicious dump; our outputs are split
+        // into files that each need to run on their own, so the pair cannot be kept and is
+        // dropped. Other meta-commands (\connect) are kept.
+        if !(line.starts_with(b"\\restrict") || line.starts_with(b"\\unrestrict")) {
+            self.emit(&line)?;
+        }
+        self.buf.advance(eol);
+        Ok(())
+    }
+
+    /// Scans, classifies and handles one SQL statement starting at `sig`.
+    fn statement(&mut self, sig: usize) -> Result<()> {
+        let mut sc = StmtScanner::default();
+        let mut from = sig;
+        let end = loop {
+            let eof = self.buf.eof;
+            match sc.scan(self.buf.avail(), from, self.std_strings, eof) {
+                Scan::End(e) => break e,
+                Scan::More(f) => {
+                    from = f;
+                    if !self.buf.fill()? {
+                        if self.buf.eof
+                            && sc_eof_retry(&mut sc, self.buf.avail(), from, self.std_strings)
+                        {
+                            continue;
+                        }
+                        return Err(self.err(
+                            sig,
+                            "statement cut off: the dump ends inside it (truncated dump?)",
+                        ));
+                    }
+                }
+            }
+        };
+        // The unit runs to the end of the statement's line.
+        let mut unit_end = end;
+        loop {
+            let avail = self.buf.avail();
+            while unit_end < avail.len() && matches!(avail[unit_end], b' ' | b'\t' | b'\r') {
+                unit_end += 1;
+            }
+            if unit_end < avail.len() || self.buf.eof {
+                break;
+            }
+            if !self.buf.fill()? {
+                break;
+            }
+        }
+        if self.buf.avail().get(unit_end) == Some(&b'\n') {
+            unit_end += 1;
+        }
+        self.footer_seen = false;
+        let stmt = self.buf.avail()[sig..end].to_vec();
+        let kind = ddl::classify(&stmt, self.std_strings)
+            .map_err(|(off, msg)| self.err(sig + off, msg))?;
+        if matches!(kind, Stmt::Copy { .. } | Stmt::Insert) {
+            self.pending_data = None;
+        } else {
+            self.flush_pending()?;
+        }
+        match kind {
+            // The comments before a data statement are its TOC entry ("Data for Name: ..."),
+            // which means nothing without the data: they are dropped.
+            Stmt::Copy { table, cols } => {
+                self.buf.advance(unit_end);
+                let key = self.resolve(&table);
+                self.copy_data(key, cols)
+            }
+            Stmt::Insert => {
+                let ins = inserts::parse(&stmt, self.std_strings)
+                    .map_err(|(off, msg)| self.err(sig + off, msg))?;
+                let pos = self.buf.pos_at(sig);
+                self.buf.advance(unit_end);
+                self.insert_data(ins, pos)
+            }
+            other => {
+                self.close_open()?;
+                let unit = self.buf.avail()[..unit_end].to_vec();
+                let mut session_setting = false;
+                match other {
+                    Stmt::CreateTable {
+                        table,
+                        columns,
+                        pk,
+                        inherits,
+                    } => {
+                        let key = self.resolve(&table);
+                        let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
+                        let def = self.defs.entry(key).or_default();
+                        def.columns = columns;
+                        def.inherits = inherits;
+                        if !pk.is_empty() {
+                            def.pk = pk;
+                        }
+                    }
+                    Stmt::AddPrimaryKey { table, cols } => {
+                        let key = self.resolve(&table);
+                        self.defs.entry(key).or_default().pk = cols;
+                    }
+                    Stmt::SetNotNull { table, col } => {
+                        let key = self.resolve(&table);
+                        self.defs.entry(key).or_default().not_null.push(col);
+                    }
+                    Stmt::SearchPath(p) => {
+                        self.search_path = p;
+                        session_setting = true;
+                    }
+                    Stmt::StdStrings(on) => {
+                        self.std_strings = on;
+                        session_setting = true;
+                    }
+                    Stmt::ClientEncoding(enc) => {
+                        let e = enc.to_ascii_uppercase().replace(['-', '_'], "");
+                        if e != "UTF8" && e != "SQLASCII" && e != "UNICODE" {
+                            return Err(self.err(
+                                sig,
+                                format!("client_encoding {enc} is not supported: CSV output is UTF-8; re-dump with `pg_dump -E UTF8`"),
+                            ));
+                        }
+                        session_setting = true;
+                    }
+                    Stmt::OtherCopy => {
+                        return Err(self.err(
+                            sig,
+                            "COPY that does not read FROM stdin: not something pg_dump writes",
+                        ));
+                    }
+                    _ => {
+                        let w = stmt
+                            .iter()
+                            .take(4)
+                            .map(u8::to_ascii_uppercase)
+                            .collect::<Vec<_>>();
+                        session_setting = w.starts_with(b"SET ");
+                    }
+                }
+                if session_setting && self.phase == Phase::Pre {
+                    self.preamble
+                        .extend_from_slice(&self.buf.avail()[sig..unit_end]);
+                }
+                self.emit(&unit)?;
+                self.buf.advance(unit_end);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes an empty CSV for a table whose TOC data entry had no rows (INSERT dumps).
+    fn flush_pending(&mut self) -> Result<()> {
+        let Some(key) = self.pending_data.take() else {
+            return Ok(());
+        };
+        if self.by_name.contains_key(&key) {
+            return Ok(());
+        }
+        let Some(cols) = self.all_columns(&key, 0) else {
+            return Ok(());
+        };
+        let cols: Vec<String> = cols
+            .into_iter()
+            .filter(|c| !c.generated)
+            .map(|c| c.name)
+            .collect();
+        self.enter_data()?;
+        if self.open_table(&key, &cols)? {
+            self.close_open()?;
+        }
+        Ok(())
+    }
+
+    /// Schema and name of a table as the dump names it, qualified by the search path.
+    fn resolve(&self, q: &QName) -> (String, String) {
+        let schema = q.schema.clone().unwrap_or_else(|| {
+            self.search_path
+                .iter()
+                .find(|s| s.as_str() != "pg_catalog")
+                .cloned()
+                .unwrap_or_else(|| "public".into())
+        });
+        (schema, q.name.clone())
+    }
+
+    /// All columns of a table in physical order: inherited ones first (pg_dump declares only
+    /// the local ones in the child's CREATE TABLE), a column declared in both kept once.
+    fn all_columns(&self, key: &(String, String), depth: u32) -> Option<Vec<ColumnDef>> {
+        let def = self.defs.get(key)?;
+        let mut cols: Vec<ColumnDef> = Vec::new();
+        if depth < 32 {
+            for parent in &def.inherits {
+                for c in self.all_columns(parent, depth + 1)? {
+                    if !cols.iter().any(|x| x.name == c.name) {
+                        cols.push(c);
+                    }
+                }
+            }
+        }
+        for c in &def.columns {
+            match cols.iter_mut().find(|x| x.name == c.name) {
+                Some(x) => x.not_null |= c.not_null,
+                None => cols.push(c.clone()),
+            }
+        }
+        Some(cols)
+    }
+
+    /// Switches the schema output to post-data at the first table data.
+    fn enter_data(&mut self) -> Result<()> {
+        if self.phase == Phase::Pre {
+            self.phase = Phase::Post;
+            if let Some(p) = self.post.as_mut() {
+                let name = p.dest().to_path_buf();
+                p.write_all(b"--\n-- Post-data part of the dump, written by pgdump2csv: load it after the data.\n--\n\n")
+                    .at(&name)?;
+                p.write_all(&self.preamble).at(&name)?;
+                p.write_all(b"\n").at(&name)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes `key` the open table (opening or reopening its output), unless it is already.
+    /// Returns false when the table is not selected.
+    fn open_table(&mut self, key: &(String, String), cols: &[String]) -> Result<bool> {
+        if let Some(o) = &self.open
+            && self.data[o.idx].schema == key.0
+            && self.data[o.idx].name == key.1
+        {
+            return Ok(true);
+        }
+        self.close_open()?;
+        if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
+            return Ok(false);
+        }
+        let (idx, new) = match self.by_name.get(key) {
+            Some(&i) => (i, false),
+            None => {
+                if self.cfg.dest == Dest::Stdout && !self.data.is_empty() {
+                    return Err(Error::Usage(format!(
+                        "--table matched more than one table ({} and {}.{}): use --output-dir DIR for several tables",
+                        self.data[0].schema.clone() + "." + &self.data[0].name,
+                        key.0,
+                        key.1
+                    )));
+                }
+                let path = match &self.cfg.dest {
+                    Dest::Dir(d) => Some(d.join(naming::file_name(
+                        &key.0,
+                        &key.1,
+                        if self.cfg.gzip.is_some() {
+                            "csv.gz"
+                        } else {
+                            "csv"
+                        },
+                    ))),
+                    _ => None,
+                };
+                self.data.push(DataTable {
+                    schema: key.0.clone(),
+                    name: key.1.clone(),
+                    cols: cols.to_vec(),
+                    path,
+                    rows: 0,
+                    bytes: 0,
+                });
+                self.by_name.insert(key.clone(), self.data.len() - 1);
+                (self.data.len() - 1, true)
+            }
+        };
+        if !new && self.data[idx].cols != cols {
+            return Err(self.err(
+                0,
+                format!(
+                    "table {}.{} appears again with a different column list",
+                    key.0, key.1
+                ),
+            ));
+        }
+        let level = self.cfg.gzip.unwrap_or(6);
+        let mut sink = match &self.data[idx].path {
+            Some(p) if new => {
+                Sink::from_file(AtomicFile::create(p)?, self.cfg.gzip.is_some(), level)
+            }
+            Some(p) => Sink::from_file(
+                AtomicFile::reopen_append(p)?,
+                self.cfg.gzip.is_some(),
+                level,
+            ),
+            None => match self.stdout.take() {
+                Some(s) => s,
+                None => Sink::create(None, self.cfg.gzip.is_some(), level)?,
+            },
+        };
+        if new && self.cfg.header {
+            let mut h = Vec::new();
+            let hw = FieldWriter::new(self.cfg.null.as_bytes());
+            for (i, c) in cols.iter().enumerate() {
+                if i > 0 {
+                    h.push(b',');
+                }
+                hw.field(&mut h, Some(c.as_bytes()));
+            }
+            h.push(b'\n');
+            let name = sink.name();
+            sink.write_all(&h).at(name)?;
+            self.data[idx].bytes += h.len() as u64;
+        }
+        self.open = Some(Open { idx, sink });
+        Ok(true)
+    }
+
+    /// Finishes the open table's file (renaming it into place).
+    fn close_open(&mut self) -> Result<()> {
+        if let Some(o) = self.open.take() {
+            match o.sink {
+                s @ (Sink::Stdout(_) | Sink::GzipStdout(_)) => self.stdout = Some(s),
+                s => s.finish()?,
+            }
+        }
+        Ok(())
+    }
+
+    fn write_open(&mut self, bytes: &[u8], rows: u64) -> Result<()> {
+        if let Some(o) = self.open.as_mut() {
+            let name = o.sink.name();
+            o.sink.write_all(bytes).at(name)?;
+            let t = &mut self.data[o.idx];
+            t.bytes += bytes.len() as u64;
+            t.rows += rows;
+        }
+        Ok(())
+    }
+
+    /// Converts (or skips) the data of a COPY block; `pos` is at its first line.
+    fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
+        self.enter_data()?;
+        let selected = self.open_table(&key, &cols)?;
+        let conv = CopyConverter::new(cols.len(), self.fw.clone());
+        let mut row_no = 0u64;
+        loop {
+            let avail = self.buf.avail();
+            // The end marker: a line that is exactly \. (before \n, \r\n, or end of input).
+            let c = if avail.starts_with(b"\\.") {
+                Some(0)
+            } else {
+                memchr::memmem::find(avail, b"\n\\.").map(|k| k + 1)
+            };
+            // (start of the marker line, end of it); usize::MAX = cannot tell before reading more.
+            let marker = match c {
+                None => None,
+                Some(c) => match (avail.get(c + 2), avail.get(c + 3)) {
+                    (Some(b'\n'), _) => Some((c, c + 3)),
+                    (Some(b'\r'), Some(b'\n')) => Some((c, c + 4)),
+                    (None, _) | (Some(b'\r'), None) if !self.buf.eof => Some((c, usize::MAX)),
+                    (None, _) | (Some(b'\r'), None) => Some((c, avail.len())),
+                    _ => {
+                        return Err(self.err(c, format!(
+                            "end-of-copy marker corrupt: a line of {}.{} starts with \\. followed by other text",
+                            key.0, key.1
+                        )));
+                    }
+                },
+            };
+            let region_end = match marker {
+                Some((c, _)) => c,
+                None => memchr::memrchr(b'\n', avail).map_or(0, |k| k + 1),
+            };
+            if region_end > 0 {
+                let rows = if selected {
+                    self.convert_region(&conv, region_end, &key, row_no)?
+                } else {
+                    memchr::memchr_iter(b'\n', &self.buf.avail()[..region_end]).count() as u64
+                };
+                row_no += rows;
+                self.buf.line += rows;
+                self.buf.pos += region_end;
+            }
+            match marker {
+                Some((_, end)) if end != usize::MAX => {
+                    let end = end - region_end;
+                    self.buf.advance(end);
+                    break;
+                }
+                _ => {}
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(0, format!(
+                    "the dump ends inside the COPY data of {}.{} (no \\. end marker): it is truncated",
+                    key.0, key.1
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Converts `avail[..len]` (whole lines) of the open table and writes it.
+    fn convert_region(
+        &mut self,
+        conv: &CopyConverter,
+        len: usize,
+        key: &(String, String),
+        row_no: u64,
+    ) -> Result<u64> {
+        let region = &self.buf.data[self.buf.pos..self.buf.pos + len];
+        // Cut into pieces at line ends so cores can share the work.
+        let pieces = if len < PAR_MIN {
+            1
+        } else {
+            (rayon::current_num_threads() * 2).max(1)
+        };
+        let mut bounds = Vec::with_capacity(pieces + 1);
+        bounds.push(0);
+        for p in 1..pieces {
+            let target = len * p / pieces;
+            let prev = *bounds.last().unwrap_or(&0);
+            if target <= prev {
+                continue;
+            }
+            match memchr::memchr(b'\n', &region[target..]) {
+                Some(k) if target + k + 1 < len => bounds.push(target + k + 1),
+                _ => break,
+            }
+        }
+        bounds.push(len);
+        let n = bounds.len() - 1;
+        self.piece_bufs.resize_with(n, Vec::new);
+        let results: Vec<std::result::Result<u64, crate::pgdump::copytext::RowError>> = self
+            .piece_bufs[..n]
+            .par_iter_mut()
+            .enumerate()
+            .map(|(k, out)| {
+                out.clear();
+                conv.convert(&region[bounds[k]..bounds[k + 1]], out)
+            })
+            .collect();
+        let mut rows = 0u64;
+        for (k, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(nr) => rows += nr,
+                Err(e) => {
+                    let rel = bounds[k] + e.offset;
+                    let mut pos = self.buf.pos_at(0);
+                    pos.line += rows + e.row;
+                    pos.byte += rel as u64;
+                    return Err(Error::input(
+                        pos,
+                        format!(
+                            "{}.{} row {}: {}",
+                            key.0,
+                            key.1,
+                            row_no + rows + e.row + 1,
+                            e.msg
+                        ),
+                    ));
+                }
+            }
+        }
+        let bufs = std::mem::take(&mut self.piece_bufs);
+        for b in &bufs[..n] {
+            self.write_open(b, 0)?;
+        }
+        self.piece_bufs = bufs;
+        if let Some(o) = &self.open {
+            self.data[o.idx].rows += rows;
+        }
+        Ok(rows)
+    }
+
+    /// Writes the rows of one INSERT statement.
+    fn insert_data(&mut self, ins: inserts::Insert, pos: Pos) -> Result<()> {
+        self.enter_data()?;
+        let key = self.resolve(&ins.table);
+        // Without a column list the values follow CREATE TABLE, generated columns included
+        // (as DEFAULT); the CSV leaves those out, like pg_dump's COPY column list.
+        let (cols, keep): (Vec<String>, Vec<bool>) = match &ins.cols {
+            Some(c) => (c.clone(), vec![true; c.len()]),
+            None => match self.all_columns(&key, 0) {
+                Some(d) if !d.is_empty() || ins.rows.iter().all(Vec::is_empty) => (
+                    d.iter()
+                        .filter(|c| !c.generated)
+                        .map(|c| c.name.clone())
+                        .collect(),
+                    d.iter().map(|c| !c.generated).collect(),
+                ),
+                _ => {
+                    return Err(Error::input(
+                        pos,
+                        format!(
+                            "INSERT into {}.{} has no column list and the dump has no CREATE TABLE for it: re-dump with --column-inserts",
+                            key.0, key.1
+                        ),
+                    ));
+                }
+            },
+        };
+        if !self.open_table(&key, &cols)? {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        for (r, row) in ins.rows.iter().enumerate() {
+            if row.len() != keep.len() {
+                return Err(Error::input(
+                    pos.clone(),
+                    format!(
+                        "INSERT into {}.{}: row {} of the statement has {} values for {} columns",
+                        key.0,
+                        key.1,
+                        r + 1,
+                        row.len(),
+                        keep.len()
+                    ),
+                ));
+            }
+            let mut first = true;
+            for (v, &k) in row.iter().zip(&keep) {
+                if !k {
+                    continue;
+                }
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                match v {
+                    Value::Null => self.fw.field(&mut out, None),
+                    Value::Text(t) => self.fw.field(&mut out, Some(t)),
+                    Value::Default => {
+                        return Err(Error::input(
+                            pos.clone(),
+                            format!(
+                                "INSERT into {}.{}: DEFAULT for a column that is not generated; its value is not in the dump",
+                                key.0, key.1
+                            ),
+                        ));
+                    }
+                }
+            }
+            out.push(b'\n');
+        }
+        self.write_open(&out, ins.rows.len() as u64)
+    }
+
+    /// Commits all outputs and writes the manifest.
+    fn finish(mut self) -> Result<()> {
+        self.close_open()?;
+        if let Some(s) = self.stdout.take() {
+            s.finish()?;
+        }
+        if let Some(f) = self.schema.take() {
+            f.commit()?;
+        }
+        if let Some(f) = self.post.take() {
+            f.commit()?;
+        }
+        if let Some(mpath) = &self.cfg.manifest {
+            let mut m = Manifest::new(&self.buf.name);
+            let mdir = absolute_dir(mpath);
+            for t in &self.data {
+                let key = (t.schema.clone(), t.name.clone());
+                let def = self.defs.get(&key);
+                let all = self.all_columns(&key, 0).unwrap_or_default();
+                let columns = t
+                    .cols
+                    .iter()
+                    .map(|c| {
+                        let cd = all.iter().find(|x| &x.name == c);
+                        manifest::Column {
+                            name: c.clone(),
+                            type_name: cd.map(|x| x.type_name.clone()),
+                            not_null: cd.is_some_and(|x| x.not_null)
+                                || def.is_some_and(|d| d.pk.contains(c) || d.not_null.contains(c)),
+                        }
+                    })
+                    .collect();
+                m.tables.push(manifest::Table {
+                    schema: t.schema.clone(),
+                    name: t.name.clone(),
+                    file: t.path.as_ref().map(|p| relative_to(&mdir, p)),
+                    columns,
+                    primary_key: def.map(|d| d.pk.clone()).unwrap_or_default(),
+                    rows: t.rows,
+                    bytes: t.bytes,
+                    header: self.cfg.header,
+                    null: self.cfg.null.clone(),
+                    compression: self.cfg.gzip.map(|_| "gzip".to_string()),
+                });
+            }
+            let mut f = AtomicFile::create(mpath)?;
+            f.write_all(&m.to_json()).at(mpath)?;
+            f.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// Schema and table of a `-- Data for Name: T; Type: TABLE DATA; Schema: S; Owner: O` TOC
+/// comment. The names in these comments are not quoted, so one containing `; ` cannot be
+/// read back; such a table simply gets no empty file.
+fn toc_table_data(line: &[u8]) -> Option<(String, String)> {
+    let rest = line.strip_prefix(b"-- Data for Name: ")?;
+    let s = std::str::from_utf8(rest).ok()?;
+    let (name, rest) = s.split_once("; Type: TABLE DATA; Schema: ")?;
+    let schema = rest.split("; ").next()?;
+    if name.contains("; ") || schema == "-" {
+        return None;
+    }
+    Some((schema.to_string(), name.to_string()))
+}
+
+/// At end of input the scanner may have stopped short only because it wanted to see one
+/// more byte; rescanning with `eof` set decides.
+fn sc_eof_retry(sc: &mut StmtScanner, buf: &[u8], from: usize, std: bool) -> bool {
+    let mut probe = sc.clone();
+    if let Scan::End(_) = probe.scan(buf, from, std, true) {
+        return true;
+    }
+    false
+}
+
+fn absolute_dir(file: &Path) -> PathBuf {
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// `target` relative to directory `base` (both made absolute), with `/` separators.
+fn relative_to(base: &Path, target: &Path) -> String {
+    let tdir = absolute_dir(target);
+    let tname = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let b: Vec<_> = base.components().collect();
+    let t: Vec<_> = tdir.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..b.len() {
+        parts.push("..".into());
+    }
+    for c in &t[common..] {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    parts.push(tname);
+    parts.join("/")
+}
