@@ -21,6 +21,20 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+const AFTER_HELP: &str = "\
+Examples:
+  zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --manifest m.json -o csv/
+  pgdump2csv dump.sql -t public.orders | pksort --manifest m.json --table orders > orders.csv
+  pg_restore -f - db.dump | pgdump2csv -o csv/     # custom-format archives
+
+Data comes from COPY blocks and from --inserts / --column-inserts / --rows-per-insert dumps.
+Several COPY blocks for one table (--load-via-partition-root) append to one file. Generated
+columns are left out, as in pg_dump's COPY. bytea stays in PostgreSQL's \\x hex text.
+The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
+
+Files appear under their final names only when complete: after an error, the tables finished
+before it keep their files and the table being written leaves none.";
+
 /// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
 ///
 /// Reads DUMP (or standard input when DUMP is `-` or absent); gzip, zstd and lz4 input is
@@ -30,7 +44,13 @@ use std::path::{Path, PathBuf};
 ///
 /// Exit status: 0 on success, 2 on usage errors, I/O errors and malformed or truncated dumps.
 #[derive(Debug, Parser)]
-#[command(name = "pgdump2csv", version, about, long_about)]
+#[command(
+    name = "pgdump2csv",
+    version,
+    about = "Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest",
+    long_about,
+    after_long_help = AFTER_HELP
+)]
 pub struct Args {
     /// The dump file (plain SQL as written by `pg_dump -Fp`); `-` or absent for stdin.
     #[arg(value_name = "DUMP")]

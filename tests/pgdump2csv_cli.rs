@@ -1,0 +1,434 @@
+//! Integration tests of the `pgdump2csv` binary on small hand-written dumps: options, output
+//! files, and every kind of bad input (one-line error with position, exit 2, no partial file).
+
+#[path = "support/man.rs"]
+mod man;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const HEAD: &str = "--\n-- PostgreSQL database dump\n--\n\nSET standard_conforming_strings = on;\nSELECT pg_catalog.set_config('search_path', '', false);\n\n";
+const FOOT: &str = "\n--\n-- PostgreSQL database dump complete\n--\n\n";
+
+fn dump(body: &str) -> String {
+    format!("{HEAD}{body}{FOOT}")
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pgdump2csv"))
+}
+
+/// Runs pgdump2csv with `stdin` as input and `args`.
+fn run(stdin: &[u8], args: &[&str]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pgdump2csv");
+    let mut si = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let t = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    t.join().unwrap();
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Asserts a failure with exit 2 and a single error line containing every needle.
+fn assert_fails(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "expected exit 2, stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one error line expected: {err}");
+    assert!(err.starts_with("pgdump2csv: "), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}: {err}");
+    }
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+const TWO_TABLES: &str = "CREATE TABLE public.a (\n    id integer NOT NULL,\n    v text\n);\n\nCREATE TABLE public.b (\n    id integer NOT NULL\n);\n\nCOPY public.a (id, v) FROM stdin;\n1\tone\n2\t\\N\n3\t\n\\.\n\n\nCOPY public.b (id) FROM stdin;\n7\n\\.\n\n\nALTER TABLE ONLY public.a\n    ADD CONSTRAINT a_pkey PRIMARY KEY (id);\n";
+
+#[test]
+fn man_page_is_current() {
+    man::check_man_page(<dumpshard::pgdump2csv::Args as clap::CommandFactory>::command());
+}
+
+#[test]
+fn one_table_to_stdout() {
+    let o = run(dump(TWO_TABLES).as_bytes(), &["-t", "a"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1,one\n2,\n3,\"\"\n");
+    let o = run(
+        dump(TWO_TABLES).as_bytes(),
+        &["-t", "public.a", "--header", "--null", "\\N"],
+    );
+    assert_eq!(stdout(&o), "id,v\n1,one\n2,\\N\n3,\"\"\n");
+}
+
+#[test]
+fn table_pattern_matching_two_tables_on_stdout_is_an_error() {
+    let o = run(dump(TWO_TABLES).as_bytes(), &["-t", "*"]);
+    assert_fails(&o, &["more than one table", "--output-dir"]);
+}
+
+#[test]
+fn nothing_to_write_is_a_usage_error() {
+    let o = run(dump(TWO_TABLES).as_bytes(), &[]);
+    assert_fails(&o, &["nothing to write"]);
+    let o = run(b"", &["--level", "12", "-t", "a"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn directory_schema_post_data_and_manifest() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_string_lossy().into_owned();
+    let o = run(
+        dump(TWO_TABLES).as_bytes(),
+        &[
+            "-o",
+            &p("csv"),
+            "--schema",
+            &p("schema.sql"),
+            "--post-data",
+            &p("post.sql"),
+            "--manifest",
+            &p("m.json"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        files(&d.path().join("csv")),
+        ["public.a.csv", "public.b.csv"]
+    );
+    let schema = std::fs::read_to_string(p("schema.sql")).unwrap();
+    let post = std::fs::read_to_string(p("post.sql")).unwrap();
+    assert!(
+        schema.contains("CREATE TABLE public.a") && !schema.contains("PRIMARY KEY"),
+        "{schema}"
+    );
+    assert!(!schema.contains("COPY") && !post.contains("COPY"));
+    assert!(
+        post.contains("ADD CONSTRAINT a_pkey PRIMARY KEY (id);"),
+        "{post}"
+    );
+    assert!(
+        post.contains("set_config('search_path', '', false)"),
+        "post-data repeats the session settings: {post}"
+    );
+    let m = dumpshard::manifest::Manifest::read(Path::new(&p("m.json"))).unwrap();
+    let a = m.table("a").unwrap();
+    assert_eq!(a.file.as_deref(), Some("csv/public.a.csv"));
+    assert_eq!(a.primary_key, ["id"]);
+    assert_eq!((a.rows, a.bytes), (3, 14));
+    assert_eq!(a.columns[0].type_name.as_deref(), Some("integer"));
+    assert!(a.columns[0].not_null && !a.columns[1].not_null);
+    assert_eq!(m.table("b").unwrap().rows, 1);
+    // Without --post-data everything goes to --schema, in dump order.
+    let o = run(dump(TWO_TABLES).as_bytes(), &["--schema", &p("all.sql")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let all = std::fs::read_to_string(p("all.sql")).unwrap();
+    assert!(all.find("CREATE TABLE public.b").unwrap() < all.find("PRIMARY KEY").unwrap());
+}
+
+#[test]
+fn gzip_output_and_compressed_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    let plain = dump(TWO_TABLES);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(plain.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(plain.as_bytes(), 3).unwrap();
+    let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    lz.write_all(plain.as_bytes()).unwrap();
+    let lz = lz.finish().unwrap();
+    for input in [gz, zst, lz] {
+        let o = run(&input, &["-t", "a"]);
+        assert_eq!(stdout(&o), "1,one\n2,\n3,\"\"\n", "{}", stderr(&o));
+    }
+    let out = d.path().join("csv");
+    let o = run(plain.as_bytes(), &["--gzip", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut s = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(out.join("public.a.csv.gz")).unwrap())
+        .read_to_string(&mut s)
+        .unwrap();
+    assert_eq!(s, "1,one\n2,\n3,\"\"\n");
+}
+
+#[test]
+fn several_blocks_for_one_table_append() {
+    let body = "COPY public.t (a) FROM stdin;\n1\n\\.\n\nCOPY public.u (a) FROM stdin;\n9\n\\.\n\nCOPY public.t (a) FROM stdin;\n2\n\\.\n";
+    let d = tempfile::tempdir().unwrap();
+    for extra in [&[][..], &["--gzip"][..]] {
+        let mut args = vec!["-o", d.path().to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = run(dump(body).as_bytes(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("public.t.csv")).unwrap(),
+        "1\n2\n"
+    );
+    let mut s = String::new();
+    flate2::read::MultiGzDecoder::new(
+        std::fs::File::open(d.path().join("public.t.csv.gz")).unwrap(),
+    )
+    .read_to_string(&mut s)
+    .unwrap();
+    assert_eq!(s, "1\n2\n");
+}
+
+#[test]
+fn old_dumps_with_search_path_bom_crlf_and_nonstandard_strings() {
+    let body = "SET search_path = sales, pg_catalog;\r\nSET standard_conforming_strings = off;\r\n\r\nCREATE TABLE t (\r\n    id integer NOT NULL,\r\n    s text\r\n);\r\n\r\nCOPY t (id, s) FROM stdin;\r\n1\ta\\\\b\r\n\\.\r\n\r\nINSERT INTO t2 (id, s) VALUES (2, 'it''s \\\\ \\n');\r\n";
+    let mut input = b"\xEF\xBB\xBF".to_vec();
+    input.extend_from_slice(
+        dump(body)
+            .replace('\n', "\r\n")
+            .replace("\r\r\n", "\r\n")
+            .as_bytes(),
+    );
+    let d = tempfile::tempdir().unwrap();
+    let o = run(&input, &["-o", d.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["sales.t.csv", "sales.t2.csv"]);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("sales.t.csv")).unwrap(),
+        "1,a\\b\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("sales.t2.csv")).unwrap(),
+        "2,\"it's \\ \n\"\n"
+    );
+}
+
+#[test]
+fn dollar_quoted_bodies_and_meta_commands_are_not_data() {
+    let body = "\\restrict abc123\n\nCREATE FUNCTION public.f() RETURNS void\n    LANGUAGE plpgsql\n    AS $_$\nBEGIN\nCOPY public.t (a) FROM stdin;\n\\.\nEND;\n$_$;\n\nCOPY public.t (a) FROM stdin;\n5\n\\.\n\n\\unrestrict abc123\n";
+    let d = tempfile::tempdir().unwrap();
+    let schema = d.path().join("s.sql");
+    let o = run(
+        dump(body).as_bytes(),
+        &["-t", "t", "--schema", schema.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "5\n");
+    let s = std::fs::read_to_string(schema).unwrap();
+    assert!(
+        s.contains("COPY public.t (a) FROM stdin;\n\\.\nEND;"),
+        "{s}"
+    );
+    assert!(!s.contains("restrict"), "{s}");
+}
+
+#[test]
+fn inserts_forms() {
+    let body = "CREATE TABLE public.g (\n    id integer,\n    twice integer GENERATED ALWAYS AS ((id * 2)) STORED,\n    b bit(4),\n    ok boolean\n);\n\nINSERT INTO public.g VALUES (1, DEFAULT, B'0101', true);\nINSERT INTO public.g OVERRIDING SYSTEM VALUE VALUES\n\t(-2, DEFAULT, NULL, false),\n\t(3, DEFAULT, B'1', NULL) ON CONFLICT DO NOTHING;\n\nCREATE TABLE public.e (\n    id integer\n);\n";
+    let d = tempfile::tempdir().unwrap();
+    let body = body.replace("CREATE TABLE public.e", "--\n-- Data for Name: e; Type: TABLE DATA; Schema: public; Owner: x\n--\n\nSELECT 1;\n\nCREATE TABLE public.e");
+    let body = format!("CREATE TABLE public.e (\n    id integer\n);\n\n{body}");
+    let o = run(
+        dump(&body).as_bytes(),
+        &["-o", d.path().to_str().unwrap(), "--header"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("public.g.csv")).unwrap(),
+        "id,b,ok\n1,0101,t\n-2,,f\n3,1,\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("public.e.csv")).unwrap(),
+        "id\n",
+        "empty table in an INSERT dump gets an empty file"
+    );
+}
+
+#[test]
+fn zero_column_table() {
+    let o = run(
+        dump("COPY public.z  FROM stdin;\n\n\n\\.\n").as_bytes(),
+        &["-t", "z"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "\n\n");
+}
+
+#[test]
+fn truncated_and_malformed_dumps() {
+    let cut_copy = format!("{HEAD}COPY public.t (a) FROM stdin;\n1\n2\n");
+    assert_fails(
+        &run(cut_copy.as_bytes(), &["-t", "t"]),
+        &["<stdin>:", "no \\. end marker", "truncated"],
+    );
+    let cut_stmt = format!("{HEAD}CREATE TABLE public.t (\n    a int");
+    assert_fails(
+        &run(cut_stmt.as_bytes(), &["-t", "t"]),
+        &["<stdin>:8:", "cut off"],
+    );
+    let no_footer = format!("{HEAD}COPY public.t (a) FROM stdin;\n1\n\\.\n");
+    assert_fails(
+        &run(no_footer.as_bytes(), &["-t", "t"]),
+        &["footer", "truncated"],
+    );
+    assert!(
+        run(no_footer.as_bytes(), &["-t", "t", "--no-dump-check"])
+            .status
+            .success()
+    );
+    assert_fails(
+        &run(b"a,b\n1,2\n", &["-t", "t"]),
+        &["<stdin>", "not a plain-format pg_dump dump"],
+    );
+    assert_fails(
+        &run(b"PGDMP\x01\x10\x00\x04\x08", &["-t", "t"]),
+        &["custom-format", "pg_restore -f -"],
+    );
+    let extra = dump("COPY public.t (a, b) FROM stdin;\n1\t2\n1\t2\t3\n\\.\n");
+    assert_fails(
+        &run(extra.as_bytes(), &["-t", "t"]),
+        &["<stdin>:10:", "public.t row 2", "extra data"],
+    );
+    let missing = dump("COPY public.t (a, b) FROM stdin;\n1\n\\.\n");
+    assert_fails(
+        &run(missing.as_bytes(), &["-t", "t"]),
+        &["<stdin>:9:", "missing data"],
+    );
+    let marker = dump("COPY public.t (a) FROM stdin;\n1\n\\.x\n\\.\n");
+    assert_fails(
+        &run(marker.as_bytes(), &["-t", "t"]),
+        &["<stdin>:10:", "end-of-copy marker corrupt"],
+    );
+    let eol = dump("COPY public.t (a) FROM stdin;\nab\\\n\\.\n");
+    assert_fails(
+        &run(eol.as_bytes(), &["-t", "t"]),
+        &["<stdin>:9:", "backslash at the end of a line"],
+    );
+    let latin = dump("SET client_encoding = 'LATIN1';\n");
+    assert_fails(
+        &run(latin.as_bytes(), &["--schema", "/dev/null"]),
+        &["LATIN1", "-E UTF8"],
+    );
+    let bad_insert = dump("INSERT INTO public.t (a) VALUES (now());\n");
+    assert_fails(
+        &run(bad_insert.as_bytes(), &["-t", "t"]),
+        &["<stdin>:8:", "VALUES"],
+    );
+}
+
+#[test]
+fn an_error_keeps_finished_tables_and_leaves_no_partial_file() {
+    let d = tempfile::tempdir().unwrap();
+    let body = format!(
+        "{HEAD}COPY public.done (a) FROM stdin;\n1\n\\.\n\nCOPY public.cut (a) FROM stdin;\n1\n2\n"
+    );
+    let o = run(
+        body.as_bytes(),
+        &[
+            "-o",
+            d.path().to_str().unwrap(),
+            "--manifest",
+            d.path().join("m.json").to_str().unwrap(),
+        ],
+    );
+    assert_fails(&o, &["public.cut"]);
+    assert_eq!(
+        files(d.path()),
+        ["public.done.csv"],
+        "no temp file, no partial table, no manifest"
+    );
+}
+
+#[test]
+fn unwritable_outputs() {
+    let o = run(dump(TWO_TABLES).as_bytes(), &["-o", "/dev/full/x"]);
+    assert_fails(&o, &["/dev/full/x"]);
+    if Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut child = bin()
+            .args([
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("fixtures/dumps/nasty.sql")
+                    .to_str()
+                    .unwrap(),
+                "-t",
+                "customer",
+            ])
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(2), "{err}");
+        assert!(err.contains("No space left on device"), "{err}");
+    }
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let mut rows = String::new();
+    for i in 0..200_000 {
+        rows.push_str(&format!("{i}\tsome text to fill the pipe\n"));
+    }
+    let input = dump(&format!("COPY public.t (a, b) FROM stdin;\n{rows}\\.\n"));
+    let mut child = bin()
+        .args(["-t", "t"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut si = child.stdin.take().unwrap();
+    let t = std::thread::spawn(move || {
+        let _ = si.write_all(input.as_bytes());
+    });
+    let mut so = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    so.read_exact(&mut first).unwrap();
+    drop(so);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    t.join().unwrap();
+    assert_eq!(&first, b"0,some tex");
+    assert!(
+        status.success() && err.is_empty(),
+        "status {status:?}, stderr {err}"
+    );
+}
