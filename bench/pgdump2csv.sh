@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Benchmark pgdump2csv against the alternatives, side by side, on a pg_dump of the 2M-row
+# DBT-2 customer table (bench/gen_customer.py, seed 42, random key order).
+#
+#   bash bench/pgdump2csv.sh            # needs: PostgreSQL server, hyperfine, pigz, /usr/bin/time
+#
+# Compares: (1) pgdump2csv on the plain dump vs restoring the dump into PostgreSQL and
+# COPY ... TO STDOUT CSV; (2) pgdump2csv on the gzipped dump vs `pigz -dc > /dev/null`;
+# and reports peak RSS. CSV goes to /dev/shm so the disk's write speed does not hide the
+# tool's (this VM writes files at ~200 MB/s; `cp` of the dump takes longer than converting it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/pgserver.sh
+ROWS=${ROWS:-2000000}
+data=bench/data
+out=${OUT:-/dev/shm/dumpshard-bench}
+mkdir -p "$data" "$out"
+cargo build --release --quiet --bin pgdump2csv
+bin=$PWD/target/release/pgdump2csv
+
+if [ ! -s $data/customer.dump.sql ]; then
+    [ -s $data/customer.csv ] || python3 bench/gen_customer.py "$ROWS" $data/customer.csv
+    pg_start /tmp/dumpshard-bench-pg
+    trap pg_stop EXIT
+    $PSQL -c 'CREATE DATABASE bench' postgres
+    $PSQL -f bench/customer.sql bench
+    $PSQL -c "\\copy customer FROM '$data/customer.csv' CSV" bench
+    $PG_DUMP bench > $data/customer.dump.sql
+    pg_stop; trap - EXIT
+fi
+[ -s $data/customer.dump.sql.gz ] || pigz -6 -k $data/customer.dump.sql
+size=$(stat -c %s $data/customer.dump.sql)
+echo "dump: $((size / 1000000)) MB plain, $(( $(stat -c %s $data/customer.dump.sql.gz) / 1000000 )) MB gzipped"
+
+pg_start /tmp/dumpshard-bench-pg
+trap pg_stop EXIT
+restore="$PSQL -c 'DROP DATABASE IF EXISTS r' postgres && $PSQL -c 'CREATE DATABASE r' postgres && $PSQL -f $data/customer.dump.sql r >/dev/null && $PSQL -c 'COPY public.customer TO STDOUT (FORMAT csv)' r > $out/restore.csv"
+hyperfine --warmup 1 --runs ${RUNS:-5} --export-markdown bench/pgdump2csv-plain.md \
+    -n pgdump2csv "$bin $data/customer.dump.sql -o $out" \
+    -n 'restore + COPY TO CSV' --runs 2 "$restore"
+hyperfine --warmup 1 --runs ${RUNS:-5} --export-markdown bench/pgdump2csv-gzip.md \
+    -n 'pgdump2csv (gzip input)' "$bin $data/customer.dump.sql.gz -o $out" \
+    -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null"
+for f in customer.dump.sql customer.dump.sql.gz; do
+    /usr/bin/time -f "peak RSS %M KB: pgdump2csv $f" $bin $data/$f -o $out
+done
+rm -rf "$out"
