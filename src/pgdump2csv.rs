@@ -555,22 +555,18 @@ impl<'c> Converter<'c> {
         let mut sc = StmtScanner::default();
         let mut from = sig;
         let end = loop {
-            let eof = self.buf.eof;
-            match sc.scan(self.buf.avail(), from, self.std_strings, eof) {
+            match sc.scan(self.buf.avail(), from, self.std_strings, self.buf.eof) {
                 Scan::End(e) => break e,
                 Scan::More(f) => {
                     from = f;
-                    if !self.buf.fill()? {
-                        if self.buf.eof
-                            && sc_eof_retry(&mut sc, self.buf.avail(), from, self.std_strings)
-                        {
-                            continue;
-                        }
+                    if self.buf.eof {
                         return Err(self.err(
                             sig,
                             "statement cut off: the dump ends inside it (truncated dump?)",
                         ));
                     }
+                    // At end of input this only sets `eof`; the scan then decides with it.
+                    self.buf.fill()?;
                 }
             }
         };
@@ -1145,16 +1141,6 @@ fn toc_table_data(line: &[u8]) -> Option<(String, String)> {
         return None;
     }
     Some((schema.to_string(), name.to_string()))
-}
-
-/// At end of input the scanner may have stopped short only because it wanted to see one
-/// more byte; rescanning with `eof` set decides.
-fn sc_eof_retry(sc: &mut StmtScanner, buf: &[u8], from: usize, std: bool) -> bool {
-    let mut probe = sc.clone();
-    if let Scan::End(_) = probe.scan(buf, from, std, true) {
-        return true;
-    }
-    false
 }
 
 fn absolute_dir(file: &Path) -> PathBuf {
