@@ -6,11 +6,13 @@
 //! ([`records`]), and the manifest that connects the tools ([`manifest`]).
 
 pub mod cli;
+pub mod csvcheck;
 pub mod csvout;
 pub mod error;
 pub mod input;
 pub mod manifest;
 pub mod output;
+pub mod pgtypes;
 pub mod records;
 
 pub use error::{Error, Pos, Result};
