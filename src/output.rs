@@ -70,7 +70,9 @@ impl AtomicFile {
     /// Flushes and renames the file into place.
     pub fn commit(mut self) -> Result<()> {
         let w = self.w.take().expect("writer present until commit");
-        let f = w.into_inner().map_err(|e| Error::io(&self.dest, e.into_error()))?;
+        let f = w
+            .into_inner()
+            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
         drop(f);
         fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
         cli::unregister_temp(&self.tmp);

@@ -641,7 +641,7 @@ struct Cursor<'a> {
     i: usize,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -653,12 +653,13 @@ impl Cursor<'_> {
             false
         }
     }
-    fn digits(&mut self) -> &[u8] {
+    fn digits(&mut self) -> &'a [u8] {
         let st = self.i;
         while self.peek().is_some_and(|b| b.is_ascii_digit()) {
             self.i += 1;
         }
-        &self.s[st..self.i]
+        let s: &'a [u8] = self.s;
+        &s[st..self.i]
     }
     fn spaces(&mut self) -> bool {
         let st = self.i;
@@ -667,7 +668,7 @@ impl Cursor<'_> {
         }
         self.i > st
     }
-    fn word(&mut self) -> &[u8] {
+    fn word(&mut self) -> &'a [u8] {
         let st = self.i;
         while self
             .peek()
@@ -679,7 +680,8 @@ impl Cursor<'_> {
             }
             self.i += 1;
         }
-        &self.s[st..self.i]
+        let s: &'a [u8] = self.s;
+        &s[st..self.i]
     }
     fn done(&self) -> bool {
         self.i >= self.s.len()
@@ -715,15 +717,15 @@ struct Dt {
 const OUT_OF_RANGE: &str = "date/time field value out of range";
 
 fn check_datetime(v: &[u8], t: &PgType) -> Result<(), String> {
-    let tn = t.name();
-    let dt = parse_dt(v).map_err(|m| format!("{m} for type {tn}"))?;
+    let tn = || t.name();
+    let dt = parse_dt(v).map_err(|m| format!("{m} for type {}", tn()))?;
     if dt.special {
         return Ok(());
     }
     match t {
         PgType::Date | PgType::Timestamp | PgType::TimestampTz => {
             let Some((y, m, d)) = dt.date else {
-                return Err(syntax(&tn));
+                return Err(syntax(&tn()));
             };
             // Julian-day range: 4714-11-24 BC (astronomical -4713) onwards.
             let lo = (y, m, d) >= (-4713, 11, 24);
@@ -746,14 +748,14 @@ fn check_datetime(v: &[u8], t: &PgType) -> Result<(), String> {
         }
         PgType::Time | PgType::TimeTz => {
             let Some(us) = dt.time else {
-                return Err(syntax(&tn));
+                return Err(syntax(&tn()));
             };
             if us > 86_400_000_000 {
-                return Err(format!("{OUT_OF_RANGE} for type {tn}"));
+                return Err(format!("{OUT_OF_RANGE} for type {}", tn()));
             }
             if matches!(t, PgType::TimeTz) && dt.tz_name && dt.date.is_none() {
                 // A zone name needs a date to know its offset (DST).
-                return Err(syntax(&tn));
+                return Err(syntax(&tn()));
             }
             let _ = dt.tz;
             Ok(())
@@ -785,13 +787,13 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
     let bad = || "invalid input syntax".to_string();
     // Date: Y-M-D with a year of 3+ digits, or YYYYMMDD.
     let save = c.i;
-    let y = c.digits().to_vec();
+    let y = c.digits();
     if c.eat(b'-') {
-        let m = c.digits().to_vec();
+        let m = c.digits();
         if !c.eat(b'-') {
             return Err(bad());
         }
-        let d = c.digits().to_vec();
+        let d = c.digits();
         if y.len() < 3 || m.is_empty() || m.len() > 2 || d.is_empty() || d.len() > 2 {
             return Err(if y.len() < 3 && !y.is_empty() {
                 "not an ISO date (YYYY-MM-DD; other forms depend on DateStyle)".to_string()
@@ -822,18 +824,18 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
     }
     // Time: H:M[:S[.f]] or M:S.f (PostgreSQL reads `10:30.5` as minutes and seconds).
     if c.peek().is_some_and(|b| b.is_ascii_digit()) {
-        let h = c.digits().to_vec();
+        let h = c.digits();
         if !c.eat(b':') {
             return Err(bad());
         }
-        let m = c.digits().to_vec();
+        let m = c.digits();
         if h.is_empty() || m.is_empty() || h.len() > 9 || m.len() > 9 {
             return Err(bad());
         }
         let (mut hh, mut mm, mut ss, mut us) = (num(&h), num(&m), 0i64, 0i64);
         let mut frac_after_min = false;
         if c.eat(b':') {
-            let sd = c.digits().to_vec();
+            let sd = c.digits();
             if sd.is_empty() || sd.len() > 9 {
                 return Err(bad());
             }
@@ -842,7 +844,7 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
             frac_after_min = true;
         }
         if c.eat(b'.') {
-            let f = c.digits().to_vec();
+            let f = c.digits();
             // Round to microseconds.
             let mut x = 0i64;
             for k in 0..6 {
@@ -873,7 +875,7 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
         match c.peek() {
             Some(b'+' | b'-') if dt.time.is_some() && !dt.tz => {
                 c.i += 1;
-                let h = c.digits().to_vec();
+                let h = c.digits();
                 if h.is_empty() {
                     return Err(bad());
                 }
@@ -887,13 +889,13 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
                     return Err(bad());
                 };
                 if h.len() <= 2 && c.eat(b':') {
-                    let m = c.digits().to_vec();
+                    let m = c.digits();
                     if m.is_empty() {
                         return Err(bad());
                     }
                     mm = num(&m);
                     if c.eat(b':') {
-                        let s2 = c.digits().to_vec();
+                        let s2 = c.digits();
                         if s2.is_empty() {
                             return Err(bad());
                         }
@@ -1064,7 +1066,7 @@ fn check_interval(v: &[u8]) -> Result<(), String> {
                 if !c.eat(b'+') {
                     c.eat(b'-');
                 }
-                let ip = c.digits().to_vec();
+                let ip = c.digits();
                 if c.peek() == Some(b':') {
                     // A time part.
                     if mask & TIME_MASK != 0 || ip.is_empty() {
@@ -1082,9 +1084,9 @@ fn check_interval(v: &[u8]) -> Result<(), String> {
                     }
                     mask |= TIME_MASK;
                 } else {
-                    let mut fp = Vec::new();
+                    let mut fp: &[u8] = &[];
                     if c.eat(b'.') {
-                        fp = c.digits().to_vec();
+                        fp = c.digits();
                     }
                     if ip.is_empty() && fp.is_empty() {
                         return Err(bad());
@@ -1541,7 +1543,7 @@ fn check_array(v: &[u8], elem: &PgType) -> Result<(), String> {
         c.i += 1;
         c.spaces();
         let neg = c.eat(b'-');
-        let a = c.digits().to_vec();
+        let a = c.digits();
         if a.is_empty() {
             return Err(bad("bad dimension"));
         }
@@ -1549,7 +1551,7 @@ fn check_array(v: &[u8], elem: &PgType) -> Result<(), String> {
         let mut hi = lo;
         if c.eat(b':') {
             let neg = c.eat(b'-');
-            let b = c.digits().to_vec();
+            let b = c.digits();
             if b.is_empty() {
                 return Err(bad("bad dimension"));
             }

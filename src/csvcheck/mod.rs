@@ -849,7 +849,7 @@ struct Merger<'a> {
     /// Examples in input order, at most `cfg.examples` per check.
     examples: Vec<Example>,
     example_counts: HashMap<Check, usize>,
-    seen: Option<HashMap<u128, u64>>,
+    seen: Option<KeySet>,
     max_keys: usize,
     key_complete: bool,
     last_key: Option<Vec<u8>>,
@@ -1068,6 +1068,30 @@ impl Merger<'_> {
 
 const CHUNK: usize = 4 << 20;
 
+/// Memory per key in the duplicate set, counting the table's power-of-two slack and the old
+/// table alive while it grows.
+const BYTES_PER_KEY: u64 = 64;
+
+/// The keys are already 128-bit hashes: hashing them again would only cost time.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
+
+type KeySet = HashMap<u128, u64, std::hash::BuildHasherDefault<IdentityHasher>>;
+
 /// Runs csvcheck.
 pub fn run(args: Args) -> Result<()> {
     let cfg = Config::from_args(args)?;
@@ -1104,8 +1128,8 @@ pub fn check(cfg: &Config) -> Result<()> {
         checks: BTreeMap::new(),
         examples: Vec::new(),
         example_counts: HashMap::new(),
-        seen: (!cfg.sorted).then(HashMap::new),
-        max_keys: (cfg.key_memory / 48).max(1) as usize,
+        seen: (!cfg.sorted).then(KeySet::default),
+        max_keys: (cfg.key_memory / BYTES_PER_KEY).max(1) as usize,
         key_complete: true,
         last_key: None,
         files: Vec::new(),
@@ -1127,6 +1151,11 @@ pub fn check(cfg: &Config) -> Result<()> {
         }
         let input = input::open(inp.as_deref())?;
         let name = input.name.clone();
+        let size_hint = input
+            .path
+            .as_ref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|md| md.len());
         m.files.push(FileStat {
             file: name.clone(),
             records: 0,
@@ -1156,11 +1185,18 @@ pub fn check(cfg: &Config) -> Result<()> {
                     }
                 }
             });
+            // The merge of one batch runs while the workers check the next one.
+            let mut pending: Option<(Vec<Chunk>, Vec<Checked>, bool)> = None;
             loop {
                 let mut batch: Vec<Chunk> = Vec::new();
                 match rx.recv() {
                     Ok(c) => batch.push(c?),
-                    Err(_) => break,
+                    Err(_) => {
+                        if let Some(p) = pending.take() {
+                            merge_batch(&mut m, &name, p, &back_tx)?;
+                        }
+                        break;
+                    }
                 }
                 while batch.len() < cfg.threads * 2 {
                     match rx.try_recv() {
@@ -1201,6 +1237,15 @@ pub fn check(cfg: &Config) -> Result<()> {
                     }
                     if width.is_none() {
                         width = Some(if nf == 0 { 1 } else { nf });
+                    }
+                    // Size the key set once from the file size, instead of growing it by
+                    // rehashing every key several times.
+                    if let (Some(seen), Some(sz)) = (&mut m.seen, size_hint)
+                        && (!key.is_empty() || cfg.key_spec.is_some())
+                    {
+                        let c0 = &batch[0];
+                        let est = sz as f64 * c0.len() as f64 / c0.data.len().max(1) as f64;
+                        seen.reserve(((est * 1.02) as usize).min(m.max_keys));
                     }
                     if key.is_empty()
                         && let Some(spec) = &cfg.key_spec
@@ -1262,23 +1307,30 @@ pub fn check(cfg: &Config) -> Result<()> {
                 };
                 m.key = key.clone();
                 let skip0 = first_chunk && cfg.header;
-                let results: Vec<Checked> = pool.install(|| {
-                    batch
-                        .par_iter()
-                        .enumerate()
-                        .map(|(k, c)| check_chunk(&ctx, c, k == 0 && skip0))
-                        .collect()
+                let prev = pending.take();
+                let merger = &mut m;
+                let back = &back_tx;
+                let (results, merged): (Vec<Checked>, Result<()>) = pool.install(|| {
+                    rayon::join(
+                        || {
+                            batch
+                                .par_iter()
+                                .enumerate()
+                                .map(|(k, c)| check_chunk(&ctx, c, k == 0 && skip0))
+                                .collect()
+                        },
+                        || match prev {
+                            Some(p) => merge_batch(merger, &name, p, back),
+                            None => Ok(()),
+                        },
+                    )
                 });
-                for (k, (c, r)) in batch.into_iter().zip(results).enumerate() {
-                    if m.stopped.is_none() {
-                        m.merge(&name, &c, r, k == 0 && skip0)?;
-                    }
-                    let _ = back_tx.send(c);
-                }
+                merged?;
                 first_chunk = false;
                 if m.stopped.is_some() {
                     break;
                 }
+                pending = Some((batch, results, skip0));
             }
             drop(rx);
             Ok(())
@@ -1288,6 +1340,22 @@ pub fn check(cfg: &Config) -> Result<()> {
         }
     }
     finish(m, &columns, &key)
+}
+
+/// Merges a checked batch in order and hands the chunk buffers back to the reader.
+fn merge_batch(
+    m: &mut Merger,
+    name: &str,
+    (chunks, results, skip0): (Vec<Chunk>, Vec<Checked>, bool),
+    back: &std::sync::mpsc::Sender<Chunk>,
+) -> Result<()> {
+    for (k, (c, r)) in chunks.into_iter().zip(results).enumerate() {
+        if m.stopped.is_none() {
+            m.merge(name, &c, r, k == 0 && skip0)?;
+        }
+        let _ = back.send(c);
+    }
+    Ok(())
 }
 
 fn header_notes(
