@@ -404,7 +404,9 @@ fn starts_ci(s: &[u8], p: &[u8]) -> bool {
 
 fn check_numeric(v: &[u8], typmod: Option<(i32, i32)>) -> Result<(), String> {
     let s = trim_start(v);
-    // Same order as numeric_in: NaN and the infinities, matched by prefix.
+    // Same order as numeric_in: NaN and the infinities, matched by prefix (skipped for the
+    // usual value that starts with a digit).
+    let plain = s.first().is_some_and(|b| b.is_ascii_digit());
     let special: Option<(usize, bool)> = [
         (&b"NaN"[..], false),
         (b"Infinity", true),
@@ -415,7 +417,7 @@ fn check_numeric(v: &[u8], typmod: Option<(i32, i32)>) -> Result<(), String> {
         (b"-inf", true),
     ]
     .iter()
-    .find(|(p, _)| starts_ci(s, p))
+    .find(|(p, _)| !plain && starts_ci(s, p))
     .map(|(p, inf)| (p.len(), *inf));
     if let Some((len, inf)) = special {
         if !s[len..].iter().all(|&b| is_space(b)) {

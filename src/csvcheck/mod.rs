@@ -506,6 +506,8 @@ struct Ctx<'a> {
     typed: Vec<bool>,
     key: Vec<usize>,
     key_types: Vec<PgType>,
+    /// Keys fit in 16 bytes and are used exactly.
+    exact_key: bool,
 }
 
 fn problem(rec: usize, check: Check, col: Option<usize>, msg: String, ex: String) -> Problem {
@@ -529,8 +531,14 @@ fn encode_key(out: &mut Vec<u8>, ty: &PgType, v: &[u8]) -> bool {
         t => t,
     };
     match base {
+        // Each integer type has its own fixed width, so the encoding stays order-preserving
+        // per column and small keys fit in 16 bytes (see `exact_key_width`).
         PgType::Int2 | PgType::Int4 | PgType::Int8 => match crate::pgtypes::parse_int(v) {
-            Some(i) => out.extend_from_slice(&((i as u64) ^ (1 << 63)).to_be_bytes()),
+            Some(i) => match base {
+                PgType::Int2 => out.extend_from_slice(&((i as u16) ^ (1 << 15)).to_be_bytes()),
+                PgType::Int4 => out.extend_from_slice(&((i as u32) ^ (1 << 31)).to_be_bytes()),
+                _ => out.extend_from_slice(&((i as u64) ^ (1 << 63)).to_be_bytes()),
+            },
             None => return false,
         },
         PgType::Uuid => match crate::pgtypes::uuid_bytes(v) {
@@ -556,6 +564,26 @@ fn encode_key(out: &mut Vec<u8>, ty: &PgType, v: &[u8]) -> bool {
     true
 }
 
+/// The encoded width of a key whose columns all have fixed-width encodings, when it fits in
+/// 16 bytes: such keys are used as they are, with no hashing and so no collisions.
+fn exact_key_width(types: &[PgType]) -> Option<usize> {
+    let mut w = 0;
+    for t in types {
+        let base = match t {
+            PgType::Domain(d) => &d.base,
+            t => t,
+        };
+        w += match base {
+            PgType::Int2 => 2,
+            PgType::Int4 => 4,
+            PgType::Int8 => 8,
+            PgType::Uuid => 16,
+            _ => return None,
+        };
+    }
+    (w <= 16).then_some(w)
+}
+
 fn hash128(k: &[u8]) -> u128 {
     let mut a = std::collections::hash_map::DefaultHasher::new();
     k.hash(&mut a);
@@ -574,6 +602,7 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
     let mut out = Checked::default();
     let utf8_ok = std::str::from_utf8(&chunk.data).is_ok();
     let nul_free = memchr::memchr(0, &chunk.data).is_none();
+    let cr_free = memchr::memchr(b'\r', &chunk.data).is_none();
     let mut fields: Vec<Field> = Vec::with_capacity(ctx.width.max(1) + 1);
     let mut keybuf: Vec<u8> = Vec::with_capacity(64);
     let mut prev_key: Option<Vec<u8>> = None;
@@ -668,7 +697,7 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
             ));
             continue;
         }
-        if memchr::memchr(b'\r', body).is_some() {
+        if !cr_free && memchr::memchr(b'\r', body).is_some() {
             for (c, f) in fields.iter().enumerate() {
                 if !f.quoted && memchr::memchr(b'\r', f.raw(rec)).is_some() {
                     out.problems.push(problem(
@@ -702,10 +731,15 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
             if !ctx.typed[c] {
                 continue;
             }
-            let v = f.value(rec);
-            if let Err(msg) = col.ty.check(&v) {
-                out.problems
-                    .push(problem(i, Check::Type, Some(c), msg, excerpt(&v)));
+            // Unquoted fields (most of them) are checked in place, without a Cow.
+            let res = if f.quoted {
+                col.ty.check(&f.value(rec))
+            } else {
+                col.ty.check(raw)
+            };
+            if let Err(msg) = res {
+                let ex = excerpt(&f.value(rec));
+                out.problems.push(problem(i, Check::Type, Some(c), msg, ex));
             }
         }
         if ctx.key.is_empty() || out.problems.len() > nprob {
@@ -750,7 +784,12 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
                 None => prev_key = Some(keybuf.clone()),
             }
         } else {
-            out.hashes.push((i, hash128(&keybuf)));
+            let k = if ctx.exact_key {
+                keybuf.iter().fold(0u128, |a, &b| (a << 8) | b as u128)
+            } else {
+                hash128(&keybuf)
+            };
+            out.hashes.push((i, k));
         }
     }
     out.last_key = prev_key;
@@ -1072,7 +1111,8 @@ const CHUNK: usize = 4 << 20;
 /// table alive while it grows.
 const BYTES_PER_KEY: u64 = 64;
 
-/// The keys are already 128-bit hashes: hashing them again would only cost time.
+/// Hashes the 128-bit keys (exact small keys, or SipHash-based hashes of longer ones) with
+/// one multiplication instead of SipHash.
 #[derive(Default)]
 struct IdentityHasher(u64);
 
@@ -1086,7 +1126,10 @@ impl Hasher for IdentityHasher {
         }
     }
     fn write_u128(&mut self, v: u128) {
-        self.0 = v as u64;
+        // Exact keys are not random: fold a 128-bit product to spread them over the table.
+        let m = ((v as u64) ^ 0x9E37_79B9_7F4A_7C15) as u128
+            * (((v >> 64) as u64) ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
     }
 }
 
@@ -1304,8 +1347,11 @@ pub fn check(cfg: &Config) -> Result<()> {
                                 .map_or(PgType::Text, |c| c.ty.clone())
                         })
                         .collect(),
+                    exact_key: false,
                 };
                 m.key = key.clone();
+                let mut ctx = ctx;
+                ctx.exact_key = exact_key_width(&ctx.key_types).is_some();
                 let skip0 = first_chunk && cfg.header;
                 let prev = pending.take();
                 let merger = &mut m;
