@@ -404,6 +404,15 @@ fn starts_ci(s: &[u8], p: &[u8]) -> bool {
 
 fn check_numeric(v: &[u8], typmod: Option<(i32, i32)>) -> Result<(), String> {
     let s = trim_start(v);
+    if let Some(r) = numeric_fast(s, typmod) {
+        return r;
+    }
+    check_numeric_full(v, typmod)
+}
+
+/// numeric_in's rules in full: specials, exponents, whitespace, rounding to the scale.
+fn check_numeric_full(v: &[u8], typmod: Option<(i32, i32)>) -> Result<(), String> {
+    let s = trim_start(v);
     // Same order as numeric_in: NaN and the infinities, matched by prefix (skipped for the
     // usual value that starts with a digit).
     let plain = s.first().is_some_and(|b| b.is_ascii_digit());
@@ -541,6 +550,50 @@ fn check_numeric(v: &[u8], typmod: Option<(i32, i32)>) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
+}
+
+/// The common shape `[-+]digits[.digits]` with no rounding to do, decided in one pass;
+/// `None` sends everything else (exponents, specials, spaces, rounding) to the full check.
+#[inline]
+fn numeric_fast(s: &[u8], typmod: Option<(i32, i32)>) -> Option<Result<(), String>> {
+    let body = match s.first() {
+        Some(b'-' | b'+') => &s[1..],
+        _ => s,
+    };
+    let dot = body.iter().position(|&b| b == b'.').unwrap_or(body.len());
+    let (int, frac) = (&body[..dot], body.get(dot + 1..).unwrap_or(&[]));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.iter().chain(frac).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let sig_int = int.iter().skip_while(|&&b| b == b'0').count() as i64;
+    let Some((p, sc)) = typmod else {
+        return (sig_int <= NUMERIC_MAX_INT_DIGITS && frac.len() as i64 <= NUMERIC_MAX_DSCALE)
+            .then_some(Ok(()));
+    };
+    let (p, sc) = (p as i64, sc as i64);
+    if sc < 0 || frac.len() as i64 > sc {
+        return None; // rounding: the full check handles carries
+    }
+    // Magnitude e: the value lies in [10^(e-1), 10^e).
+    let e = if sig_int > 0 {
+        sig_int
+    } else {
+        match frac.iter().position(|&b| b != b'0') {
+            Some(z) => -(z as i64),
+            None => return Some(Ok(())), // zero
+        }
+    };
+    Some(if e > p - sc {
+        Err(format!(
+            "numeric field overflow (numeric({p},{sc}) must round to an absolute value < 10^{})",
+            p - sc
+        ))
+    } else {
+        Ok(())
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1877,6 +1930,20 @@ mod tests {
         bad(&n102, "99999999.995");
         ok(&n102, "1.5e7");
         bad(&n102, "1.5e8");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn numeric_fast_path_agrees_with_full(v in "[-+]?[0-9]{0,8}(\\.[0-9]{0,8})?", p in 1i32..12, sc in -3i32..12) {
+            let tm = Some((p, sc));
+            if let Some(fast) = numeric_fast(v.as_bytes(), tm) {
+                proptest::prop_assert_eq!(fast.is_ok(), check_numeric_full(v.as_bytes(), tm).is_ok(), "{} numeric({},{})", v, p, sc);
+            }
+            if let Some(fast) = numeric_fast(v.as_bytes(), None) {
+                proptest::prop_assert_eq!(fast.is_ok(), check_numeric_full(v.as_bytes(), None).is_ok(), "{}", v);
+            }
+        }
     }
 
     #[test]
