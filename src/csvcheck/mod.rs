@@ -1019,19 +1019,14 @@ impl Merger<'_> {
                 // claim a key.
                 for &(i, h) in &res.hashes {
                     let recno = base + i as u64;
-                    match seen.entry(h) {
-                        std::collections::hash_map::Entry::Occupied(e) => {
-                            dups.push(problem(
-                                i,
-                                Check::DuplicateKey,
-                                None,
-                                format!("duplicate key, first seen in record {}", e.get()),
-                                String::new(),
-                            ));
-                        }
-                        std::collections::hash_map::Entry::Vacant(v) => {
-                            v.insert(recno);
-                        }
+                    if let Some(first) = seen.insert(h, recno) {
+                        dups.push(problem(
+                            i,
+                            Check::DuplicateKey,
+                            None,
+                            format!("duplicate key, first seen in record {first}"),
+                            String::new(),
+                        ));
                     }
                 }
                 if seen.len() > self.max_keys {
@@ -1165,33 +1160,73 @@ impl Merger<'_> {
 
 const CHUNK: usize = 4 << 20;
 
-/// Memory per key in the duplicate set, counting the table's power-of-two slack and the old
-/// table alive while it grows.
+/// Memory per key in the duplicate set: 24-byte slots at most 80% full, and the old table
+/// alive while it grows.
 const BYTES_PER_KEY: u64 = 64;
 
-/// Hashes the 128-bit keys (exact small keys, or SipHash-based hashes of longer ones) with
-/// one multiplication instead of SipHash.
+/// The duplicate-key set: open addressing with linear probing over 24-byte slots
+/// (key, key, first record). Capacity is any size (multiply-shift picks the home slot), so
+/// a table sized from the file size wastes no power-of-two slack; fewer pages touched and
+/// consecutive probes in one cache line keep the sequential merge short.
 #[derive(Default)]
-struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
-        }
-    }
-    fn write_u128(&mut self, v: u128) {
-        // Exact keys are not random: fold a 128-bit product to spread them over the table.
-        let m = ((v as u64) ^ 0x9E37_79B9_7F4A_7C15) as u128
-            * (((v >> 64) as u64) ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
-        self.0 = (m as u64) ^ ((m >> 64) as u64);
-    }
+struct KeySet {
+    /// `[key low, key high, record]`; record 0 marks an empty slot (records count from 1).
+    slots: Vec<[u64; 3]>,
+    len: usize,
 }
 
-type KeySet = HashMap<u128, u64, std::hash::BuildHasherDefault<IdentityHasher>>;
+impl KeySet {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Makes room for `n` keys without growing.
+    fn reserve(&mut self, n: usize) {
+        let want = n + n / 4 + 16;
+        if want > self.slots.len() {
+            self.rebuild(want);
+        }
+    }
+
+    fn rebuild(&mut self, cap: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![[0u64; 3]; cap]);
+        self.len = 0;
+        for s in old {
+            if s[2] != 0 {
+                self.insert((s[1] as u128) << 64 | s[0] as u128, s[2]);
+            }
+        }
+    }
+
+    /// Inserts `key` first seen in record `rec`, or returns the record that had it first.
+    #[inline]
+    fn insert(&mut self, key: u128, rec: u64) -> Option<u64> {
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            self.rebuild((self.slots.len() * 2).max(1024));
+        }
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        // Exact keys are not random: fold a 128-bit product to spread them.
+        let m = (lo ^ 0x9E37_79B9_7F4A_7C15) as u128 * (hi ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
+        let h = (m as u64) ^ ((m >> 64) as u64);
+        let n = self.slots.len();
+        let mut i = ((h as u128 * n as u128) >> 64) as usize;
+        loop {
+            let s = &mut self.slots[i];
+            if s[2] == 0 {
+                *s = [lo, hi, rec];
+                self.len += 1;
+                return None;
+            }
+            if s[0] == lo && s[1] == hi {
+                return Some(s[2]);
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+    }
+}
 
 /// Runs csvcheck.
 pub fn run(args: Args) -> Result<()> {
@@ -1659,5 +1694,26 @@ mod tests {
                 assert_eq!(a, b, "{rec:?}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod keyset_tests {
+    use super::KeySet;
+
+    #[test]
+    fn finds_every_duplicate_across_growth() {
+        let mut k = KeySet::default();
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, i as u64 + 1), None);
+        }
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, 999_999), Some(i as u64 + 1));
+        }
+        assert_eq!(k.len(), 100_000);
+        k.reserve(300_000);
+        assert_eq!(k.insert(7919 * 5, 1), Some(6));
+        assert_eq!(k.insert(u128::MAX, 1), None);
+        assert_eq!(k.insert(0, 2), Some(1), "key 0 was inserted first as i = 0");
     }
 }
