@@ -189,7 +189,8 @@ pub fn parse_type(name: &str, catalog: &Catalog) -> PgType {
     let (base, args) = split_args(&n);
     let base = base.trim();
     let arg = |i: usize| args.as_ref().and_then(|a| a.get(i).copied());
-    let t = match base {
+
+    match base {
         "smallint" | "int2" | "smallserial" | "serial2" => PgType::Int2,
         "integer" | "int" | "int4" | "serial" | "serial4" => PgType::Int4,
         "bigint" | "int8" | "bigserial" | "serial8" => PgType::Int8,
@@ -237,8 +238,7 @@ pub fn parse_type(name: &str, catalog: &Catalog) -> PgType {
             }
             PgType::Unknown(name.trim().to_string())
         }
-    };
-    t
+    }
 }
 
 impl PgType {
@@ -368,7 +368,7 @@ fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Parses an integer key value the way [`check_int`] accepts it (for key normalisation).
+/// Parses an integer the way the integer types' [`PgType::check`] accepts it (for keys).
 pub fn parse_int(v: &[u8]) -> Option<i64> {
     let s = trim(v);
     let (neg, digits) = match s.first() {
@@ -859,7 +859,7 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
         if y.len() > 9 {
             return Err(OUT_OF_RANGE.into());
         }
-        dt.date = Some((num(&y), num(&m), num(&d)));
+        dt.date = Some((num(y), num(m), num(d)));
     } else if y.len() == 8 && !matches!(c.peek(), Some(b':')) {
         dt.date = Some((num(&y[..4]), num(&y[4..6]), num(&y[6..])));
     } else {
@@ -868,7 +868,7 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
     // Separator between date and time.
     if dt.date.is_some() {
         let sp = c.spaces();
-        if !sp && !c.done() && !(c.peek() == Some(b'T') || c.peek() == Some(b't')) {
+        if !(sp || c.done() || matches!(c.peek(), Some(b'T' | b't'))) {
             return Err(bad());
         }
         if matches!(c.peek(), Some(b'T' | b't'))
@@ -887,14 +887,14 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
         if h.is_empty() || m.is_empty() || h.len() > 9 || m.len() > 9 {
             return Err(bad());
         }
-        let (mut hh, mut mm, mut ss, mut us) = (num(&h), num(&m), 0i64, 0i64);
+        let (mut hh, mut mm, mut ss, mut us) = (num(h), num(m), 0i64, 0i64);
         let mut frac_after_min = false;
         if c.eat(b':') {
             let sd = c.digits();
             if sd.is_empty() || sd.len() > 9 {
                 return Err(bad());
             }
-            ss = num(&sd);
+            ss = num(sd);
         } else if c.peek() == Some(b'.') {
             frac_after_min = true;
         }
@@ -935,7 +935,7 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
                     return Err(bad());
                 }
                 let (hh, mut mm, mut ss) = if h.len() <= 2 {
-                    (num(&h), 0, 0)
+                    (num(h), 0, 0)
                 } else if h.len() == 4 {
                     (num(&h[..2]), num(&h[2..]), 0)
                 } else if h.len() == 6 {
@@ -948,13 +948,13 @@ fn parse_dt(v: &[u8]) -> Result<Dt, String> {
                     if m.is_empty() {
                         return Err(bad());
                     }
-                    mm = num(&m);
+                    mm = num(m);
                     if c.eat(b':') {
                         let s2 = c.digits();
                         if s2.is_empty() {
                             return Err(bad());
                         }
-                        ss = num(&s2);
+                        ss = num(s2);
                     }
                 }
                 if hh > 15 || mm > 59 || ss > 59 {
@@ -1146,7 +1146,7 @@ fn check_interval(v: &[u8]) -> Result<(), String> {
                     if ip.is_empty() && fp.is_empty() {
                         return Err(bad());
                     }
-                    if ip.len() > 10 || num(&ip) > i32::MAX as i64 {
+                    if ip.len() > 10 || num(ip) > i32::MAX as i64 {
                         return Err("interval field value out of range".into());
                     }
                     pending_num = true;
@@ -1602,7 +1602,7 @@ fn check_array(v: &[u8], elem: &PgType) -> Result<(), String> {
         if a.is_empty() {
             return Err(bad("bad dimension"));
         }
-        let mut lo = num(&a) * if neg { -1 } else { 1 };
+        let mut lo = num(a) * if neg { -1 } else { 1 };
         let mut hi = lo;
         if c.eat(b':') {
             let neg = c.eat(b'-');
@@ -1610,7 +1610,7 @@ fn check_array(v: &[u8], elem: &PgType) -> Result<(), String> {
             if b.is_empty() {
                 return Err(bad("bad dimension"));
             }
-            hi = num(&b) * if neg { -1 } else { 1 };
+            hi = num(b) * if neg { -1 } else { 1 };
         } else {
             lo = 1;
         }

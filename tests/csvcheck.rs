@@ -106,10 +106,18 @@ fn man_page_is_current() {
     man::check_man_page(<dumpshard::csvcheck::Args as clap::CommandFactory>::command());
 }
 
+/// (name, clean input, broken input, check, bad record number)
+type StructureCase = (
+    &'static str,
+    &'static [u8],
+    &'static [u8],
+    &'static str,
+    u64,
+);
+
 #[test]
 fn structure_checks_each_with_and_without_the_error() {
-    // (name, clean input, broken input, check, bad record number)
-    let cases: &[(&str, &[u8], &[u8], &str, u64)] = &[
+    let cases: &[StructureCase] = &[
         (
             "unterminated quote",
             b"a,b\n\"x\ny\",2\n",

@@ -208,7 +208,10 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
 }
 
 /// Records: an int, a text and a date; `bad` marks records whose int is made invalid.
-fn table() -> impl Strategy<Value = Vec<(i32, String, (i64, u32, u32), bool)>> {
+/// (int, text, (year, month, day), made bad)
+type Row = (i32, String, (i64, u32, u32), bool);
+
+fn table() -> impl Strategy<Value = Vec<Row>> {
     proptest::collection::vec(
         (
             any::<i32>(),

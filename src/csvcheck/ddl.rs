@@ -490,10 +490,7 @@ fn create_table(p: &mut P) -> Option<DdlTable> {
         columns: Vec::new(),
         primary_key: Vec::new(),
     };
-    loop {
-        let Some(first) = p.peek().cloned() else {
-            break;
-        };
+    while let Some(first) = p.peek().cloned() {
         if first == Tok::P(')') {
             p.i += 1;
             break;
