@@ -29,7 +29,16 @@ use std::path::PathBuf;
 /// uniqueness (and order with --sorted). Exit status: 0 clean (or within --max-error-rate),
 /// 1 bad records found, 2 usage or I/O error.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "csvcheck", version, about, long_about)]
+#[command(
+    name = "csvcheck",
+    version,
+    about,
+    long_about,
+    after_help = "Examples:\n  \
+    csvcheck --ddl schema.sql --table public.customer customer.csv\n  \
+    csvcheck --manifest m.json --table orders --filter --bad-rows bad.csv orders.csv.gz > good.csv\n  \
+    csvcheck --columns 'id:int8!,name:varchar(40),price:numeric(10,2)' --key id --sorted --json in.csv"
+)]
 pub struct Args {
     /// CSV files to check, as one table (standard input when none or `-`); gzip, zstd and lz4
     /// input is recognised by its magic bytes.
