@@ -655,3 +655,46 @@ fn postgresql_refuses_exactly_the_bad_rows() {
     let expect: Vec<u8> = theirs.iter().flat_map(|k| recs[k - 1].clone()).collect();
     assert!(bad == expect, "bad rows are not the original records");
 }
+
+/// Where csvcheck is deliberately stricter than PostgreSQL (README, "Fidelity"): each of
+/// these loads into PostgreSQL, and csvcheck flags each. If PostgreSQL ever refuses one, or
+/// csvcheck starts passing one, the README is out of date.
+#[test]
+fn documented_strictness_is_exactly_that() {
+    let Some(pg) = pg::Pg::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pg.createdb("strict");
+    pg.psql("strict", "CREATE TABLE s (a integer, d date, t text)");
+    let cases: &[(&str, &[u8])] = &[
+        ("non-ISO date, MDY", b"1,1/8/1999,x\n"),
+        ("non-ISO date, month name", b"1,Jan 8 1999,x\n"),
+        (
+            "balanced quotes inside an unquoted field",
+            b"1,2024-01-05,a\"b\"c\n",
+        ),
+        ("text after the closing quote", b"1,2024-01-05,\"a\"b\n"),
+    ];
+    for (what, rec) in cases {
+        let f = d.join("one.csv");
+        std::fs::write(&f, rec).unwrap();
+        let loaded = pg.try_copy_in("strict", "COPY s FROM STDIN WITH (FORMAT csv)", &f);
+        assert!(
+            loaded.is_ok(),
+            "{what}: PostgreSQL now refuses it: {loaded:?}"
+        );
+        let o = Command::new(BIN)
+            .args(["--columns", "a:int4,d:date,t:text", "-q"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{what}: csvcheck passes it: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

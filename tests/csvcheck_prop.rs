@@ -261,3 +261,40 @@ proptest! {
         prop_assert!(got_bad == bad, "bad records differ");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any bytes at all, with a schema of every kind of type: an exit code, never a panic.
+    #[test]
+    fn never_panics(data in proptest::collection::vec(
+        prop_oneof![Just(b','), Just(b'"'), Just(b'\n'), Just(b'\r'), Just(b'\\'), Just(b'{'),
+                    Just(b'}'), Just(b'-'), Just(b':'), Just(0u8), Just(0xff), any::<u8>(),
+                    (b'0'..=b'9')], 0..300),
+                    sorted in any::<bool>(), header in any::<bool>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            "--columns", "a:int4!,b:numeric(5,2),c:timestamptz,d:interval,e:int4[],f:jsonb,g:bytea,h:uuid",
+            "--key", "a", "--filter", "--bad-rows", "bad.csv", "--bad-rows-reasons", "why.csv",
+        ];
+        if sorted { args.push("--sorted"); }
+        if header { args.push("--header"); }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_csvcheck"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&data).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        prop_assert!(matches!(o.status.code(), Some(0 | 1)), "exit {:?}: {}", o.status.code(), err);
+        prop_assert!(!err.contains("panicked"), "{}", err);
+        // Nothing is lost: good and bad records together are the input (plus at most the
+        // header written to both).
+        let bad = std::fs::read(dir.path().join("bad.csv")).unwrap();
+        prop_assert!(o.stdout.len() + bad.len() >= data.len(), "records lost");
+    }
+}
