@@ -677,3 +677,35 @@ fn unterminated_quote_in_the_middle_swallows_until_the_next_quote() {
     assert_eq!(v["records"], 3, "{v}");
     assert_eq!(bad_records(&v), [("bare-quote".to_string(), 2)]);
 }
+
+/// With 32-byte records, the first 4 MiB chunk holds exactly 131072 records, so record
+/// 131073 is the first of the second chunk: its key is compared with the previous chunk's
+/// last key by the merge, not inside a worker.
+#[test]
+fn sorted_check_at_a_chunk_boundary() {
+    let d = tmp();
+    for (k_first_of_chunk2, want) in [
+        (131_072u64, "duplicate-key"),
+        (5, "key-order"),
+        (131_073, ""),
+    ] {
+        let mut data = Vec::new();
+        for i in 1..=140_000u64 {
+            let k = if i == 131_073 { k_first_of_chunk2 } else { i };
+            write!(data, "{k:010},{i:020}\n").unwrap();
+        }
+        assert_eq!(data.len(), 140_000 * 32);
+        std::fs::write(d.path().join("s.csv"), &data).unwrap();
+        let o = run_in(
+            d.path(),
+            &["--key", "1", "--sorted", "--json", "-q", "s.csv"],
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        if want.is_empty() {
+            assert_eq!(o.code, 0, "{v}");
+        } else {
+            assert_eq!(bad_records(&v), [(want.to_string(), 131_073)], "{v}");
+        }
+    }
+}
