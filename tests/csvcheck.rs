@@ -518,6 +518,11 @@ fn several_files_are_one_table() {
     assert_eq!(v["files"][1]["bad"], 1);
     assert_eq!(v["examples"][0]["file"], "b.csv.gz");
     assert_eq!(v["records"], 4);
+    // Line endings are per file: an LF file after a CRLF file is fine.
+    std::fs::write(d.path().join("crlf.csv"), "1\r\n2\r\n").unwrap();
+    std::fs::write(d.path().join("lf.csv"), "3\n4\n").unwrap();
+    let o = run_in(d.path(), &["crlf.csv", "lf.csv"], b"");
+    assert_eq!(o.code, 0, "{}", o.stderr);
 }
 
 fn gzip(b: &[u8]) -> Vec<u8> {
@@ -692,7 +697,7 @@ fn sorted_check_at_a_chunk_boundary() {
         let mut data = Vec::new();
         for i in 1..=140_000u64 {
             let k = if i == 131_073 { k_first_of_chunk2 } else { i };
-            write!(data, "{k:010},{i:020}\n").unwrap();
+            writeln!(data, "{k:010},{i:020}").unwrap();
         }
         assert_eq!(data.len(), 140_000 * 32);
         std::fs::write(d.path().join("s.csv"), &data).unwrap();

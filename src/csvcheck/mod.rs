@@ -1288,12 +1288,13 @@ pub fn check(cfg: &Config) -> Result<()> {
     }
     let mut columns = cfg.columns.clone();
     let mut key = cfg.key.clone();
-    let mut crlf: Option<bool> = None;
     let mut width: Option<usize> = (!columns.is_empty()).then_some(columns.len());
     for inp in &cfg.inputs {
         if m.stopped.is_some() {
             break;
         }
+        // Each file is loaded on its own, so each sets its own line ending.
+        let mut crlf: Option<bool> = None;
         let input = input::open(inp.as_deref())?;
         let name = input.name.clone();
         let size_hint = input
