@@ -6,6 +6,7 @@
 //! ([`records`]), and the manifest that connects the tools ([`manifest`]).
 
 pub mod cli;
+pub mod csvcheck;
 pub mod csvout;
 pub mod error;
 pub mod input;
@@ -13,6 +14,7 @@ pub mod manifest;
 pub mod output;
 pub mod pgdump;
 pub mod pgdump2csv;
+pub mod pgtypes;
 pub mod records;
 
 pub use error::{Error, Pos, Result};

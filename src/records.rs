@@ -88,6 +88,7 @@ pub struct ChunkReader<R> {
     line: u64,
     byte: u64,
     eof: bool,
+    keep_unterminated: bool,
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -102,6 +103,7 @@ impl<R: Read> ChunkReader<R> {
             line: 1,
             byte: 0,
             eof: false,
+            keep_unterminated: false,
         }
     }
 
@@ -114,6 +116,13 @@ impl<R: Read> ChunkReader<R> {
     /// header).
     pub fn set_target(&mut self, target: usize) {
         self.target = target.max(1);
+    }
+
+    /// When set, input that ends inside quotes yields its tail as a last record (which
+    /// [`split_fields`] reports as [`Malformed::Unterminated`]) instead of an error, for
+    /// tools that report bad records rather than stop (csvcheck).
+    pub fn keep_unterminated(&mut self, yes: bool) {
+        self.keep_unterminated = yes;
     }
 
     /// Position of the next record to be returned.
@@ -156,7 +165,7 @@ impl<R: Read> ChunkReader<R> {
         }
         let last = c.ends.last().copied().unwrap_or(0);
         if self.eof && last < c.data.len() {
-            if in_quote {
+            if in_quote && !self.keep_unterminated {
                 let start = Pos {
                     file: self.name.clone(),
                     line: self.line + memchr::memchr_iter(b'\n', &c.data[..last]).count() as u64,

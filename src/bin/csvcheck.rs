@@ -1,0 +1,7 @@
+//! `csvcheck`: validate CSV against a PostgreSQL table schema; see `dumpshard::csvcheck`.
+
+fn main() -> std::process::ExitCode {
+    dumpshard::cli::run("csvcheck", || {
+        dumpshard::csvcheck::run(<dumpshard::csvcheck::Args as clap::Parser>::parse())
+    })
+}

@@ -1,0 +1,1729 @@
+//! `csvcheck`: checks CSV against the target table's schema before a load and quarantines
+//! the records PostgreSQL would refuse, byte for byte, with a reason for each.
+//!
+//! Records are cut into chunks ([`crate::records::ChunkReader`]) and checked in parallel with
+//! rayon; a sequential merge then runs the primary-key check in record order and writes the
+//! good and bad records in input order. Type rules live in [`crate::pgtypes`], the schema file
+//! reader in [`ddl`].
+
+pub mod ddl;
+
+use crate::error::{Error, IoContext, Pos, Result};
+use crate::manifest::Manifest;
+use crate::output::{Sink, wants_gzip};
+use crate::pgtypes::{Catalog, PgType, excerpt, parse_type};
+use crate::records::{Chunk, ChunkReader, Field, Malformed, split_fields, strip_terminator};
+use crate::{cli, csvout, input};
+use clap::Parser;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Validate CSV against a PostgreSQL table schema and quarantine the bad records.
+///
+/// Checks structure (quoting, field count, UTF-8, NUL bytes, blank lines, line endings),
+/// values against PostgreSQL's input rules for each column type, NOT NULL, and primary-key
+/// uniqueness (and order with --sorted). Exit status: 0 clean (or within --max-error-rate),
+/// 1 bad records found, 2 usage or I/O error.
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "csvcheck",
+    version,
+    about,
+    long_about,
+    after_help = "Examples:\n  \
+    csvcheck --ddl schema.sql --table public.customer customer.csv\n  \
+    csvcheck --manifest m.json --table orders --filter --bad-rows bad.csv orders.csv.gz > good.csv\n  \
+    csvcheck --columns 'id:int8!,name:varchar(40),price:numeric(10,2)' --key id --sorted --json in.csv"
+)]
+pub struct Args {
+    /// CSV files to check, as one table (standard input when none or `-`); gzip, zstd and lz4
+    /// input is recognised by its magic bytes.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Take the schema from a pgdump2csv manifest (with --table).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
+    pub manifest: Option<PathBuf>,
+
+    /// Take the schema from a pg_dump schema file: CREATE TABLE, CREATE TYPE ... AS ENUM,
+    /// CREATE DOMAIN and ALTER TABLE ... PRIMARY KEY statements (with --table).
+    #[arg(long, value_name = "FILE", conflicts_with = "columns")]
+    pub ddl: Option<PathBuf>,
+
+    /// The table to check against, `name` or `schema.name` (with --manifest or --ddl).
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+
+    /// Give the columns inline: `id:int8!,name:text,price:numeric(10,2)`; `!` marks NOT NULL.
+    /// Without any schema option only the structure is checked, with the first record's field
+    /// count as the width.
+    #[arg(long, value_name = "SPEC")]
+    pub columns: Option<String>,
+
+    /// Primary-key columns, comma-separated (overrides the schema's key; with --columns or
+    /// no schema, the only way to get a key check; columns are named by header or 1-based
+    /// number).
+    #[arg(long, value_name = "COLS")]
+    pub key: Option<String>,
+
+    /// Skip the primary-key check.
+    #[arg(long)]
+    pub no_key_check: bool,
+
+    /// The first record of each file is a header (also taken from the manifest). It is
+    /// checked against the column names and copied once to --filter and --bad-rows outputs.
+    #[arg(long)]
+    pub header: bool,
+
+    /// The NULL token: an unquoted field equal to it is NULL (default: unquoted empty, or the
+    /// manifest's token).
+    #[arg(long, value_name = "STRING")]
+    pub null: Option<String>,
+
+    /// The input is sorted by primary key: check order too, in constant memory. Integer
+    /// columns compare as numbers, uuids as bytes, other types as bytes (C collation).
+    #[arg(long)]
+    pub sorted: bool,
+
+    /// Memory for the duplicate-key check on unsorted input (e.g. 512M, 2G, 25%); beyond it
+    /// the check stops and says to use `pksort --check`.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub max_memory: String,
+
+    /// Write the report as JSON on standard output (or to --report).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Write the bad records to FILE, byte for byte (gzip if FILE ends in .gz).
+    #[arg(long, value_name = "FILE")]
+    pub bad_rows: Option<PathBuf>,
+
+    /// Write one CSV line per problem (file,record,line,byte,column,check,message) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub bad_rows_reasons: Option<PathBuf>,
+
+    /// Write the good records to standard output, byte for byte.
+    #[arg(long)]
+    pub filter: bool,
+
+    /// Stop after N bad records (0 = no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_errors: u64,
+
+    /// Tolerate bad records up to this share of all records (e.g. 0.001 or 0.1%): exit 0 when
+    /// within it. Bad records still go to --bad-rows.
+    #[arg(long, value_name = "R")]
+    pub max_error_rate: Option<String>,
+
+    /// Examples per check in the summary.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub examples: usize,
+
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Print nothing on stderr unless something is wrong.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// One column to check.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Column name.
+    pub name: String,
+    /// Its type.
+    pub ty: PgType,
+    /// A NULL here is an error (NOT NULL, key column, or NOT NULL domain).
+    pub not_null: bool,
+}
+
+/// The options of one run, resolved and checked once.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Inputs (`None` = stdin).
+    pub inputs: Vec<Option<PathBuf>>,
+    /// Columns, when a schema was given; empty for structure-only checks.
+    pub columns: Vec<Column>,
+    /// Key column indexes (empty = no key check).
+    pub key: Vec<usize>,
+    /// Key given by name when the schema is unknown yet (resolved from the header).
+    pub key_spec: Option<String>,
+    /// Header records.
+    pub header: bool,
+    /// NULL token (empty = unquoted empty field).
+    pub null: Vec<u8>,
+    /// Check key order, streaming.
+    pub sorted: bool,
+    /// Byte budget of the duplicate-key set.
+    pub key_memory: u64,
+    /// JSON report on stdout.
+    pub json_stdout: bool,
+    /// JSON report file.
+    pub report: Option<PathBuf>,
+    /// Bad records file.
+    pub bad_rows: Option<PathBuf>,
+    /// Reasons file.
+    pub reasons: Option<PathBuf>,
+    /// Good records to stdout.
+    pub filter: bool,
+    /// Stop after this many bad records (0 = never).
+    pub max_errors: u64,
+    /// Tolerated share of bad records.
+    pub max_error_rate: Option<f64>,
+    /// Examples per check.
+    pub examples: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Quiet.
+    pub quiet: bool,
+    /// Notes about the schema (unknown types, unchecked CHECK constraints).
+    pub notes: Vec<String>,
+}
+
+impl Config {
+    /// Resolves the arguments, reading the manifest or schema file.
+    pub fn from_args(a: Args) -> Result<Config> {
+        let mut notes = Vec::new();
+        let mut header = a.header;
+        let mut null = a.null.clone().map(String::into_bytes);
+        let mut key_names: Vec<String> = Vec::new();
+        let columns: Vec<Column> = if let Some(m) = &a.manifest {
+            let table = a
+                .table
+                .as_deref()
+                .ok_or_else(|| Error::Usage("--manifest needs --table NAME".into()))?;
+            let man = Manifest::read(m)?;
+            let t = man.table(table)?;
+            header |= t.header;
+            if null.is_none() {
+                null = Some(t.null.clone().into_bytes());
+            }
+            key_names = t.primary_key.clone();
+            let cat = Catalog::default();
+            t.columns
+                .iter()
+                .map(|c| Column {
+                    name: c.name.clone(),
+                    ty: c
+                        .type_name
+                        .as_deref()
+                        .map(|n| parse_type(n, &cat))
+                        .unwrap_or(PgType::Text),
+                    not_null: c.not_null,
+                })
+                .collect()
+        } else if let Some(d) = &a.ddl {
+            let table = a
+                .table
+                .as_deref()
+                .ok_or_else(|| Error::Usage("--ddl needs --table NAME".into()))?;
+            let sql = std::fs::read(d).at(d)?;
+            let parsed = ddl::parse(&String::from_utf8_lossy(&sql));
+            let t = ddl::find(&parsed, table).map_err(Error::Usage)?;
+            key_names = t.primary_key.clone();
+            t.columns
+                .iter()
+                .map(|c| Column {
+                    name: c.name.clone(),
+                    ty: ddl::column_type(&parsed, c),
+                    not_null: c.not_null,
+                })
+                .collect()
+        } else if let Some(spec) = &a.columns {
+            if a.table.is_some() {
+                return Err(Error::Usage(
+                    "--table goes with --manifest or --ddl, not --columns".into(),
+                ));
+            }
+            parse_columns(spec)?
+        } else {
+            if a.table.is_some() {
+                return Err(Error::Usage(
+                    "--table needs --manifest or --ddl to look the table up in".into(),
+                ));
+            }
+            Vec::new()
+        };
+        let mut columns = columns;
+        for c in &mut columns {
+            if let PgType::Domain(d) = &c.ty {
+                c.not_null |= d.not_null;
+                if d.has_check {
+                    notes.push(format!(
+                        "column {}: CHECK constraints of domain {} are not verified",
+                        c.name, d.name
+                    ));
+                }
+            }
+            if c.ty.is_unknown() {
+                notes.push(format!(
+                    "column {}: type {} is not checked (unknown to csvcheck)",
+                    c.name,
+                    c.ty.name()
+                ));
+            }
+        }
+        let mut key_spec = None;
+        if let Some(k) = &a.key {
+            key_names = split_top(k)
+                .into_iter()
+                .map(|s| s.trim().to_string())
+                .collect();
+            if columns.is_empty() {
+                key_spec = Some(k.clone());
+            }
+        }
+        let mut key = Vec::new();
+        if !columns.is_empty() {
+            for n in &key_names {
+                let idx = resolve_column(&columns, n)?;
+                columns[idx].not_null = true;
+                key.push(idx);
+            }
+        }
+        if a.no_key_check {
+            key.clear();
+            key_spec = None;
+        }
+        if a.sorted && key.is_empty() && key_spec.is_none() {
+            return Err(Error::Usage(
+                "--sorted checks key order, but there is no primary key (give --key)".into(),
+            ));
+        }
+        if a.filter && a.json && a.report.is_none() {
+            return Err(Error::Usage(
+                "--filter writes records to standard output; send the JSON report elsewhere with --report FILE".into(),
+            ));
+        }
+        let max_error_rate = match &a.max_error_rate {
+            None => None,
+            Some(r) => Some(parse_rate(r)?),
+        };
+        let key_memory = cli::parse_size(&a.max_memory)?;
+        let threads = a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        let inputs = if a.files.is_empty() {
+            vec![None]
+        } else {
+            a.files
+                .iter()
+                .map(|p| (!input::is_stdin(p)).then(|| p.clone()))
+                .collect()
+        };
+        if inputs.iter().filter(|i| i.is_none()).count() > 1 {
+            return Err(Error::Usage("standard input can be read only once".into()));
+        }
+        Ok(Config {
+            inputs,
+            columns,
+            key,
+            key_spec,
+            header,
+            null: null.unwrap_or_default(),
+            sorted: a.sorted,
+            key_memory,
+            json_stdout: a.json && a.report.is_none(),
+            report: a.report,
+            bad_rows: a.bad_rows,
+            reasons: a.bad_rows_reasons,
+            filter: a.filter,
+            max_errors: a.max_errors,
+            max_error_rate,
+            examples: a.examples,
+            threads,
+            quiet: a.quiet,
+            notes,
+        })
+    }
+}
+
+fn resolve_column(columns: &[Column], n: &str) -> Result<usize> {
+    if let Some(i) = columns.iter().position(|c| c.name == n) {
+        return Ok(i);
+    }
+    if let Ok(k) = n.parse::<usize>()
+        && k >= 1
+        && k <= columns.len()
+    {
+        return Ok(k - 1);
+    }
+    Err(Error::Usage(format!(
+        "key column '{n}' is not a column of the table ({})",
+        columns
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+fn parse_rate(r: &str) -> Result<f64> {
+    let t = r.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match v {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(Error::Usage(format!(
+            "invalid --max-error-rate '{r}' (use a share like 0.001 or a percentage like 0.1%)"
+        ))),
+    }
+}
+
+/// Splits at commas outside parentheses.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut st = 0;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[st..i]);
+                st = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[st..]);
+    out
+}
+
+/// Parses `--columns 'id:int8!,name:text,price:numeric(10,2)'`.
+pub fn parse_columns(spec: &str) -> Result<Vec<Column>> {
+    let cat = Catalog::default();
+    let mut cols = Vec::new();
+    for part in split_top(spec) {
+        let part = part.trim();
+        let (name, ty) = part.split_once(':').unwrap_or((part, "text"));
+        let (ty, not_null) = match ty.trim().strip_suffix('!') {
+            Some(t) => (t, true),
+            None => (ty.trim(), false),
+        };
+        let name = name.trim();
+        if name.is_empty() || ty.is_empty() {
+            return Err(Error::Usage(format!(
+                "invalid --columns entry '{part}' (use name:type or name:type!)"
+            )));
+        }
+        cols.push(Column {
+            name: name.to_string(),
+            ty: parse_type(ty, &cat),
+            not_null,
+        });
+    }
+    Ok(cols)
+}
+
+/// The checks, in report order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Check {
+    /// The input ends inside a quoted field.
+    UnterminatedQuote,
+    /// A `"` inside an unquoted field.
+    BareQuote,
+    /// Text after the closing quote of a field.
+    TextAfterQuote,
+    /// Not the table's number of fields.
+    FieldCount,
+    /// Bytes that are not UTF-8.
+    InvalidUtf8,
+    /// A NUL byte.
+    NulByte,
+    /// An empty line.
+    BlankLine,
+    /// A line ending different from the first record's, or a bare CR.
+    LineEnding,
+    /// A line `\.` that PostgreSQL takes as end of data.
+    EndMarker,
+    /// A value PostgreSQL's input function refuses.
+    Type,
+    /// NULL in a NOT NULL column.
+    NotNull,
+    /// Same key as an earlier record.
+    DuplicateKey,
+    /// Key smaller than the previous record's (with --sorted).
+    KeyOrder,
+}
+
+impl Check {
+    /// Name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::UnterminatedQuote => "unterminated-quote",
+            Check::BareQuote => "bare-quote",
+            Check::TextAfterQuote => "text-after-quote",
+            Check::FieldCount => "field-count",
+            Check::InvalidUtf8 => "invalid-utf8",
+            Check::NulByte => "nul-byte",
+            Check::BlankLine => "blank-line",
+            Check::LineEnding => "line-ending",
+            Check::EndMarker => "end-of-data-marker",
+            Check::Type => "type",
+            Check::NotNull => "not-null",
+            Check::DuplicateKey => "duplicate-key",
+            Check::KeyOrder => "key-order",
+        }
+    }
+}
+
+/// One problem with one record.
+#[derive(Debug, Clone)]
+struct Problem {
+    /// Record index in its chunk.
+    rec: usize,
+    check: Check,
+    col: Option<usize>,
+    msg: String,
+    excerpt: String,
+    /// Filled in after the chunk is checked: line and byte position.
+    line: u64,
+    byte: u64,
+}
+
+/// A chunk's outcome.
+#[derive(Default)]
+struct Checked {
+    problems: Vec<Problem>,
+    /// Hash-mode keys: (record index, 128-bit key hash).
+    hashes: Vec<(usize, u128)>,
+    /// Sorted mode: first and last key (record index, encoded key).
+    first_key: Option<(usize, Vec<u8>)>,
+    last_key: Option<Vec<u8>>,
+}
+
+/// Everything the workers need, shared read-only.
+struct Ctx<'a> {
+    cfg: &'a Config,
+    width: usize,
+    crlf: bool,
+    /// Per column: needs a value check.
+    typed: Vec<bool>,
+    key: Vec<usize>,
+    key_types: Vec<PgType>,
+    /// Keys fit in 16 bytes and are used exactly.
+    exact_key: bool,
+}
+
+fn problem(rec: usize, check: Check, col: Option<usize>, msg: String, ex: String) -> Problem {
+    Problem {
+        rec,
+        check,
+        col,
+        msg,
+        excerpt: ex,
+        line: 0,
+        byte: 0,
+    }
+}
+
+/// Order-preserving encoding of a key: integers as sign-flipped big-endian, uuids as 16
+/// bytes, everything else as its text with `0x00` escaped and a `0x00 0x00` terminator, so
+/// comparing encodings compares keys column by column.
+fn encode_key(out: &mut Vec<u8>, ty: &PgType, v: &[u8]) -> bool {
+    let base = match ty {
+        PgType::Domain(d) => &d.base,
+        t => t,
+    };
+    match base {
+        // Each integer type has its own fixed width, so the encoding stays order-preserving
+        // per column and small keys fit in 16 bytes (see `exact_key_width`).
+        PgType::Int2 | PgType::Int4 | PgType::Int8 => match crate::pgtypes::parse_int(v) {
+            Some(i) => match base {
+                PgType::Int2 => out.extend_from_slice(&((i as u16) ^ (1 << 15)).to_be_bytes()),
+                PgType::Int4 => out.extend_from_slice(&((i as u32) ^ (1 << 31)).to_be_bytes()),
+                _ => out.extend_from_slice(&((i as u64) ^ (1 << 63)).to_be_bytes()),
+            },
+            None => return false,
+        },
+        PgType::Uuid => match crate::pgtypes::uuid_bytes(v) {
+            Some(b) => out.extend_from_slice(&b),
+            None => return false,
+        },
+        _ => {
+            let v = if matches!(base, PgType::Char(_)) {
+                let end = v.iter().rposition(|&b| b != b' ').map_or(0, |e| e + 1);
+                &v[..end]
+            } else {
+                v
+            };
+            for &b in v {
+                out.push(b);
+                if b == 0 {
+                    out.push(0xFF);
+                }
+            }
+            out.extend_from_slice(&[0, 0]);
+        }
+    }
+    true
+}
+
+/// The encoded width of a key whose columns all have fixed-width encodings, when it fits in
+/// 16 bytes: such keys are used as they are, with no hashing and so no collisions.
+fn exact_key_width(types: &[PgType]) -> Option<usize> {
+    let mut w = 0;
+    for t in types {
+        let base = match t {
+            PgType::Domain(d) => &d.base,
+            t => t,
+        };
+        w += match base {
+            PgType::Int2 => 2,
+            PgType::Int4 => 4,
+            PgType::Int8 => 8,
+            PgType::Uuid => 16,
+            _ => return None,
+        };
+    }
+    (w <= 16).then_some(w)
+}
+
+fn hash128(k: &[u8]) -> u128 {
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    k.hash(&mut a);
+    let mut b = std::collections::hash_map::DefaultHasher::new();
+    0x9E37_79B9_7F4A_7C15u64.hash(&mut b);
+    k.hash(&mut b);
+    ((a.finish() as u128) << 64) | b.finish() as u128
+}
+
+fn record_excerpt(rec: &[u8]) -> String {
+    excerpt(strip_terminator(rec))
+}
+
+/// Checks every record of a chunk. `skip_first` skips a header record.
+fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
+    let mut out = Checked::default();
+    let utf8_ok = std::str::from_utf8(&chunk.data).is_ok();
+    let nul_free = memchr::memchr(0, &chunk.data).is_none();
+    let cr_free = memchr::memchr(b'\r', &chunk.data).is_none();
+    let mut fields: Vec<Field> = Vec::with_capacity(ctx.width.max(1) + 1);
+    let mut keybuf: Vec<u8> = Vec::with_capacity(64);
+    let mut prev_key: Option<Vec<u8>> = None;
+    let null = ctx.cfg.null.as_slice();
+    for i in 0..chunk.len() {
+        if i == 0 && skip_first {
+            continue;
+        }
+        let rec = chunk.record(i);
+        let nprob = out.problems.len();
+        let body = strip_terminator(rec);
+        if rec.last() == Some(&b'\n') && rec.ends_with(b"\r\n") != ctx.crlf {
+            out.problems.push(problem(
+                i,
+                Check::LineEnding,
+                None,
+                format!(
+                    "record ends with {} but the file's first record with {}",
+                    if ctx.crlf { "LF" } else { "CRLF" },
+                    if ctx.crlf { "CRLF" } else { "LF" }
+                ),
+                record_excerpt(rec),
+            ));
+        }
+        if body.is_empty() {
+            out.problems.push(problem(
+                i,
+                Check::BlankLine,
+                None,
+                "blank line (CockroachDB skips it, PostgreSQL reads it as a record)".into(),
+                String::new(),
+            ));
+            continue;
+        }
+        if body == b"\\." {
+            out.problems.push(problem(
+                i,
+                Check::EndMarker,
+                None,
+                "unquoted \\. line: PostgreSQL's COPY takes it as the end of data".into(),
+                "\\.".into(),
+            ));
+            continue;
+        }
+        if !nul_free && memchr::memchr(0, rec).is_some() {
+            out.problems.push(problem(
+                i,
+                Check::NulByte,
+                None,
+                "NUL byte (PostgreSQL text cannot hold it)".into(),
+                record_excerpt(rec),
+            ));
+        }
+        let text_ok = utf8_ok || std::str::from_utf8(rec).is_ok();
+        if !text_ok {
+            let at = std::str::from_utf8(rec)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            out.problems.push(problem(
+                i,
+                Check::InvalidUtf8,
+                None,
+                format!("invalid UTF-8 at byte {at} of the record"),
+                record_excerpt(rec),
+            ));
+        }
+        if let Err(m) = split_fast(rec, body, &mut fields) {
+            let check = match m {
+                Malformed::BareQuote(_) => Check::BareQuote,
+                Malformed::TextAfterQuote(_) => Check::TextAfterQuote,
+                Malformed::Unterminated => Check::UnterminatedQuote,
+            };
+            let msg = match m {
+                Malformed::Unterminated => {
+                    "unterminated quoted field: the input ends inside quotes".to_string()
+                }
+                Malformed::BareQuote(at) | Malformed::TextAfterQuote(at) => {
+                    format!("{m} at byte {at} of the record")
+                }
+            };
+            out.problems
+                .push(problem(i, check, None, msg, record_excerpt(rec)));
+            continue;
+        }
+        if fields.len() != ctx.width {
+            out.problems.push(problem(
+                i,
+                Check::FieldCount,
+                None,
+                format!("{} fields, expected {}", fields.len(), ctx.width),
+                record_excerpt(rec),
+            ));
+            continue;
+        }
+        if !cr_free && memchr::memchr(b'\r', body).is_some() {
+            for (c, f) in fields.iter().enumerate() {
+                if !f.quoted && memchr::memchr(b'\r', f.raw(rec)).is_some() {
+                    out.problems.push(problem(
+                        i,
+                        Check::LineEnding,
+                        Some(c),
+                        "carriage return in an unquoted field".into(),
+                        excerpt(f.raw(rec)),
+                    ));
+                }
+            }
+        }
+        if !text_ok {
+            continue;
+        }
+        for (c, col) in ctx.cfg.columns.iter().enumerate() {
+            let f = fields[c];
+            let raw = f.raw(rec);
+            if !f.quoted && raw == null {
+                if col.not_null {
+                    out.problems.push(problem(
+                        i,
+                        Check::NotNull,
+                        Some(c),
+                        "NULL in a NOT NULL column".into(),
+                        String::new(),
+                    ));
+                }
+                continue;
+            }
+            if !ctx.typed[c] {
+                continue;
+            }
+            // Unquoted fields (most of them) are checked in place, without a Cow.
+            let res = if f.quoted {
+                col.ty.check(&f.value(rec))
+            } else {
+                col.ty.check(raw)
+            };
+            if let Err(msg) = res {
+                let ex = excerpt(&f.value(rec));
+                out.problems.push(problem(i, Check::Type, Some(c), msg, ex));
+            }
+        }
+        if ctx.key.is_empty() || out.problems.len() > nprob {
+            continue;
+        }
+        keybuf.clear();
+        let mut ok = true;
+        for (k, &c) in ctx.key.iter().enumerate() {
+            let v = fields[c].value(rec);
+            ok &= encode_key(&mut keybuf, &ctx.key_types[k], &v);
+        }
+        if !ok {
+            continue;
+        }
+        if ctx.cfg.sorted {
+            if let Some(p) = &prev_key {
+                match keybuf.as_slice().cmp(p.as_slice()) {
+                    std::cmp::Ordering::Equal => out.problems.push(problem(
+                        i,
+                        Check::DuplicateKey,
+                        None,
+                        "duplicate key (same as the previous record)".into(),
+                        key_excerpt(rec, &fields, &ctx.key),
+                    )),
+                    std::cmp::Ordering::Less => out.problems.push(problem(
+                        i,
+                        Check::KeyOrder,
+                        None,
+                        "key out of order (smaller than the previous record's)".into(),
+                        key_excerpt(rec, &fields, &ctx.key),
+                    )),
+                    std::cmp::Ordering::Greater => {}
+                }
+            } else {
+                out.first_key = Some((i, keybuf.clone()));
+            }
+            match &mut prev_key {
+                Some(p) => {
+                    p.clear();
+                    p.extend_from_slice(&keybuf);
+                }
+                None => prev_key = Some(keybuf.clone()),
+            }
+        } else {
+            let k = if ctx.exact_key {
+                keybuf.iter().fold(0u128, |a, &b| (a << 8) | b as u128)
+            } else {
+                hash128(&keybuf)
+            };
+            out.hashes.push((i, k));
+        }
+    }
+    out.last_key = prev_key;
+    locate(chunk, &mut out.problems);
+    out
+}
+
+/// Bytes of `x` that are zero, as their high bits (exact: no borrow between bytes).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    const HI7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    !(((x & HI7).wrapping_add(HI7)) | x | HI7)
+}
+
+/// [`split_fields`], with one pass over the record eight bytes at a time instead of one
+/// search per field when the record has no quote (the common case); records with quotes
+/// take the strict path, so the result is always the same.
+#[inline]
+fn split_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    out.clear();
+    let n = body.len();
+    let mut start = 0;
+    let mut i = 0;
+    while i + 8 <= n {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&body[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        if zero_bytes(w ^ (ONES * b'"' as u64)) != 0 {
+            return split_fields(rec, out);
+        }
+        let mut commas = zero_bytes(w ^ (ONES * b',' as u64));
+        while commas != 0 {
+            let at = i + (commas.trailing_zeros() / 8) as usize;
+            out.push(Field {
+                start,
+                end: at,
+                quoted: false,
+            });
+            start = at + 1;
+            commas &= commas - 1;
+        }
+        i += 8;
+    }
+    for (k, &b) in body.iter().enumerate().skip(i) {
+        if b == b'"' {
+            return split_fields(rec, out);
+        }
+        if b == b',' {
+            out.push(Field {
+                start,
+                end: k,
+                quoted: false,
+            });
+            start = k + 1;
+        }
+    }
+    out.push(Field {
+        start,
+        end: n,
+        quoted: false,
+    });
+    Ok(())
+}
+
+fn key_excerpt(rec: &[u8], fields: &[Field], key: &[usize]) -> String {
+    key.iter()
+        .map(|&c| excerpt(&fields[c].value(rec)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Fills in line and byte positions of problems (sorted by record), counting newlines once.
+fn locate(chunk: &Chunk, problems: &mut [Problem]) {
+    let mut at = 0usize;
+    let mut line = chunk.first_line;
+    for p in problems.iter_mut() {
+        let start = chunk.range(p.rec).start;
+        if start >= at {
+            line += memchr::memchr_iter(b'\n', &chunk.data[at..start]).count() as u64;
+            at = start;
+        }
+        p.line = line;
+        p.byte = chunk.first_byte + start as u64;
+    }
+}
+
+#[derive(Serialize, Default)]
+struct CheckStat {
+    problems: u64,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    columns: BTreeMap<String, u64>,
+}
+
+#[derive(Serialize, Clone)]
+struct Example {
+    file: String,
+    record: u64,
+    line: u64,
+    byte: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<String>,
+    check: &'static str,
+    message: String,
+    excerpt: String,
+}
+
+#[derive(Serialize)]
+struct FileStat {
+    file: String,
+    records: u64,
+    bad: u64,
+}
+
+#[derive(Serialize)]
+struct KeyReport {
+    columns: Vec<String>,
+    mode: &'static str,
+    complete: bool,
+}
+
+#[derive(Serialize)]
+struct Report {
+    tool: &'static str,
+    version: &'static str,
+    files: Vec<FileStat>,
+    records: u64,
+    good: u64,
+    bad: u64,
+    bad_rate: f64,
+    checks: BTreeMap<&'static str, CheckStat>,
+    examples: Vec<Example>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<KeyReport>,
+    notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<String>,
+    verdict: &'static str,
+}
+
+/// The sequential side: key set, outputs and counts.
+struct Merger<'a> {
+    cfg: &'a Config,
+    columns: Vec<String>,
+    key: Vec<usize>,
+    good_out: Option<Sink>,
+    bad_out: Option<Sink>,
+    reasons: Option<Sink>,
+    good_open: bool,
+    bad_open: bool,
+    records: u64,
+    bad: u64,
+    checks: BTreeMap<Check, CheckStat>,
+    /// Examples in input order, at most `cfg.examples` per check.
+    examples: Vec<Example>,
+    example_counts: HashMap<Check, usize>,
+    seen: Option<KeySet>,
+    max_keys: usize,
+    key_complete: bool,
+    last_key: Option<Vec<u8>>,
+    files: Vec<FileStat>,
+    stopped: Option<String>,
+    header_written: bool,
+    notes: Vec<String>,
+}
+
+/// Writes records to a sink, adding a newline before a record when the previous one (the
+/// last of a file) had none, so records of consecutive files never run together.
+fn put(sink: &mut Option<Sink>, open: &mut bool, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(s) = sink {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if *open {
+            s.write_all(b"\n")?;
+        }
+        s.write_all(bytes)?;
+        *open = bytes.last() != Some(&b'\n');
+    }
+    Ok(())
+}
+
+impl Merger<'_> {
+    fn sink_err(sink: &Option<Sink>, e: std::io::Error) -> Error {
+        Error::io(sink.as_ref().map_or("<output>".into(), |s| s.name()), e)
+    }
+
+    fn merge(
+        &mut self,
+        file: &str,
+        chunk: &Chunk,
+        mut res: Checked,
+        skip_first: bool,
+    ) -> Result<()> {
+        let first_data = usize::from(skip_first);
+        // Key checks that need the whole stream.
+        if self.cfg.sorted {
+            if let (Some(prev), Some((i, first))) = (&self.last_key, &res.first_key) {
+                let check = match first.as_slice().cmp(prev.as_slice()) {
+                    std::cmp::Ordering::Equal => Some((
+                        Check::DuplicateKey,
+                        "duplicate key (same as the previous record)",
+                    )),
+                    std::cmp::Ordering::Less => Some((
+                        Check::KeyOrder,
+                        "key out of order (smaller than the previous record's)",
+                    )),
+                    _ => None,
+                };
+                if let Some((c, m)) = check {
+                    let mut p = problem(*i, c, None, m.into(), String::new());
+                    let mut one = [p.clone()];
+                    locate(chunk, &mut one);
+                    p = one[0].clone();
+                    let at = res.problems.partition_point(|q| q.rec <= *i);
+                    res.problems.insert(at, p);
+                }
+            }
+            if res.last_key.is_some() {
+                self.last_key = res.last_key.take();
+            }
+        } else if self.seen.is_some() && !res.hashes.is_empty() {
+            let mut dups: Vec<Problem> = Vec::new();
+            let base = chunk.first_record;
+            if let Some(seen) = &mut self.seen {
+                // Records already bad keep their key out of the set; only good-so-far records
+                // claim a key.
+                for &(i, h) in &res.hashes {
+                    let recno = base + i as u64;
+                    if let Some(first) = seen.insert(h, recno) {
+                        dups.push(problem(
+                            i,
+                            Check::DuplicateKey,
+                            None,
+                            format!("duplicate key, first seen in record {first}"),
+                            String::new(),
+                        ));
+                    }
+                }
+                if seen.len() > self.max_keys {
+                    self.key_complete = false;
+                    self.notes.push(format!(
+                        "duplicate-key check stopped after {} keys (--max-memory {}); sort the input and run `pksort --check` or csvcheck --sorted",
+                        seen.len(),
+                        self.cfg.key_memory
+                    ));
+                }
+            }
+            if !self.key_complete {
+                self.seen = None;
+            }
+            if !dups.is_empty() {
+                locate(chunk, &mut dups);
+                let mut f = Vec::new();
+                for d in &mut dups {
+                    let rec = chunk.record(d.rec);
+                    if split_fields(rec, &mut f).is_ok() && self.key.iter().all(|&k| k < f.len()) {
+                        d.excerpt = key_excerpt(rec, &f, &self.key);
+                    }
+                }
+                res.problems.extend(dups);
+                res.problems.sort_by_key(|p| p.rec);
+            }
+        }
+        // Records, in order.
+        let mut run_start = first_data;
+        let mut pi = 0;
+        let n = chunk.len();
+        let mut i = first_data;
+        while i < n {
+            if pi < res.problems.len() && res.problems[pi].rec == i {
+                // Flush the good run before this bad record.
+                if self.good_out.is_some() && run_start < i {
+                    let r = chunk.range(run_start).start..chunk.range(i - 1).end;
+                    put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
+                        .map_err(|e| Self::sink_err(&self.good_out, e))?;
+                }
+                let rec = chunk.record(i);
+                put(&mut self.bad_out, &mut self.bad_open, rec)
+                    .map_err(|e| Self::sink_err(&self.bad_out, e))?;
+                self.bad += 1;
+                while pi < res.problems.len() && res.problems[pi].rec == i {
+                    let p = &res.problems[pi];
+                    self.note_problem(file, chunk.first_record + i as u64, p)?;
+                    pi += 1;
+                }
+                self.records += 1;
+                i += 1;
+                run_start = i;
+                if self.cfg.max_errors > 0 && self.bad >= self.cfg.max_errors {
+                    self.stopped = Some(format!(
+                        "stopped after {} bad records (--max-errors)",
+                        self.bad
+                    ));
+                    if let Some(f) = self.files.last_mut() {
+                        f.records += (i - first_data) as u64;
+                    }
+                    return Ok(());
+                }
+                continue;
+            }
+            self.records += 1;
+            i += 1;
+        }
+        if self.good_out.is_some() && run_start < n {
+            let r = chunk.range(run_start).start..chunk.range(n - 1).end;
+            put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
+                .map_err(|e| Self::sink_err(&self.good_out, e))?;
+        }
+        if let Some(f) = self.files.last_mut() {
+            f.records += (n - first_data) as u64;
+        }
+        Ok(())
+    }
+
+    fn note_problem(&mut self, file: &str, recno: u64, p: &Problem) -> Result<()> {
+        let colname = p.col.and_then(|c| self.columns.get(c).cloned());
+        let stat = self.checks.entry(p.check).or_default();
+        stat.problems += 1;
+        if let Some(c) = &colname {
+            *stat.columns.entry(c.clone()).or_default() += 1;
+        }
+        let shown = self.example_counts.entry(p.check).or_default();
+        let want = *shown < self.cfg.examples;
+        if want {
+            *shown += 1;
+        }
+        if want || self.reasons.is_some() {
+            let e = Example {
+                file: file.to_string(),
+                record: recno,
+                line: p.line,
+                byte: p.byte,
+                column: colname,
+                check: p.check.name(),
+                message: p.msg.clone(),
+                excerpt: p.excerpt.clone(),
+            };
+            if let Some(r) = &mut self.reasons {
+                let mut line = Vec::with_capacity(128);
+                let w = csvout::FieldWriter::default();
+                w.field(&mut line, Some(e.file.as_bytes()));
+                for v in [e.record.to_string(), e.line.to_string(), e.byte.to_string()] {
+                    line.push(b',');
+                    w.field(&mut line, Some(v.as_bytes()));
+                }
+                line.push(b',');
+                w.field(&mut line, e.column.as_deref().map(str::as_bytes));
+                line.push(b',');
+                w.field(&mut line, Some(e.check.as_bytes()));
+                line.push(b',');
+                let msg = if e.excerpt.is_empty() {
+                    e.message.clone()
+                } else {
+                    format!("{}: \"{}\"", e.message, e.excerpt)
+                };
+                w.field(&mut line, Some(msg.as_bytes()));
+                line.push(b'\n');
+                r.write_all(&line).map_err(|err| Error::io(r.name(), err))?;
+            }
+            if want {
+                self.examples.push(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+const CHUNK: usize = 4 << 20;
+
+/// Memory per key in the duplicate set: 24-byte slots at most 80% full, and the old table
+/// alive while it grows.
+const BYTES_PER_KEY: u64 = 64;
+
+/// The duplicate-key set: open addressing with linear probing over 24-byte slots
+/// (key, key, first record). Capacity is any size (multiply-shift picks the home slot), so
+/// a table sized from the file size wastes no power-of-two slack; fewer pages touched and
+/// consecutive probes in one cache line keep the sequential merge short.
+#[derive(Default)]
+struct KeySet {
+    /// `[key low, key high, record]`; record 0 marks an empty slot (records count from 1).
+    slots: Vec<[u64; 3]>,
+    len: usize,
+}
+
+impl KeySet {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Makes room for `n` keys without growing.
+    fn reserve(&mut self, n: usize) {
+        let want = n + n / 4 + 16;
+        if want > self.slots.len() {
+            self.rebuild(want);
+        }
+    }
+
+    fn rebuild(&mut self, cap: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![[0u64; 3]; cap]);
+        self.len = 0;
+        for s in old {
+            if s[2] != 0 {
+                self.insert((s[1] as u128) << 64 | s[0] as u128, s[2]);
+            }
+        }
+    }
+
+    /// Inserts `key` first seen in record `rec`, or returns the record that had it first.
+    #[inline]
+    fn insert(&mut self, key: u128, rec: u64) -> Option<u64> {
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            self.rebuild((self.slots.len() * 2).max(1024));
+        }
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        // Exact keys are not random: fold a 128-bit product to spread them.
+        let m = (lo ^ 0x9E37_79B9_7F4A_7C15) as u128 * (hi ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
+        let h = (m as u64) ^ ((m >> 64) as u64);
+        let n = self.slots.len();
+        let mut i = ((h as u128 * n as u128) >> 64) as usize;
+        loop {
+            let s = &mut self.slots[i];
+            if s[2] == 0 {
+                *s = [lo, hi, rec];
+                self.len += 1;
+                return None;
+            }
+            if s[0] == lo && s[1] == hi {
+                return Some(s[2]);
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+    }
+}
+
+/// Runs csvcheck.
+pub fn run(args: Args) -> Result<()> {
+    let cfg = Config::from_args(args)?;
+    check(&cfg)
+}
+
+/// Checks the inputs as configured and writes the outputs and the report.
+pub fn check(cfg: &Config) -> Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+    let open_sink = |p: &Option<PathBuf>| -> Result<Option<Sink>> {
+        match p {
+            Some(p) => Ok(Some(Sink::create(Some(p), wants_gzip(p), 6)?)),
+            None => Ok(None),
+        }
+    };
+    let mut m = Merger {
+        cfg,
+        columns: cfg.columns.iter().map(|c| c.name.clone()).collect(),
+        key: cfg.key.clone(),
+        good_out: if cfg.filter {
+            Some(Sink::stdout())
+        } else {
+            None
+        },
+        bad_out: open_sink(&cfg.bad_rows)?,
+        reasons: open_sink(&cfg.reasons)?,
+        good_open: false,
+        bad_open: false,
+        records: 0,
+        bad: 0,
+        checks: BTreeMap::new(),
+        examples: Vec::new(),
+        example_counts: HashMap::new(),
+        seen: (!cfg.sorted).then(KeySet::default),
+        max_keys: (cfg.key_memory / BYTES_PER_KEY).max(1) as usize,
+        key_complete: true,
+        last_key: None,
+        files: Vec::new(),
+        stopped: None,
+        header_written: false,
+        notes: cfg.notes.clone(),
+    };
+    if let Some(r) = &mut m.reasons {
+        r.write_all(b"file,record,line,byte,column,check,message\n")
+            .map_err(|e| Error::io(r.name(), e))?;
+    }
+    let mut columns = cfg.columns.clone();
+    let mut key = cfg.key.clone();
+    let mut width: Option<usize> = (!columns.is_empty()).then_some(columns.len());
+    for inp in &cfg.inputs {
+        if m.stopped.is_some() {
+            break;
+        }
+        // Each file is loaded on its own, so each sets its own line ending.
+        let mut crlf: Option<bool> = None;
+        let input = input::open(inp.as_deref())?;
+        let name = input.name.clone();
+        let size_hint = input
+            .path
+            .as_ref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|md| md.len());
+        m.files.push(FileStat {
+            file: name.clone(),
+            records: 0,
+            bad: 0,
+        });
+        let bad_before = m.bad;
+        let mut reader = ChunkReader::new(input.reader, &name, CHUNK);
+        reader.keep_unterminated(true);
+        let mut first_chunk = true;
+        std::thread::scope(|s| -> Result<()> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Chunk>>(cfg.threads * 2);
+            let (back_tx, back_rx) = std::sync::mpsc::channel::<Chunk>();
+            s.spawn(move || {
+                loop {
+                    let buf = back_rx.try_recv().unwrap_or_default();
+                    match reader.next_chunk_into(buf) {
+                        Ok(Some(c)) => {
+                            if tx.send(Ok(c)).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(None) => return,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+            });
+            // The merge of one batch runs while the workers check the next one.
+            let mut pending: Option<(Vec<Chunk>, Vec<Checked>, bool)> = None;
+            loop {
+                let mut batch: Vec<Chunk> = Vec::new();
+                match rx.recv() {
+                    Ok(c) => batch.push(c?),
+                    Err(_) => {
+                        if let Some(p) = pending.take() {
+                            merge_batch(&mut m, &name, p, &back_tx)?;
+                        }
+                        break;
+                    }
+                }
+                while batch.len() < cfg.threads * 2 {
+                    match rx.try_recv() {
+                        Ok(c) => batch.push(c?),
+                        Err(_) => break,
+                    }
+                }
+                if first_chunk {
+                    let c0 = &batch[0];
+                    let rec0 = c0.record(0);
+                    if crlf.is_none() {
+                        crlf = Some(rec0.ends_with(b"\r\n"));
+                    }
+                    let mut f = Vec::new();
+                    let nf = split_fields(rec0, &mut f).map(|_| f.len()).unwrap_or(0);
+                    if cfg.header {
+                        if !columns.is_empty() {
+                            header_notes(&mut m, rec0, &f, nf, &columns, &name);
+                        } else if width.is_none() {
+                            // Structure-only: columns named by the header.
+                            columns = f
+                                .iter()
+                                .map(|x| Column {
+                                    name: String::from_utf8_lossy(&x.value(rec0)).into_owned(),
+                                    ty: PgType::Text,
+                                    not_null: false,
+                                })
+                                .collect();
+                            m.columns = columns.iter().map(|c| c.name.clone()).collect();
+                        }
+                        if !m.header_written {
+                            put(&mut m.good_out, &mut m.good_open, rec0)
+                                .map_err(|e| Merger::sink_err(&m.good_out, e))?;
+                            put(&mut m.bad_out, &mut m.bad_open, rec0)
+                                .map_err(|e| Merger::sink_err(&m.bad_out, e))?;
+                            m.header_written = true;
+                        }
+                    }
+                    if width.is_none() {
+                        width = Some(if nf == 0 { 1 } else { nf });
+                    }
+                    // Size the key set once from the file size, instead of growing it by
+                    // rehashing every key several times.
+                    if let (Some(seen), Some(sz)) = (&mut m.seen, size_hint)
+                        && (!key.is_empty() || cfg.key_spec.is_some())
+                    {
+                        let c0 = &batch[0];
+                        let est = sz as f64 * c0.len() as f64 / c0.data.len().max(1) as f64;
+                        seen.reserve(((est * 1.02) as usize).min(m.max_keys));
+                    }
+                    if key.is_empty()
+                        && let Some(spec) = &cfg.key_spec
+                    {
+                        let cols: Vec<Column> = if columns.is_empty() {
+                            (1..=width.unwrap_or(1))
+                                .map(|k| Column {
+                                    name: k.to_string(),
+                                    ty: PgType::Text,
+                                    not_null: false,
+                                })
+                                .collect()
+                        } else {
+                            columns.clone()
+                        };
+                        for n in split_top(spec) {
+                            key.push(resolve_column(&cols, n.trim())?);
+                        }
+                    }
+                }
+                let structure_only = cfg.columns.is_empty();
+                let ctx_cfg;
+                let cfg_ref = if structure_only && !key.is_empty() {
+                    // Key columns of a structure-only check must be non-NULL too.
+                    let mut c = cfg.clone();
+                    c.columns = (0..width.unwrap_or(1))
+                        .map(|k| Column {
+                            name: columns
+                                .get(k)
+                                .map_or_else(|| (k + 1).to_string(), |c| c.name.clone()),
+                            ty: PgType::Text,
+                            not_null: key.contains(&k),
+                        })
+                        .collect();
+                    ctx_cfg = c;
+                    &ctx_cfg
+                } else {
+                    cfg
+                };
+                let ctx = Ctx {
+                    cfg: cfg_ref,
+                    width: width.unwrap_or(1),
+                    crlf: crlf.unwrap_or(false),
+                    typed: cfg_ref
+                        .columns
+                        .iter()
+                        .map(|c| !matches!(c.ty, PgType::Text | PgType::Unknown(_)))
+                        .collect(),
+                    key: key.clone(),
+                    key_types: key
+                        .iter()
+                        .map(|&k| {
+                            cfg_ref
+                                .columns
+                                .get(k)
+                                .map_or(PgType::Text, |c| c.ty.clone())
+                        })
+                        .collect(),
+                    exact_key: false,
+                };
+                m.key = key.clone();
+                let mut ctx = ctx;
+                ctx.exact_key = exact_key_width(&ctx.key_types).is_some();
+                let skip0 = first_chunk && cfg.header;
+                let prev = pending.take();
+                let merger = &mut m;
+                let back = &back_tx;
+                let (results, merged): (Vec<Checked>, Result<()>) = pool.install(|| {
+                    rayon::join(
+                        || {
+                            batch
+                                .par_iter()
+                                .enumerate()
+                                .map(|(k, c)| check_chunk(&ctx, c, k == 0 && skip0))
+                                .collect()
+                        },
+                        || match prev {
+                            Some(p) => merge_batch(merger, &name, p, back),
+                            None => Ok(()),
+                        },
+                    )
+                });
+                merged?;
+                first_chunk = false;
+                if m.stopped.is_some() {
+                    break;
+                }
+                pending = Some((batch, results, skip0));
+            }
+            drop(rx);
+            Ok(())
+        })?;
+        if let Some(f) = m.files.last_mut() {
+            f.bad = m.bad - bad_before;
+        }
+    }
+    finish(m, &columns, &key)
+}
+
+/// Merges a checked batch in order and hands the chunk buffers back to the reader.
+fn merge_batch(
+    m: &mut Merger,
+    name: &str,
+    (chunks, results, skip0): (Vec<Chunk>, Vec<Checked>, bool),
+    back: &std::sync::mpsc::Sender<Chunk>,
+) -> Result<()> {
+    for (k, (c, r)) in chunks.into_iter().zip(results).enumerate() {
+        if m.stopped.is_none() {
+            m.merge(name, &c, r, k == 0 && skip0)?;
+        }
+        let _ = back.send(c);
+    }
+    Ok(())
+}
+
+fn header_notes(
+    m: &mut Merger,
+    rec0: &[u8],
+    f: &[Field],
+    nf: usize,
+    columns: &[Column],
+    file: &str,
+) {
+    if nf != columns.len() {
+        m.notes.push(format!(
+            "{file}: header has {nf} fields, the table {} columns",
+            columns.len()
+        ));
+        return;
+    }
+    for (k, (x, c)) in f.iter().zip(columns).enumerate() {
+        let h = x.value(rec0);
+        if h.as_ref() != c.name.as_bytes() {
+            m.notes.push(format!(
+                "{file}: header field {} is '{}', the table's column is '{}'",
+                k + 1,
+                String::from_utf8_lossy(&h),
+                c.name
+            ));
+        }
+    }
+}
+
+fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
+    let cfg = m.cfg;
+    let rate = if m.records == 0 {
+        0.0
+    } else {
+        m.bad as f64 / m.records as f64
+    };
+    let tolerated =
+        m.bad > 0 && m.stopped.is_none() && cfg.max_error_rate.is_some_and(|r| rate <= r);
+    let verdict = if m.bad == 0 {
+        "clean"
+    } else if tolerated {
+        "within tolerance"
+    } else {
+        "bad records"
+    };
+    if let Some(s) = m.good_out.take() {
+        s.finish()?;
+    }
+    if let Some(s) = m.bad_out.take() {
+        s.finish()?;
+    }
+    if let Some(s) = m.reasons.take() {
+        s.finish()?;
+    }
+    let report = Report {
+        tool: "csvcheck",
+        version: env!("CARGO_PKG_VERSION"),
+        files: std::mem::take(&mut m.files),
+        records: m.records,
+        good: m.records - m.bad,
+        bad: m.bad,
+        bad_rate: rate,
+        checks: std::mem::take(&mut m.checks)
+            .into_iter()
+            .map(|(k, v)| (k.name(), v))
+            .collect(),
+        examples: std::mem::take(&mut m.examples),
+        key: (!key.is_empty()).then(|| KeyReport {
+            columns: key
+                .iter()
+                .map(|&k| {
+                    columns
+                        .get(k)
+                        .map_or((k + 1).to_string(), |c| c.name.clone())
+                })
+                .collect(),
+            mode: if cfg.sorted { "sorted" } else { "hash" },
+            complete: m.key_complete,
+        }),
+        notes: std::mem::take(&mut m.notes),
+        stopped: m.stopped.take(),
+        verdict,
+    };
+    if !cfg.quiet || m.bad > 0 {
+        print_summary(&report);
+    }
+    let mut json = serde_json::to_vec_pretty(&report).map_err(|e| Error::Usage(e.to_string()))?;
+    json.push(b'\n');
+    if let Some(p) = &cfg.report {
+        let mut f = crate::output::AtomicFile::create(p)?;
+        f.write_all(&json).at(p)?;
+        f.commit()?;
+    } else if cfg.json_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&json).at("<stdout>")?;
+        out.flush().at("<stdout>")?;
+    }
+    if m.bad > 0 && !tolerated {
+        return Err(Error::Found(String::new()));
+    }
+    Ok(())
+}
+
+fn print_summary(r: &Report) {
+    let mut e = std::io::stderr().lock();
+    let files = if r.files.len() == 1 {
+        r.files[0].file.clone()
+    } else {
+        format!("{} files", r.files.len())
+    };
+    let _ = writeln!(
+        e,
+        "csvcheck: {files}: {} records, {} bad ({:.4}%){}",
+        r.records,
+        r.bad,
+        r.bad_rate * 100.0,
+        match r.verdict {
+            "within tolerance" => ", within --max-error-rate",
+            _ => "",
+        }
+    );
+    for (name, st) in &r.checks {
+        let cols = if st.columns.is_empty() {
+            String::new()
+        } else {
+            let mut v: Vec<_> = st.columns.iter().collect();
+            v.sort_by(|a, b| b.1.cmp(a.1));
+            format!(
+                " ({})",
+                v.iter()
+                    .map(|(c, n)| format!("{c}: {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let _ = writeln!(e, "csvcheck:   {name}: {}{cols}", st.problems);
+    }
+    for x in &r.examples {
+        let pos = Pos {
+            file: x.file.clone(),
+            line: x.line,
+            byte: x.byte,
+            record: Some(x.record),
+        };
+        let col = x
+            .column
+            .as_ref()
+            .map_or(String::new(), |c| format!("column {c}: "));
+        let ex = if x.excerpt.is_empty() {
+            String::new()
+        } else {
+            format!(": \"{}\"", x.excerpt)
+        };
+        let _ = writeln!(e, "csvcheck: {pos} {}: {col}{}{ex}", x.check, x.message);
+    }
+    if let Some(k) = &r.key
+        && !k.complete
+    {
+        let _ = writeln!(e, "csvcheck: primary key not fully checked");
+    }
+    for n in &r.notes {
+        let _ = writeln!(e, "csvcheck: note: {n}");
+    }
+    if let Some(s) = &r.stopped {
+        let _ = writeln!(e, "csvcheck: {s}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_fast_agrees_with_split_fields() {
+        let recs: &[&[u8]] = &[
+            b"a,b,c\n",
+            b"a,,c\r\n",
+            b"",
+            b",",
+            b"x",
+            b"a,\"b,c\",d\n",
+            b"a,b\"c\n",
+            b"\"open\n",
+            b"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21\n",
+            b",,,,,,,,,,,,,,,,,\n",
+            b"abcdefgh,ijklmnop,\xff\xfe,\x80\x2c\xac,qrstuvwx\n",
+            b"abcdefghijklmnop,qrstuvw\"x\n",
+            b"abcdefghijklmnop,\"qrst,uvw\",x,y,z\r\n",
+        ];
+        for rec in recs {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ra = split_fields(rec, &mut a);
+            let rb = split_fast(rec, strip_terminator(rec), &mut b);
+            assert_eq!(ra, rb, "{rec:?}");
+            if ra.is_ok() {
+                assert_eq!(a, b, "{rec:?}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod keyset_tests {
+    use super::KeySet;
+
+    #[test]
+    fn finds_every_duplicate_across_growth() {
+        let mut k = KeySet::default();
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, i as u64 + 1), None);
+        }
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, 999_999), Some(i as u64 + 1));
+        }
+        assert_eq!(k.len(), 100_000);
+        k.reserve(300_000);
+        assert_eq!(k.insert(7919 * 5, 1), Some(6));
+        assert_eq!(k.insert(u128::MAX, 1), None);
+        assert_eq!(k.insert(0, 2), Some(1), "key 0 was inserted first as i = 0");
+    }
+}

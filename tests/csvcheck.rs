@@ -1,0 +1,716 @@
+//! Integration tests of the `csvcheck` binary: every check with and without its error,
+//! schema sources, outputs (filter, bad rows, reasons, JSON), limits, exit codes, closed
+//! stdout and a full disk.
+
+#[path = "support/man.rs"]
+mod man;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_csvcheck");
+
+struct Out {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+impl Out {
+    fn out(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start csvcheck");
+    let mut sin = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: o.stdout,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Runs with `data` on stdin and returns the output; asserts the exit code.
+fn check(args: &[&str], data: &[u8], code: i32) -> Out {
+    let d = tmp();
+    let o = run_in(d.path(), args, data);
+    assert_eq!(
+        o.code,
+        code,
+        "csvcheck {args:?} on {:?}\nstderr:\n{}",
+        String::from_utf8_lossy(data),
+        o.stderr
+    );
+    o
+}
+
+/// The JSON report of a run on `data`.
+fn report(args: &[&str], data: &[u8]) -> (i32, serde_json::Value) {
+    let d = tmp();
+    let mut a = args.to_vec();
+    a.push("--json");
+    a.push("-q");
+    let o = run_in(d.path(), &a, data);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("bad JSON ({e}): {}\n{}", o.out(), o.stderr));
+    (o.code, v)
+}
+
+/// Problems per check name in a report.
+fn checks(v: &serde_json::Value) -> Vec<(String, u64)> {
+    v["checks"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, s)| (k.clone(), s["problems"].as_u64().unwrap()))
+        .collect()
+}
+
+/// (check, record) of every example.
+fn bad_records(v: &serde_json::Value) -> Vec<(String, u64)> {
+    v["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["check"].as_str().unwrap().to_string(),
+                e["record"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn man_page_is_current() {
+    man::check_man_page(<dumpshard::csvcheck::Args as clap::CommandFactory>::command());
+}
+
+/// (name, clean input, broken input, check, bad record number)
+type StructureCase = (
+    &'static str,
+    &'static [u8],
+    &'static [u8],
+    &'static str,
+    u64,
+);
+
+#[test]
+fn structure_checks_each_with_and_without_the_error() {
+    let cases: &[StructureCase] = &[
+        (
+            "unterminated quote",
+            b"a,b\n\"x\ny\",2\n",
+            b"a,b\n\"x\ny,2\n",
+            "unterminated-quote",
+            2,
+        ),
+        (
+            "bare quote",
+            b"a,b\n\"c\"\"d\",e\n",
+            b"a,b\nc\"d,e\n\"x\",y\n",
+            "bare-quote",
+            2,
+        ),
+        (
+            "text after quote",
+            b"a,\"b\"\n",
+            b"a,\"b\"c\n",
+            "text-after-quote",
+            1,
+        ),
+        (
+            "field count",
+            b"a,b\nc,d\n",
+            b"a,b\nc,d,e\nf\n",
+            "field-count",
+            2,
+        ),
+        (
+            "invalid utf-8",
+            "a,é\n".as_bytes(),
+            b"a,b\n\xff\xfe,c\n",
+            "invalid-utf8",
+            2,
+        ),
+        ("nul byte", b"a,b\n", b"a,b\nc\0,d\n", "nul-byte", 2),
+        ("blank line", b"a,b\n,\n", b"a,b\n\nc,d\n", "blank-line", 2),
+        (
+            "mixed line endings",
+            b"a,b\r\nc,d\r\n",
+            b"a,b\nc,d\r\ne,f\n",
+            "line-ending",
+            2,
+        ),
+        ("bare CR", b"a,\"b\rc\"\n", b"a,b\rc\n", "line-ending", 1),
+        (
+            "end-of-data marker",
+            b"a\n\"\\.\"\n",
+            b"a\n\\.\nb\n",
+            "end-of-data-marker",
+            2,
+        ),
+    ];
+    for (name, good, bad, check_name, rec) in cases {
+        let (code, v) = report(&[], good);
+        assert_eq!(code, 0, "{name}: clean input flagged: {v}");
+        assert_eq!(v["bad"], 0, "{name}: {v}");
+        let (code, v) = report(&[], bad);
+        assert_eq!(code, 1, "{name}: broken input passed: {v}");
+        let recs = bad_records(&v);
+        assert!(
+            recs.contains(&(check_name.to_string(), *rec)),
+            "{name}: expected {check_name} at record {rec}, got {recs:?}\n{v}"
+        );
+    }
+}
+
+#[test]
+fn problems_name_file_line_byte_column_and_excerpt() {
+    let d = tmp();
+    let f = d.path().join("in.csv");
+    std::fs::write(&f, "id,n\n1,2\n\"multi\nline\",3\nN/A,4\n").unwrap();
+    let o = run_in(
+        d.path(),
+        &["--columns", "id:text,n:int4", "in.csv", "--header"],
+        b"",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = run_in(
+        d.path(),
+        &["--columns", "id:int4,n:int4", "in.csv", "--header"],
+        b"",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    // Record 3 starts on line 3 at byte 9; record 4 on line 5 at byte 25.
+    assert!(
+        o.stderr
+            .contains("in.csv:3: (record 3, byte 9) type: column id: invalid input syntax for type integer: \"multi?line\""),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("in.csv:5: (record 4, byte 24) type: column id"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("type: 2 (id: 2)"), "{}", o.stderr);
+}
+
+#[test]
+fn types_and_not_null() {
+    let cols = "i:int2,n:numeric(5,2),b:bool,d:date,t:timestamptz,u:uuid,j:jsonb,x:bytea,v:varchar(3),a:int4[],k:int8!";
+    let good = "1,123.454,yes,2024-02-29,2024-01-05 10:00:00+02,{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11},\"{\"\"a\"\": 1}\",\\x0aff,äöü  ,\"{1,NULL}\",9223372036854775807\n\
+                ,,,,,,,,,,0\n";
+    let (code, v) = report(&["--columns", cols], good.as_bytes());
+    assert_eq!(code, 0, "{v}");
+    let bad = [
+        ("32768,,,,,,,,,,0\n", "i"),
+        (",999.995,,,,,,,,,0\n", "n"),
+        (",,maybe,,,,,,,,0\n", "b"),
+        (",,,2023-02-29,,,,,,,0\n", "d"),
+        (",,,,2024-01-05 25:00,,,,,,0\n", "t"),
+        (",,,,,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1,,,,,0\n", "u"),
+        (",,,,,,\"{\"\"a\"\": }\",,,,0\n", "j"),
+        (",,,,,,,\\x0,,,0\n", "x"),
+        (",,,,,,,,abcd,,0\n", "v"),
+        (",,,,,,,,,\"{1,{2}}\",0\n", "a"),
+        (",,,,,,,,,,\n", "k"),
+        (",,,,,,,,,,9223372036854775808\n", "k"),
+    ];
+    for (rec, col) in bad {
+        let (code, v) = report(&["--columns", cols], rec.as_bytes());
+        assert_eq!(code, 1, "{rec:?} should fail: {v}");
+        let ex = &v["examples"][0];
+        assert_eq!(ex["column"], col, "{rec:?}: {v}");
+    }
+    // NOT NULL: unquoted empty is NULL, quoted empty is an empty string.
+    let (code, v) = report(&["--columns", "a:text!"], b"\"\"\n");
+    assert_eq!(code, 0, "{v}");
+    let (_, v) = report(&["--columns", "a:text!,b:text"], b",x\n");
+    assert_eq!(checks(&v), [("not-null".to_string(), 1)]);
+    // With --null '\N', an unquoted empty field is '' (a type error for integers) and \N is
+    // NULL, but a quoted "\N" is the string.
+    let (_, v) = report(
+        &["--columns", "a:int4!,b:text", "--null", "\\N"],
+        b",x\n\\N,y\n",
+    );
+    assert_eq!(
+        checks(&v),
+        [("not-null".to_string(), 1), ("type".to_string(), 1)]
+    );
+    let (code, _) = report(&["--columns", "a:text!", "--null", "\\N"], b"\"\\N\"\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn schema_from_manifest_and_ddl() {
+    let d = tmp();
+    std::fs::write(
+        d.path().join("schema.sql"),
+        "CREATE TYPE public.mood AS ENUM ('sad', 'ok');\n\
+         CREATE DOMAIN public.pos AS integer NOT NULL CHECK (VALUE > 0);\n\
+         CREATE TABLE public.t (\n  id bigint NOT NULL,\n  m public.mood,\n  p public.pos,\n  g point\n);\n\
+         ALTER TABLE ONLY public.t ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("t.csv"), "1,ok,5,\"(1,2)\"\n2,sad,7,\n").unwrap();
+    let o = run_in(
+        d.path(),
+        &["--ddl", "schema.sql", "--table", "t", "t.csv"],
+        b"",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("type point is not checked"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("CHECK constraints of domain public.pos"),
+        "{}",
+        o.stderr
+    );
+    std::fs::write(d.path().join("t.csv"), "1,ok,5,\n1,happy,,\n").unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "--ddl",
+            "schema.sql",
+            "--table",
+            "public.t",
+            "t.csv",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["checks"]["type"]["columns"]["m"], 1, "{v}");
+    assert_eq!(v["checks"]["not-null"]["columns"]["p"], 1, "{v}");
+    assert_eq!(v["key"]["columns"][0], "id");
+
+    let manifest = r#"{"format":"dumpshard-manifest","version":1,"tables":[{"schema":"public","name":"t",
+        "file":"t.csv","columns":[{"name":"id","type":"integer","not_null":true},
+        {"name":"price","type":"numeric(4,2)","not_null":false}],"primary_key":["id"],
+        "rows":2,"bytes":0,"header":true,"null":"\\N"}]}"#;
+    std::fs::write(d.path().join("m.json"), manifest).unwrap();
+    std::fs::write(d.path().join("t.csv"), "id,price\n1,\\N\n2,99.99\n2,1\n").unwrap();
+    let o = run_in(
+        d.path(),
+        &["--manifest", "m.json", "--table", "t", "t.csv", "--json"],
+        b"",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(checks(&v), [("duplicate-key".to_string(), 1)], "{v}");
+    assert_eq!(v["examples"][0]["record"], 4, "header is record 1: {v}");
+    let o = run_in(
+        d.path(),
+        &["--manifest", "m.json", "--table", "nope", "t.csv"],
+        b"",
+    );
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("not in the manifest"), "{}", o.stderr);
+}
+
+#[test]
+fn primary_key_hash_and_sorted() {
+    let data = b"3,a\n1,b\n2,c\n1,d\n+3,e\n";
+    let (code, v) = report(&["--columns", "id:int4,v:text", "--key", "id"], data);
+    assert_eq!(code, 1);
+    assert_eq!(
+        bad_records(&v),
+        [
+            ("duplicate-key".to_string(), 4),
+            ("duplicate-key".to_string(), 5)
+        ],
+        "integer keys compare by value (+3 = 3): {v}"
+    );
+    assert!(
+        v["examples"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("first seen in record 2"),
+        "{v}"
+    );
+    let (_, v) = report(
+        &["--columns", "id:int4,v:text", "--key", "id", "--sorted"],
+        data,
+    );
+    assert_eq!(
+        bad_records(&v),
+        [("key-order".to_string(), 2), ("key-order".to_string(), 4),],
+        "{v}"
+    );
+    let (code, _) = report(
+        &["--columns", "id:int4,v:text", "--key", "id", "--sorted"],
+        b"1,a\n2,a\n10,a\n",
+    );
+    assert_eq!(code, 0, "10 > 2 as integers");
+    // Structure-only checks with a key by column number; composite keys.
+    let (code, v) = report(&["--key", "1,2"], b"a,1\na,2\nb,1\na,1\n");
+    assert_eq!(code, 1);
+    assert_eq!(bad_records(&v), [("duplicate-key".to_string(), 4)]);
+    let (_, v) = report(&["--key", "2", "--no-key-check"], b"a,1\na,1\n");
+    assert_eq!(v["bad"], 0);
+}
+
+/// Many chunks: keys compared across chunk boundaries, outputs in order.
+#[test]
+fn large_input_across_chunks() {
+    let d = tmp();
+    let mut data = Vec::new();
+    let n = 400_000u64;
+    for i in 0..n {
+        let k = if i == 350_000 { 17 } else { i };
+        writeln!(data, "{k},{},\"value {i}\"", i * 7).unwrap();
+    }
+    std::fs::write(d.path().join("big.csv"), &data).unwrap();
+    for sorted in [false, true] {
+        let mut args = vec![
+            "--columns",
+            "k:int8,x:int8,s:text",
+            "--key",
+            "k",
+            "big.csv",
+            "--filter",
+            "--bad-rows",
+            "bad.csv",
+            "-q",
+        ];
+        if sorted {
+            args.push("--sorted");
+        }
+        let o = run_in(d.path(), &args, b"");
+        assert_eq!(o.code, 1, "{}", o.stderr);
+        let bad = std::fs::read(d.path().join("bad.csv")).unwrap();
+        assert_eq!(bad, b"17,2450000,\"value 350000\"\n", "sorted={sorted}");
+        let mut expect = data.clone();
+        let at = memfind(&expect, &bad);
+        expect.drain(at..at + bad.len());
+        assert!(
+            o.stdout == expect,
+            "filter output differs (sorted={sorted})"
+        );
+        assert!(
+            o.stderr
+                .contains(if sorted { "key-order" } else { "duplicate-key" }),
+            "{}",
+            o.stderr
+        );
+    }
+    // A key set too small: the check stops and says what to use instead.
+    let o = run_in(
+        d.path(),
+        &[
+            "--columns",
+            "k:int8,x:int8,s:text",
+            "--key",
+            "k",
+            "big.csv",
+            "--max-memory",
+            "1M",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("pksort --check"), "{}", o.stderr);
+}
+
+fn memfind(h: &[u8], n: &[u8]) -> usize {
+    h.windows(n.len()).position(|w| w == n).unwrap()
+}
+
+#[test]
+fn filter_and_bad_rows_are_byte_for_byte() {
+    let d = tmp();
+    let input: &[u8] = b"id,v\r\n1,\"a\"\"b\"\r\nx,\"keep\r\nme\"\r\n2,\r\n3,\"\"\r\n";
+    std::fs::write(d.path().join("in.csv"), input).unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "--columns",
+            "id:int4,v:text",
+            "--header",
+            "in.csv",
+            "--filter",
+            "--bad-rows",
+            "bad.csv.gz",
+            "--bad-rows-reasons",
+            "why.csv",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "id,v\r\n1,\"a\"\"b\"\r\n2,\r\n3,\"\"\r\n"
+    );
+    let mut bad = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(d.path().join("bad.csv.gz")).unwrap())
+        .read_to_end(&mut bad)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&bad),
+        "id,v\r\nx,\"keep\r\nme\"\r\n"
+    );
+    let why = std::fs::read_to_string(d.path().join("why.csv")).unwrap();
+    assert_eq!(
+        why,
+        "file,record,line,byte,column,check,message\n\
+         in.csv,3,3,16,id,type,\"invalid input syntax for type integer: \"\"x\"\"\"\n"
+    );
+}
+
+#[test]
+fn several_files_are_one_table() {
+    let d = tmp();
+    std::fs::write(d.path().join("a.csv"), "h\n1\n2").unwrap();
+    std::fs::write(d.path().join("b.csv.gz"), gzip(b"h\n3\n2\n")).unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "--columns",
+            "h:int4",
+            "--key",
+            "h",
+            "--header",
+            "a.csv",
+            "b.csv.gz",
+            "--filter",
+            "--json",
+            "--report",
+            "r.json",
+        ],
+        b"",
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert_eq!(
+        o.out(),
+        "h\n1\n2\n3\n",
+        "one header, newline added between files"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(v["files"][1]["file"], "b.csv.gz");
+    assert_eq!(v["files"][1]["bad"], 1);
+    assert_eq!(v["examples"][0]["file"], "b.csv.gz");
+    assert_eq!(v["records"], 4);
+    // Line endings are per file: an LF file after a CRLF file is fine.
+    std::fs::write(d.path().join("crlf.csv"), "1\r\n2\r\n").unwrap();
+    std::fs::write(d.path().join("lf.csv"), "3\n4\n").unwrap();
+    let o = run_in(d.path(), &["crlf.csv", "lf.csv"], b"");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(b).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn limits_and_tolerance() {
+    let mut data = String::new();
+    for i in 0..1000 {
+        if i % 100 == 7 {
+            data.push_str("bad\n");
+        } else {
+            data.push_str(&format!("{i}\n"));
+        }
+    }
+    let (code, v) = report(
+        &["--columns", "a:int4", "--max-errors", "3"],
+        data.as_bytes(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["bad"], 3, "{v}");
+    assert_eq!(
+        v["records"], 208,
+        "stops right after the third bad record: {v}"
+    );
+    assert!(v["stopped"].as_str().unwrap().contains("--max-errors"));
+    let (code, v) = report(
+        &["--columns", "a:int4", "--max-error-rate", "1%"],
+        data.as_bytes(),
+    );
+    assert_eq!(code, 0, "10 of 1000 is within 1%: {v}");
+    assert_eq!(v["verdict"], "within tolerance");
+    let (code, _) = report(
+        &["--columns", "a:int4", "--max-error-rate", "0.009"],
+        data.as_bytes(),
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["--table", "t"],
+        vec!["--manifest", "m.json"],
+        vec!["--filter", "--json"],
+        vec!["--columns", "a:int4", "--key", "b"],
+        vec!["--sorted"],
+        vec!["--max-error-rate", "2"],
+        vec!["--max-memory", "lots"],
+        vec!["--columns", ":int4"],
+        vec!["--nonsense"],
+        vec!["missing-file.csv"],
+    ] {
+        let o = check(&args, b"", 2);
+        assert!(
+            o.stderr.lines().count() >= 1 && o.stderr.len() < 2000,
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    let o = check(&["--help"], b"", 0);
+    assert!(o.out().contains("--bad-rows"));
+    let o = check(&["-"], b"a\n", 0);
+    assert!(
+        o.stderr.contains("<stdin>: 1 records, 0 bad"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let d = tmp();
+    let mut data = Vec::new();
+    for i in 0..300_000 {
+        writeln!(data, "{i},some text to make the output large").unwrap();
+    }
+    std::fs::write(d.path().join("big.csv"), &data).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["big.csv", "--filter", "--columns", "a:int4,b:text"])
+        .current_dir(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut buf = [0u8; 100];
+    out.read_exact(&mut buf).unwrap();
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("error"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn full_disk_is_an_error() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    }
+    for args in [vec!["--filter"], vec!["--json"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"1,2\n3,4\n")
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("csvcheck: <stdout>: No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+    // A bad-rows file on a full disk too.
+    let o = check(
+        &["--bad-rows", "/dev/full/x.csv", "--columns", "a:int4"],
+        b"x\n",
+        2,
+    );
+    assert!(o.stderr.contains("/dev/full"), "{}", o.stderr);
+}
+
+#[test]
+fn unterminated_quote_in_the_middle_swallows_until_the_next_quote() {
+    // Quote parity decides record ends, exactly as PostgreSQL's COPY does, so a stray quote
+    // makes one long bad record; nothing after it is lost or silently accepted.
+    let (code, v) = report(
+        &["--columns", "a:int4,b:text"],
+        b"1,x\n2,a\"b\n3,c\n4,\"d\n5,e\n",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["records"], 3, "{v}");
+    assert_eq!(bad_records(&v), [("bare-quote".to_string(), 2)]);
+}
+
+/// With 32-byte records, the first 4 MiB chunk holds exactly 131072 records, so record
+/// 131073 is the first of the second chunk: its key is compared with the previous chunk's
+/// last key by the merge, not inside a worker.
+#[test]
+fn sorted_check_at_a_chunk_boundary() {
+    let d = tmp();
+    for (k_first_of_chunk2, want) in [
+        (131_072u64, "duplicate-key"),
+        (5, "key-order"),
+        (131_073, ""),
+    ] {
+        let mut data = Vec::new();
+        for i in 1..=140_000u64 {
+            let k = if i == 131_073 { k_first_of_chunk2 } else { i };
+            writeln!(data, "{k:010},{i:020}").unwrap();
+        }
+        assert_eq!(data.len(), 140_000 * 32);
+        std::fs::write(d.path().join("s.csv"), &data).unwrap();
+        let o = run_in(
+            d.path(),
+            &["--key", "1", "--sorted", "--json", "-q", "s.csv"],
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        if want.is_empty() {
+            assert_eq!(o.code, 0, "{v}");
+        } else {
+            assert_eq!(bad_records(&v), [(want.to_string(), 131_073)], "{v}");
+        }
+    }
+}
