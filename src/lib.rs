@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod csvout;
+pub mod csvsplit;
 pub mod error;
 pub mod input;
 pub mod manifest;
