@@ -112,7 +112,7 @@ impl Pipeline {
         drop(out_tx);
         let writer = std::thread::Builder::new()
             .name("csvsplit writer".into())
-            .spawn(move || write_all(out_rx))
+            .spawn(move || write_all(out_rx, gzip))
             .ok();
         Pipeline {
             tx: Some(tx),
@@ -241,7 +241,7 @@ fn refuse_special(path: &Path) -> Result<()> {
     }
 }
 
-fn write_all(rx: Receiver<(u64, Out)>) -> Result<Vec<Done>> {
+fn write_all(rx: Receiver<(u64, Out)>, gzip: Option<u32>) -> Result<Vec<Done>> {
     let mut pending: BTreeMap<u64, Out> = BTreeMap::new();
     let mut next = 0u64;
     let mut open: HashMap<usize, OpenShard> = HashMap::new();
@@ -281,9 +281,17 @@ fn write_all(rx: Receiver<(u64, Out)>) -> Result<Vec<Done>> {
                     s.bytes += raw_len;
                 }
                 Out::Close(shard, records) => {
-                    let s = open.remove(&shard).ok_or_else(|| {
+                    let mut s = open.remove(&shard).ok_or_else(|| {
                         Error::Usage(format!("internal error: shard {shard} is not open"))
                     })?;
+                    if let Some(level) = gzip
+                        && s.file_bytes == 0
+                    {
+                        // An empty file is not valid gzip; an empty member is.
+                        let empty = gzip_member(&[], 0, level);
+                        s.file.write_all(&empty).at(&s.path)?;
+                        s.file_bytes = empty.len() as u64;
+                    }
                     s.file.commit()?;
                     done.push(Done {
                         shard,
