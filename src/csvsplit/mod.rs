@@ -278,7 +278,7 @@ impl Config {
 
 /// Target size of the chunks read, and so of the blocks handed to workers: large enough that
 /// per-block costs vanish, small enough that two workers stay busy on a single shard.
-const CHUNK: usize = 4 << 20;
+const CHUNK: usize = 1 << 20;
 
 /// Runs csvsplit.
 pub fn run(args: Args) -> Result<()> {
@@ -302,9 +302,17 @@ pub fn split(cfg: &Config) -> Result<Vec<Done>> {
         }
         _ => (inp.reader, 0),
     };
-    let mut rd = ChunkReader::new(reader, &name, CHUNK);
+    let chunk_size: usize = std::env::var("XCHUNK")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(CHUNK);
+    let mut rd = ChunkReader::new(reader, &name, chunk_size);
     let mut sp = Splitter::new(cfg, name, total);
-    let mut pipe = Pipeline::start(cfg.workers, cfg.template.gzip().then_some(cfg.level));
+    let mut pipe = Pipeline::start(
+        cfg.workers,
+        cfg.template.gzip().then_some(cfg.level),
+        cfg.manifest.is_some(),
+    );
     let mut recycled: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
     let mut first = true;
     loop {
@@ -649,7 +657,10 @@ impl<'a> Splitter<'a> {
             }
             *count += 1;
             if buf.len() >= self.block {
-                let full = std::mem::replace(buf, Vec::with_capacity(self.block));
+                let fresh = pipe
+                    .spare()
+                    .unwrap_or_else(|| Vec::with_capacity(self.block));
+                let full = std::mem::replace(buf, fresh);
                 pipe.data(s, Payload::Owned(full))?;
             }
         }

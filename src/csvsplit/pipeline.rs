@@ -71,7 +71,8 @@ pub struct Done {
     pub bytes: u64,
     /// Bytes of the file on disk.
     pub file_bytes: u64,
-    /// CRC-32 (IEEE, as in gzip) of the uncompressed content, header included.
+    /// CRC-32 (IEEE, as in gzip) of the uncompressed content, header included (0 for plain
+    /// shards when no checksum was asked for).
     pub crc32: u32,
 }
 
@@ -90,35 +91,42 @@ pub struct Pipeline {
     seq: u64,
     workers: Vec<JoinHandle<()>>,
     writer: Option<JoinHandle<Result<Vec<Done>>>>,
+    /// Buffers of written [`Payload::Owned`] blocks, handed back for reuse: fresh large
+    /// allocations cost a page fault per 4 KiB.
+    spare: Receiver<Vec<u8>>,
 }
 
 impl Pipeline {
     /// Starts `workers` workers (at least one) and the writer. `gzip`: compress at `level`.
-    pub fn start(workers: usize, gzip: Option<u32>) -> Pipeline {
+    /// `checksum`: compute the CRC-32 of plain shards too (gzip shards always need it).
+    pub fn start(workers: usize, gzip: Option<u32>, checksum: bool) -> Pipeline {
         let workers = workers.max(1);
         let (tx, rx) = sync_channel::<(u64, Job)>(2 * workers + 2);
         let (out_tx, out_rx) = sync_channel::<(u64, Out)>(2 * workers + 2);
+        let (spare_tx, spare) = sync_channel::<Vec<u8>>(4 * workers + 8);
         let rx = Arc::new(Mutex::new(rx));
         let handles = (0..workers)
             .filter_map(|i| {
                 let rx = Arc::clone(&rx);
                 let out_tx = out_tx.clone();
+                let spare_tx = spare_tx.clone();
                 std::thread::Builder::new()
                     .name(format!("csvsplit worker {i}"))
-                    .spawn(move || work(&rx, &out_tx, gzip))
+                    .spawn(move || work(&rx, &out_tx, &spare_tx, gzip, checksum))
                     .ok()
             })
             .collect::<Vec<_>>();
         drop(out_tx);
         let writer = std::thread::Builder::new()
             .name("csvsplit writer".into())
-            .spawn(move || write_all(out_rx, gzip))
+            .spawn(move || write_all(out_rx, &spare_tx, gzip))
             .ok();
         Pipeline {
             tx: Some(tx),
             seq: 0,
             workers: handles,
             writer,
+            spare,
         }
     }
 
@@ -147,6 +155,13 @@ impl Pipeline {
     /// Appends bytes to an open shard.
     pub fn data(&mut self, shard: usize, p: Payload) -> Result<()> {
         self.send(Job::Data(shard, p))
+    }
+
+    /// An emptied buffer of a block already written, if one is available.
+    pub fn spare(&self) -> Option<Vec<u8>> {
+        let mut v = self.spare.try_recv().ok()?;
+        v.clear();
+        Some(v)
     }
 
     /// Completes shard `shard` with `records` data records: it is renamed into place.
@@ -184,7 +199,13 @@ impl Drop for Pipeline {
     }
 }
 
-fn work(rx: &Mutex<Receiver<(u64, Job)>>, out: &SyncSender<(u64, Out)>, gzip: Option<u32>) {
+fn work(
+    rx: &Mutex<Receiver<(u64, Job)>>,
+    out: &SyncSender<(u64, Out)>,
+    spare: &SyncSender<Vec<u8>>,
+    gzip: Option<u32>,
+    checksum: bool,
+) {
     loop {
         let next = match rx.lock() {
             Ok(r) => r.recv(),
@@ -196,10 +217,20 @@ fn work(rx: &Mutex<Receiver<(u64, Job)>>, out: &SyncSender<(u64, Out)>, gzip: Op
             Job::Close(s, r) => Out::Close(s, r),
             Job::Data(shard, p) => {
                 let raw = p.bytes();
-                let crc = zlib_rs::crc32::crc32(0, raw);
+                let crc = if checksum || gzip.is_some() {
+                    zlib_rs::crc32::crc32(0, raw)
+                } else {
+                    0
+                };
                 let raw_len = raw.len() as u64;
                 let bytes = match gzip {
-                    Some(level) => Payload::Owned(gzip_member(raw, crc, level)),
+                    Some(level) => {
+                        let z = Payload::Owned(gzip_member(raw, crc, level));
+                        if let Payload::Owned(v) = p {
+                            let _ = spare.try_send(v);
+                        }
+                        z
+                    }
                     None => p,
                 };
                 Out::Data {
@@ -241,7 +272,11 @@ fn refuse_special(path: &Path) -> Result<()> {
     }
 }
 
-fn write_all(rx: Receiver<(u64, Out)>, gzip: Option<u32>) -> Result<Vec<Done>> {
+fn write_all(
+    rx: Receiver<(u64, Out)>,
+    spare: &SyncSender<Vec<u8>>,
+    gzip: Option<u32>,
+) -> Result<Vec<Done>> {
     let mut pending: BTreeMap<u64, Out> = BTreeMap::new();
     let mut next = 0u64;
     let mut open: HashMap<usize, OpenShard> = HashMap::new();
@@ -279,6 +314,11 @@ fn write_all(rx: Receiver<(u64, Out)>, gzip: Option<u32>) -> Result<Vec<Done>> {
                     s.file_bytes += b.len() as u64;
                     s.crc = zlib_rs::crc32::crc32_combine(s.crc, crc, raw_len);
                     s.bytes += raw_len;
+                    if let Payload::Owned(v) = bytes
+                        && gzip.is_none()
+                    {
+                        let _ = spare.try_send(v);
+                    }
                 }
                 Out::Close(shard, records) => {
                     let mut s = open.remove(&shard).ok_or_else(|| {
@@ -322,7 +362,7 @@ mod tests {
     fn members_concatenate_to_valid_gzip() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.csv.gz");
-        let mut p = Pipeline::start(3, Some(6));
+        let mut p = Pipeline::start(3, Some(6), false);
         p.open(0, path.clone()).unwrap();
         let data = Arc::new(b"hello,world\nsecond,line\n".repeat(1000));
         for i in 0..10 {
