@@ -537,6 +537,32 @@ fn malformed_input_leaves_no_shard() {
     );
     assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
 
+    // The same from a file (read through a memory mapping), in a later block.
+    let mut text = "x\n".repeat(3 << 20);
+    text.push_str("\"open\nrest");
+    std::fs::write(dir.path().join("in.csv"), &text).unwrap();
+    let o = run_in(dir.path(), &["-r", "100000", "in.csv"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let n = (3 << 20) + 1;
+    let want = format!("csvsplit: in.csv:{n}: (record {n}, byte {})", 6 << 20);
+    assert!(
+        err.starts_with(&want) && err.contains("unterminated"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.path().join("in.csv")).unwrap();
+    // Complete shards before the bad record stay; the one being written is gone.
+    let left = files(dir.path());
+    assert_eq!(left.len(), (3 << 20) / 100000, "{left:?}");
+    for f in &left {
+        assert_eq!(
+            std::fs::read(dir.path().join(f)).unwrap().len(),
+            200000,
+            "{f}"
+        );
+        std::fs::remove_file(dir.path().join(f)).unwrap();
+    }
+
     let o = run_in(
         dir.path(),
         &["-n", "2", "--by-hash", "2"],

@@ -9,6 +9,7 @@
 //! checksumming, compression and writing happen in [`pipeline`].
 
 mod hash;
+mod mapped;
 mod pipeline;
 pub mod sql;
 mod template;
@@ -23,6 +24,7 @@ use crate::input;
 use crate::manifest::{Manifest, Table};
 use crate::output::AtomicFile;
 use crate::records::{ChunkReader, Field, split_fields};
+use mapped::Mapped;
 use pipeline::{Payload, Pipeline};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -291,97 +293,185 @@ pub fn run(args: Args) -> Result<()> {
 pub fn split(cfg: &Config) -> Result<Vec<Done>> {
     let inp = input::open(cfg.input.as_deref())?;
     let name = inp.name.clone();
-    let (reader, total): (Box<dyn Read + Send>, u64) = match (&cfg.mode, &inp.path) {
-        (Mode::Chunks(_), Some(p)) => {
-            let len = std::fs::metadata(p).at(p)?.len();
-            (inp.reader, len)
-        }
-        (Mode::Chunks(_), None) => {
+    if let Some(p) = &inp.path
+        && let Some(m) = mapped::map_path(p).at(p)?
+    {
+        drop(inp);
+        return split_mapped(cfg, name, m);
+    }
+    let (reader, total): (Box<dyn Read + Send>, u64) = match &cfg.mode {
+        Mode::Chunks(_) => {
             let (f, len) = spool(inp.reader, &name, &cfg.template.render(0))?;
+            if let Some(m) = Mapped::new(&f, len) {
+                return split_mapped(cfg, name, m);
+            }
             (Box::new(std::io::BufReader::with_capacity(1 << 20, f)), len)
         }
         _ => (inp.reader, 0),
     };
-    let chunk_size: usize = std::env::var("XCHUNK")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(CHUNK);
-    let mut rd = ChunkReader::new(reader, &name, chunk_size);
-    let mut sp = Splitter::new(cfg, name, total);
-    let mut pipe = Pipeline::start(
-        cfg.workers,
-        cfg.template.gzip().then_some(cfg.level),
-        cfg.manifest.is_some(),
-    );
+    let mut rd = ChunkReader::new(reader, &name, CHUNK);
+    let mut run = Run::new(cfg, name, total);
     let mut recycled: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
-    let mut first = true;
     loop {
         let buf = reuse(&mut recycled);
         let Some(chunk) = rd.next_chunk(buf)? else {
             break;
         };
         let data = Arc::new(chunk.data);
+        let shared: Shared = data.clone();
         let view = View {
-            data: &data,
+            data: &shared,
+            bytes: &data,
+            begin: 0,
             ends: &chunk.ends,
             first_record: chunk.first_record,
             first_line: chunk.first_line,
             first_byte: chunk.first_byte,
         };
-        let mut from = 0;
-        if first {
-            first = false;
-            if cfg.header {
-                let h = view.record(0).to_vec();
-                from = 1;
-                sp.set_header(h)?;
-            }
-            sp.begin(&mut pipe)?;
-        }
-        sp.chunk(&mut pipe, &view, from)?;
+        run.feed(&view)?;
+        drop(shared);
         recycled.push_back(data);
         if recycled.len() > 64 {
             recycled.pop_front();
         }
     }
-    if first {
-        sp.begin(&mut pipe)?;
-    }
-    sp.finish(&mut pipe)?;
-    pipe.finish()
+    run.finish()
 }
 
-/// An input chunk seen by the splitter.
+/// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
+/// ranges of the mapping, so the data is never copied in user space.
+fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Vec<Done>> {
+    let m = Arc::new(m);
+    let shared: Shared = m.clone();
+    let data: &[u8] = (*m).as_ref();
+    let mut run = Run::new(cfg, name.clone(), data.len() as u64);
+    let (mut pos, mut in_quote, mut record) = (0usize, false, 1u64);
+    let mut ends = Vec::new();
+    while pos < data.len() {
+        ends.clear();
+        let begin = pos;
+        mapped::scan(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
+        let last = ends.last().copied().unwrap_or(begin);
+        if pos >= data.len() && last < data.len() {
+            if in_quote {
+                let lines = memchr::memchr_iter(b'\n', data.get(..last).unwrap_or_default());
+                let at = Pos {
+                    file: name,
+                    line: 1 + lines.count() as u64,
+                    byte: last as u64,
+                    record: Some(record + ends.len() as u64),
+                };
+                return Err(Error::input(
+                    at,
+                    "unterminated quoted field: the input ends inside quotes",
+                ));
+            }
+            ends.push(data.len());
+        }
+        let view = View {
+            data: &shared,
+            bytes: data,
+            begin,
+            ends: &ends,
+            first_record: record,
+            first_line: 1,
+            first_byte: 0,
+        };
+        run.feed(&view)?;
+        record += ends.len() as u64;
+    }
+    run.finish()
+}
+
+/// Bytes shared with the writer threads: a read buffer or the mapped file.
+type Shared = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// One splitting run: the splitter, the writer pool, and whether the first record was seen.
+struct Run<'a> {
+    cfg: &'a Config,
+    sp: Splitter<'a>,
+    pipe: Pipeline,
+    first: bool,
+}
+
+impl<'a> Run<'a> {
+    fn new(cfg: &'a Config, name: String, total: u64) -> Run<'a> {
+        Run {
+            cfg,
+            sp: Splitter::new(cfg, name, total),
+            pipe: Pipeline::start(
+                cfg.workers,
+                cfg.template.gzip().then_some(cfg.level),
+                cfg.manifest.is_some(),
+            ),
+            first: true,
+        }
+    }
+
+    fn feed(&mut self, v: &View) -> Result<()> {
+        let mut from = 0;
+        if self.first {
+            self.first = false;
+            if self.cfg.header && !v.ends.is_empty() {
+                self.sp.set_header(v.record(0).to_vec())?;
+                from = 1;
+            }
+            self.sp.begin(&mut self.pipe)?;
+        }
+        self.sp.chunk(&mut self.pipe, v, from)
+    }
+
+    fn finish(mut self) -> Result<Vec<Done>> {
+        if self.first {
+            self.sp.begin(&mut self.pipe)?;
+        }
+        self.sp.finish(&mut self.pipe)?;
+        self.pipe.finish()
+    }
+}
+
+/// A block of records seen by the splitter: records `i` spans `start(i)..end(i)` of `bytes`
+/// (which is `data`).
 struct View<'a> {
-    data: &'a Arc<Vec<u8>>,
+    data: &'a Shared,
+    bytes: &'a [u8],
+    /// Where record 0 starts.
+    begin: usize,
     ends: &'a [usize],
     first_record: u64,
+    /// Line number at `bytes[0]`.
     first_line: u64,
+    /// Stream offset of `bytes[0]`.
     first_byte: u64,
 }
 
 impl View<'_> {
     fn start(&self, i: usize) -> usize {
         if i == 0 {
-            0
+            self.begin
         } else {
-            self.ends.get(i - 1).copied().unwrap_or(0)
+            self.ends.get(i - 1).copied().unwrap_or(self.begin)
         }
     }
 
     fn end(&self, i: usize) -> usize {
-        self.ends.get(i).copied().unwrap_or(0)
+        self.ends.get(i).copied().unwrap_or(self.begin)
     }
 
     fn record(&self, i: usize) -> &[u8] {
-        self.data
+        self.bytes
             .get(self.start(i)..self.end(i))
             .unwrap_or_default()
     }
 
+    fn slice(&self, r: std::ops::Range<usize>) -> Payload {
+        Payload::Slice(Arc::clone(self.data), r)
+    }
+
+    /// The position of record `i`, for messages (counts lines, so only on the error path).
     fn pos(&self, i: usize, file: &str) -> Pos {
         let start = self.start(i);
-        let before = self.data.get(..start).unwrap_or_default();
+        let before = self.bytes.get(..start).unwrap_or_default();
         Pos {
             file: file.to_string(),
             line: self.first_line + memchr::memchr_iter(b'\n', before).count() as u64,
@@ -583,7 +673,7 @@ impl<'a> Splitter<'a> {
                 if let Some(c) = self.cur
                     && rs > seg
                 {
-                    pipe.data(c, Payload::Slice(Arc::clone(v.data), seg..rs))?;
+                    pipe.data(c, v.slice(seg..rs))?;
                 }
                 seg = rs;
                 self.close_cur(pipe)?;
@@ -607,7 +697,7 @@ impl<'a> Splitter<'a> {
                 && (self.consumed as u128) * (*n as u128)
                     >= (c as u128 + 1) * (self.data_total as u128)
             {
-                pipe.data(c, Payload::Slice(Arc::clone(v.data), seg..re))?;
+                pipe.data(c, v.slice(seg..re))?;
                 seg = re;
                 self.close_cur(pipe)?;
             }
@@ -616,7 +706,7 @@ impl<'a> Splitter<'a> {
         if let Some(c) = self.cur
             && end > seg
         {
-            pipe.data(c, Payload::Slice(Arc::clone(v.data), seg..end))?;
+            pipe.data(c, v.slice(seg..end))?;
         }
         Ok(())
     }

@@ -20,11 +20,10 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Bytes for a shard: a range of a shared input chunk (no copy) or an owned buffer.
-#[derive(Debug)]
+/// Bytes for a shard: a range of a shared input block (no copy) or an owned buffer.
 pub enum Payload {
     /// `data[range]`.
-    Slice(Arc<Vec<u8>>, Range<usize>),
+    Slice(Arc<dyn AsRef<[u8]> + Send + Sync>, Range<usize>),
     /// A buffer of its own.
     Owned(Vec<u8>),
 }
@@ -32,14 +31,13 @@ pub enum Payload {
 impl Payload {
     fn bytes(&self) -> &[u8] {
         match self {
-            Payload::Slice(d, r) => d.get(r.clone()).unwrap_or_default(),
+            Payload::Slice(d, r) => (**d).as_ref().get(r.clone()).unwrap_or_default(),
             Payload::Owned(v) => v,
         }
     }
 }
 
 /// What the reader asks for, in order.
-#[derive(Debug)]
 enum Job {
     Open(usize, PathBuf),
     Data(usize, Payload),
@@ -367,7 +365,7 @@ mod tests {
         let data = Arc::new(b"hello,world\nsecond,line\n".repeat(1000));
         for i in 0..10 {
             let r = i * 2400..(i + 1) * 2400;
-            p.data(0, Payload::Slice(Arc::clone(&data), r)).unwrap();
+            p.data(0, Payload::Slice(data.clone(), r)).unwrap();
         }
         p.data(0, Payload::Owned(Vec::new())).unwrap();
         p.close(0, 2000).unwrap();
