@@ -539,6 +539,8 @@ struct Splitter<'a> {
     bufs: Vec<Vec<u8>>,
     counts: Vec<u64>,
     block: usize,
+    /// Bytes waiting in `bufs`.
+    buffered: usize,
     fields: Vec<Field>,
     keybuf: Vec<u8>,
 }
@@ -559,6 +561,7 @@ impl<'a> Splitter<'a> {
             bufs: Vec::new(),
             counts: Vec::new(),
             block: CHUNK,
+            buffered: 0,
             fields: Vec::new(),
             keybuf: Vec::new(),
         }
@@ -610,12 +613,13 @@ impl<'a> Splitter<'a> {
             self.hash_cols = resolve_columns(columns, &names)?;
             let n = *n as usize;
             // Bound the memory held in per-shard buffers when there are many shards.
-            self.block = (64usize << 20)
+            self.block = HASH_BUDGET
                 .checked_div(n)
                 .unwrap_or(CHUNK)
                 .clamp(64 << 10, CHUNK);
             self.bufs = (0..n).map(|_| Vec::new()).collect();
             self.counts = vec![0; n];
+            raise_open_files_limit(n as u64 + 64);
             for s in 0..n {
                 self.open_shard(pipe, s)?;
             }
@@ -746,12 +750,23 @@ impl<'a> Splitter<'a> {
                 buf.push(b'\n');
             }
             *count += 1;
+            self.buffered += rec.len() + 1;
             if buf.len() >= self.block {
                 let fresh = pipe
                     .spare()
                     .unwrap_or_else(|| Vec::with_capacity(self.block));
                 let full = std::mem::replace(buf, fresh);
+                self.buffered = self.buffered.saturating_sub(full.len());
                 pipe.data(s, Payload::Owned(full))?;
+            }
+            if self.buffered > HASH_BUDGET {
+                // Many shards, each with a little: hand over everything, small as it is.
+                for (s, buf) in self.bufs.iter_mut().enumerate() {
+                    if !buf.is_empty() {
+                        pipe.data(s, Payload::Owned(std::mem::take(buf)))?;
+                    }
+                }
+                self.buffered = 0;
             }
         }
         Ok(())
@@ -778,6 +793,26 @@ impl<'a> Splitter<'a> {
             _ => self.close_cur(pipe)?,
         }
         Ok(())
+    }
+}
+
+/// Most bytes `--by-hash` keeps in its per-shard buffers before handing them to the writer.
+const HASH_BUDGET: usize = 64 << 20;
+
+/// `--by-hash` keeps every shard open: lift the soft limit on open files towards the hard
+/// one when `want` descriptors would not fit (failure just leaves the limit as it was, and
+/// opening a shard then reports "Too many open files").
+fn raise_open_files_limit(want: u64) {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit on this process with a valid, initialised struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && (r.rlim_cur as u64) < want {
+            r.rlim_cur = r.rlim_max.min(want as libc::rlim_t);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
     }
 }
 

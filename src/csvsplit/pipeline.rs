@@ -309,6 +309,9 @@ fn write_all(
                     })?;
                     let b = bytes.bytes();
                     s.file.write_all(b).at(&s.path)?;
+                    // Pass small writes straight on: a buffer filled per open shard would
+                    // cost `--by-hash -n 2000` half a gigabyte.
+                    s.file.flush().at(&s.path)?;
                     s.file_bytes += b.len() as u64;
                     s.crc = zlib_rs::crc32::crc32_combine(s.crc, crc, raw_len);
                     s.bytes += raw_len;
