@@ -619,7 +619,7 @@ impl<'a> Splitter<'a> {
                 .clamp(64 << 10, CHUNK);
             self.bufs = (0..n).map(|_| Vec::new()).collect();
             self.counts = vec![0; n];
-            raise_open_files_limit(n as u64 + 64);
+            raise_open_files_limit(n as libc::rlim_t + 64);
             for s in 0..n {
                 self.open_shard(pipe, s)?;
             }
@@ -802,15 +802,15 @@ const HASH_BUDGET: usize = 64 << 20;
 /// `--by-hash` keeps every shard open: lift the soft limit on open files towards the hard
 /// one when `want` descriptors would not fit (failure just leaves the limit as it was, and
 /// opening a shard then reports "Too many open files").
-fn raise_open_files_limit(want: u64) {
+fn raise_open_files_limit(want: libc::rlim_t) {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit/setrlimit on this process with a valid, initialised struct.
     unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && (r.rlim_cur as u64) < want {
-            r.rlim_cur = r.rlim_max.min(want as libc::rlim_t);
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < want {
+            r.rlim_cur = r.rlim_max.min(want);
             libc::setrlimit(libc::RLIMIT_NOFILE, &r);
         }
     }
