@@ -6,7 +6,7 @@
 //! Records are cut only at record boundaries found by quote parity ([`crate::records`]) and
 //! copied byte for byte; in every mode but `--by-hash` the shards, minus repeated headers,
 //! concatenate back to the input. The reader thread only decides where records go; the
-//! checksumming, compression and writing happen in [`pipeline`].
+//! checksumming, compression and writing happen in the `pipeline` submodule.
 
 mod hash;
 mod mapped;
@@ -111,7 +111,7 @@ pub struct Args {
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/<shard file name> (needs --table).
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
     #[arg(
         long,
         value_name = "URL_PREFIX",
@@ -541,6 +541,8 @@ struct Splitter<'a> {
     block: usize,
     /// Bytes waiting in `bufs`.
     buffered: usize,
+    /// Records that got a shard of their own for being larger than `--bytes`.
+    oversized: u64,
     fields: Vec<Field>,
     keybuf: Vec<u8>,
 }
@@ -562,6 +564,7 @@ impl<'a> Splitter<'a> {
             counts: Vec::new(),
             block: CHUNK,
             buffered: 0,
+            oversized: 0,
             fields: Vec::new(),
             keybuf: Vec::new(),
         }
@@ -684,13 +687,16 @@ impl<'a> Splitter<'a> {
                 let s = self.open_next(pipe)?;
                 if let Mode::Bytes(max) = self.cfg.mode
                     && self.bytes + len > max
-                    && !self.cfg.quiet
                 {
-                    eprintln!(
-                        "csvsplit: warning: {} record of {len} bytes is larger than --bytes {max}; \
-                         it gets shard {s} of its own",
-                        v.pos(i, &self.name)
-                    );
+                    self.oversized += 1;
+                    // Positions count lines from the start: only for the first few.
+                    if !self.cfg.quiet && self.oversized <= MAX_WARNINGS {
+                        eprintln!(
+                            "csvsplit: warning: {} record of {len} bytes is larger than --bytes \
+                             {max}; it gets shard {s} of its own",
+                            v.pos(i, &self.name)
+                        );
+                    }
                 }
             }
             self.recs += 1;
@@ -792,9 +798,18 @@ impl<'a> Splitter<'a> {
             }
             _ => self.close_cur(pipe)?,
         }
+        if self.oversized > MAX_WARNINGS && !self.cfg.quiet {
+            eprintln!(
+                "csvsplit: warning: {} more records were larger than --bytes",
+                self.oversized - MAX_WARNINGS
+            );
+        }
         Ok(())
     }
 }
+
+/// Oversized-record warnings printed before they are only counted.
+const MAX_WARNINGS: u64 = 10;
 
 /// Most bytes `--by-hash` keeps in its per-shard buffers before handing them to the writer.
 const HASH_BUDGET: usize = 64 << 20;
