@@ -514,6 +514,17 @@ fn usage_errors_exit_2() {
         &["-b", "lots"][..],
         &["-r", "1", "--import-sql", "s3://x"][..],
         &["-n", "2", "--by-hash", "nope", "--header"][..],
+        &[
+            "-r",
+            "1",
+            "--header",
+            "--no-repeat-header",
+            "--table",
+            "t",
+            "--import-sql",
+            "x",
+        ][..],
+        &["-r", "1", "--manifest", "-", "--table", "t", "--copy-sql"][..],
     ] {
         let o = run_in(dir.path(), args, b"h\n1\n");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -672,6 +683,22 @@ fn stdout_errors() {
     assert!(
         err.starts_with("csvsplit: <stdout>: No space left"),
         "{err}"
+    );
+}
+
+#[test]
+fn manifest_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_in(dir.path(), &["-r", "1", "--manifest", "-"], b"a\n\"b\n\"\n");
+    ok(&o);
+    let m: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    assert_eq!(m["format"], "dumpshard-csvsplit");
+    assert_eq!(m["records"], 2);
+    assert_eq!(m["shards"][1]["file"], "part-0001.csv");
+    assert_eq!(m["shards"][1]["bytes"], 5);
+    assert_eq!(
+        m["shards"][1]["crc32"],
+        format!("{:08x}", crc32(b"\"b\n\"\n"))
     );
 }
 
