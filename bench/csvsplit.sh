@@ -6,7 +6,10 @@
 #   python3 bench/gen_customer.py 2000000 bench/data/customer.csv
 # Environment: DATA (input CSV), CSVSPLIT (binary; default $CARGO_TARGET_DIR/release/csvsplit),
 # RUNS (default 3), OUT (scratch directory on the disk to measure; default a new temp dir).
-# Installs nothing. Run it on an otherwise idle machine: 2-core numbers are noisy.
+# Installs nothing. Run it on an otherwise idle machine: 2-core numbers are noisy, and with
+# sched autogroup (/proc/sys/kernel/sched_autogroup_enabled) a session only gets its fair
+# share of the CPUs however many threads it runs, so -j 2 cannot beat -j 1 while other
+# sessions are busy (README, "csvsplit benchmarks", says how the published figures were taken).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-bench/data/customer.csv}
