@@ -1,0 +1,159 @@
+//! Reading a plain regular file through a read-only memory mapping, and finding its record
+//! ends in place.
+//!
+//! Splitting is a copy job, and with `read` it copies every byte twice (page cache to buffer,
+//! buffer to the new file's page cache). Mapped, the scan reads the page cache directly and
+//! the shard writes copy once, which is what lets a CSV-aware split keep up with GNU
+//! `split -C`. The usual caveat of mappings applies: another process truncating the input
+//! while csvsplit runs would fault (SIGBUS) instead of returning a short read; pipes, devices
+//! and compressed input take the `read` path.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+
+/// A whole file mapped read-only.
+pub struct Mapped {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and never changes address; sharing `&[u8]` views of it
+// between threads is as safe as sharing a `&[u8]`.
+unsafe impl Send for Mapped {}
+// SAFETY: see above.
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    /// Maps `file`, whose length is `len`. `None` for an empty file (nothing to map) or when
+    /// the system refuses (then the caller reads instead).
+    pub fn new(file: &File, len: u64) -> Option<Mapped> {
+        let len = usize::try_from(len).ok().filter(|&l| l > 0)?;
+        // SAFETY: a fresh private read-only mapping of a file we hold open; the result is
+        // checked against MAP_FAILED before use.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return None;
+        }
+        // SAFETY: advice on the range just mapped; failure only loses the hint.
+        unsafe {
+            libc::madvise(ptr, len, libc::MADV_SEQUENTIAL);
+            libc::madvise(ptr, len, libc::MADV_WILLNEED);
+        }
+        Some(Mapped {
+            ptr: ptr as *const u8,
+            len,
+        })
+    }
+}
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `ptr` maps `len` readable bytes until `drop`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped, once.
+        unsafe {
+            libc::munmap(self.ptr as *mut libc::c_void, self.len);
+        }
+    }
+}
+
+/// Scans `data` from `*pos` (outside quotes unless `*in_quote`) and pushes the offset just
+/// past each record's `\n`, stopping at the first record end at or past `until` (or at the
+/// end of data). The same quote-parity rule as [`crate::records`].
+pub fn scan(
+    data: &[u8],
+    pos: &mut usize,
+    in_quote: &mut bool,
+    until: usize,
+    ends: &mut Vec<usize>,
+) {
+    let mut i = *pos;
+    let mut q = *in_quote;
+    while i < data.len() {
+        let rest = data.get(i..).unwrap_or_default();
+        if q {
+            match memchr::memchr(b'"', rest) {
+                Some(j) => {
+                    i += j + 1;
+                    q = false;
+                }
+                None => i = data.len(),
+            }
+        } else {
+            match memchr::memchr2(b'"', b'\n', rest) {
+                Some(j) => {
+                    let at = i + j;
+                    i = at + 1;
+                    if data.get(at) == Some(&b'"') {
+                        q = true;
+                    } else {
+                        ends.push(i);
+                        if i >= until {
+                            break;
+                        }
+                    }
+                }
+                None => i = data.len(),
+            }
+        }
+    }
+    *pos = i;
+    *in_quote = q;
+}
+
+/// Opens `path` and maps it when it is a non-empty regular file.
+pub fn map_path(path: &std::path::Path) -> io::Result<Option<Mapped>> {
+    let f = File::open(path)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Ok(None);
+    }
+    Ok(Mapped::new(&f, m.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scans_like_the_record_reader() {
+        let data = b"a,b\n\"x\ny\",2\r\n\"\"\"q\",\n,\nlast";
+        for step in [1, 3, 7, 100] {
+            let (mut pos, mut q, mut ends) = (0, false, Vec::new());
+            let mut until = step;
+            while pos < data.len() {
+                scan(data, &mut pos, &mut q, until, &mut ends);
+                until = pos + step;
+            }
+            assert_eq!(ends, [4, 13, 20, 22], "step {step}");
+            assert!(!q);
+        }
+    }
+
+    #[test]
+    fn maps_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, b"hello\n").unwrap();
+        let m = map_path(&p).unwrap().unwrap();
+        assert_eq!(m.as_ref(), b"hello\n");
+        std::fs::write(&p, b"").unwrap();
+        assert!(map_path(&p).unwrap().is_none());
+        assert!(map_path(dir.path()).unwrap().is_none());
+    }
+}

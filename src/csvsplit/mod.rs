@@ -1,0 +1,1072 @@
+//! csvsplit: shards a CSV into import-ready files (by rows, by bytes, into N near-equal
+//! chunks, or by key hash), writes each shard atomically and optionally gzip-compressed in
+//! parallel, and reports exactly what it wrote (a JSON manifest, `IMPORT INTO` or `\copy`
+//! statements).
+//!
+//! Records are cut only at record boundaries found by quote parity ([`crate::records`]) and
+//! copied byte for byte; in every mode but `--by-hash` the shards, minus repeated headers,
+//! concatenate back to the input. The reader thread only decides where records go; the
+//! checksumming, compression and writing happen in the `pipeline` submodule.
+
+mod hash;
+mod mapped;
+mod pipeline;
+pub mod sql;
+mod template;
+
+pub use hash::{hash_encoded, push_value, shard_of};
+pub use pipeline::Done;
+pub use template::Template;
+
+use crate::cli;
+use crate::error::{Error, IoContext, Pos, Result};
+use crate::input;
+use crate::manifest::{Manifest, Table};
+use crate::output::AtomicFile;
+use crate::records::{ChunkReader, Field, split_fields};
+use mapped::Mapped;
+use pipeline::{Payload, Pipeline};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Shard a CSV into import-ready files: by rows, by bytes, into N near-equal chunks, or by
+/// key hash. Never splits a record; copies records byte for byte; writes shards atomically
+/// (`.gz` shards compressed in parallel); reports what it wrote.
+#[derive(Debug, clap::Parser)]
+#[command(name = "csvsplit", version)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["rows", "bytes", "chunks"])))]
+pub struct Args {
+    /// Input CSV; standard input when absent or `-`. gzip, zstd and lz4 input is recognised
+    /// by its magic bytes.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// N records per shard (the last shard may have fewer).
+    #[arg(short = 'r', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: Option<u64>,
+
+    /// At most SIZE bytes of CSV per shard, uncompressed and header included (e.g. 64M, 4G).
+    /// A record that does not fit even in an empty shard gets a shard of its own, with a
+    /// warning.
+    #[arg(short = 'b', long, value_name = "SIZE", value_parser = size_arg)]
+    pub bytes: Option<u64>,
+
+    /// N shards of near-equal bytes: shard k ends at the first record end at or past
+    /// (k+1)/N of the data. Input that is not a plain regular file (stdin, compressed) is
+    /// first spooled, decompressed, to an unnamed temporary file in the first shard's
+    /// directory. Always writes N shards, some possibly empty. With --by-hash: N buckets.
+    #[arg(short = 'n', long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunks: Option<u64>,
+
+    /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
+    /// the same shard, on any machine. COLS: comma-separated column names (from the header
+    /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
+    /// values, so "1" and 1 land together while NULL and "" differ; see the README for the
+    /// exact bytes. Shard order is not input order; a last record without a newline gets
+    /// one.
+    #[arg(long, value_name = "COLS", requires = "chunks")]
+    pub by_hash: Option<String>,
+
+    /// Shard file names: `{n}` is the 0-based shard number, `{n:04}` zero-pads it to 4
+    /// digits. A name ending in `.gz` makes gzip shards. Missing directories are created.
+    #[arg(
+        short,
+        long,
+        value_name = "TEMPLATE",
+        default_value = "part-{n:04}.csv"
+    )]
+    pub output: String,
+
+    /// The input starts with a header record; it is repeated at the top of every shard.
+    #[arg(long)]
+    pub header: bool,
+
+    /// With --header: only the first shard gets the header (so the shards concatenate back
+    /// to the input exactly).
+    #[arg(long, requires = "header")]
+    pub no_repeat_header: bool,
+
+    /// gzip compression level for `.gz` shards, 0 (store) to 9 (smallest).
+    #[arg(long, value_name = "LEVEL", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub level: u32,
+
+    /// Write a JSON manifest of the shards to FILE (`-` for stdout): for each shard its file
+    /// (relative to the manifest's directory), records, uncompressed bytes, file bytes and
+    /// CRC-32 of the uncompressed content (the checksum gzip itself stores).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+
+    /// Read column names, the NULL token and whether there is a header from this pgdump2csv
+    /// manifest (needs --table).
+    #[arg(long, value_name = "FILE", requires = "table")]
+    pub manifest_in: Option<PathBuf>,
+
+    /// Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql.
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+
+    /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
+    #[arg(
+        long,
+        value_name = "URL_PREFIX",
+        requires = "table",
+        conflicts_with = "copy_sql"
+    )]
+    pub import_sql: Option<String>,
+
+    /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
+    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory).
+    #[arg(long, requires = "table")]
+    pub copy_sql: bool,
+
+    /// The NULL token of the input (default: from --manifest-in, else the unquoted empty
+    /// field). Used by --by-hash and in the generated SQL.
+    #[arg(long, value_name = "STRING")]
+    pub null: Option<String>,
+
+    /// Worker threads that checksum and compress shards [default: number of CPUs].
+    #[arg(short = 'j', long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub parallel: Option<u64>,
+
+    /// No warnings on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn size_arg(s: &str) -> std::result::Result<u64, String> {
+    cli::parse_size(s).map_err(|e| e.to_string())
+}
+
+/// How records are distributed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// N records per shard.
+    Rows(u64),
+    /// At most this many bytes per shard.
+    Bytes(u64),
+    /// N shards of near-equal bytes.
+    Chunks(u64),
+    /// `hash(columns) mod n`.
+    Hash {
+        /// Column names or 1-based numbers, as given.
+        columns: Vec<String>,
+        /// Number of shards.
+        n: u64,
+    },
+}
+
+/// Which load statements to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqlOut {
+    /// None.
+    None,
+    /// CockroachDB `IMPORT INTO`, with this URL prefix.
+    Import(String),
+    /// A psql `\copy` script.
+    Copy,
+}
+
+/// A checked, resolved invocation.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Input path; `None` = stdin.
+    pub input: Option<PathBuf>,
+    /// The distribution.
+    pub mode: Mode,
+    /// Shard names.
+    pub template: Template,
+    /// gzip level for `.gz` shards.
+    pub level: u32,
+    /// The input has a header record.
+    pub header: bool,
+    /// Every shard (not only the first) gets the header.
+    pub repeat_header: bool,
+    /// Where to write the JSON manifest.
+    pub manifest: Option<PathBuf>,
+    /// The table from `--manifest-in`.
+    pub table: Option<Table>,
+    /// `--table` as given.
+    pub table_name: Option<String>,
+    /// Load statements to print.
+    pub sql: SqlOut,
+    /// NULL token.
+    pub null: String,
+    /// Worker threads.
+    pub workers: usize,
+    /// Suppress warnings.
+    pub quiet: bool,
+}
+
+impl Config {
+    /// Checks the options and resolves defaults.
+    pub fn from_args(a: Args) -> Result<Config> {
+        let mode = match (a.rows, a.bytes, a.chunks, &a.by_hash) {
+            (Some(r), None, None, None) => Mode::Rows(r),
+            (None, Some(b), None, None) => Mode::Bytes(b),
+            (None, None, Some(n), None) => Mode::Chunks(n),
+            (None, None, Some(n), Some(cols)) => {
+                let columns: Vec<String> = cols.split(',').map(|c| c.trim().to_string()).collect();
+                if columns.iter().any(|c| c.is_empty()) {
+                    return Err(Error::Usage(format!("--by-hash: bad column list '{cols}'")));
+                }
+                Mode::Hash { columns, n }
+            }
+            _ => {
+                return Err(Error::Usage(
+                    "give exactly one of --rows, --bytes, --chunks (with --by-hash: --chunks)"
+                        .into(),
+                ));
+            }
+        };
+        let template = Template::parse(&a.output)?;
+        let table = match &a.manifest_in {
+            Some(p) => {
+                let m = Manifest::read(p)?;
+                let name = a.table.as_deref().unwrap_or_default();
+                Some(m.table(name)?.clone())
+            }
+            None => None,
+        };
+        let header = a.header || table.as_ref().is_some_and(|t| t.header);
+        let repeat_header = !a.no_repeat_header;
+        let sql = match (&a.import_sql, a.copy_sql) {
+            (Some(u), _) => SqlOut::Import(u.clone()),
+            (None, true) => SqlOut::Copy,
+            (None, false) => SqlOut::None,
+        };
+        if matches!(sql, SqlOut::Import(_)) && header && !repeat_header {
+            return Err(Error::Usage(
+                "--import-sql needs every shard alike: drop --no-repeat-header".into(),
+            ));
+        }
+        if a.manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
+            return Err(Error::Usage(
+                "--manifest - and the SQL output would both go to stdout".into(),
+            ));
+        }
+        let null = a
+            .null
+            .clone()
+            .or_else(|| table.as_ref().map(|t| t.null.clone()))
+            .unwrap_or_default();
+        let workers = match a.parallel {
+            Some(j) => j as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        Ok(Config {
+            input: a.file.filter(|p| !input::is_stdin(p)),
+            mode,
+            template,
+            level: a.level,
+            header,
+            repeat_header,
+            manifest: a.manifest,
+            table,
+            table_name: a.table,
+            sql,
+            null,
+            workers,
+            quiet: a.quiet,
+        })
+    }
+}
+
+/// Target size of the chunks read, and so of the blocks handed to workers: large enough that
+/// per-block costs vanish, small enough that two workers stay busy on a single shard.
+const CHUNK: usize = 1 << 20;
+
+/// Runs csvsplit.
+pub fn run(args: Args) -> Result<()> {
+    let cfg = Config::from_args(args)?;
+    let done = split(&cfg)?;
+    report(&cfg, &done)
+}
+
+/// Writes the shards; returns them in shard order.
+pub fn split(cfg: &Config) -> Result<Vec<Done>> {
+    let inp = input::open(cfg.input.as_deref())?;
+    let name = inp.name.clone();
+    if let Some(p) = &inp.path
+        && let Some(m) = mapped::map_path(p).at(p)?
+    {
+        drop(inp);
+        return split_mapped(cfg, name, m);
+    }
+    let (reader, total): (Box<dyn Read + Send>, u64) = match &cfg.mode {
+        Mode::Chunks(_) => {
+            let (f, len) = spool(inp.reader, &name, &cfg.template.render(0))?;
+            if let Some(m) = Mapped::new(&f, len) {
+                return split_mapped(cfg, name, m);
+            }
+            (Box::new(std::io::BufReader::with_capacity(1 << 20, f)), len)
+        }
+        _ => (inp.reader, 0),
+    };
+    let mut rd = ChunkReader::new(reader, &name, CHUNK);
+    let mut run = Run::new(cfg, name, total);
+    let mut recycled: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
+    loop {
+        let buf = reuse(&mut recycled);
+        let Some(chunk) = rd.next_chunk(buf)? else {
+            break;
+        };
+        let data = Arc::new(chunk.data);
+        let shared: Shared = data.clone();
+        let view = View {
+            data: &shared,
+            bytes: &data,
+            begin: 0,
+            ends: &chunk.ends,
+            first_record: chunk.first_record,
+            first_line: chunk.first_line,
+            first_byte: chunk.first_byte,
+        };
+        run.feed(&view)?;
+        drop(shared);
+        recycled.push_back(data);
+        if recycled.len() > 64 {
+            recycled.pop_front();
+        }
+    }
+    run.finish()
+}
+
+/// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
+/// ranges of the mapping, so the data is never copied in user space.
+fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Vec<Done>> {
+    let m = Arc::new(m);
+    let shared: Shared = m.clone();
+    let data: &[u8] = (*m).as_ref();
+    let mut run = Run::new(cfg, name.clone(), data.len() as u64);
+    let (mut pos, mut in_quote, mut record) = (0usize, false, 1u64);
+    let mut ends = Vec::new();
+    while pos < data.len() {
+        ends.clear();
+        let begin = pos;
+        mapped::scan(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
+        let last = ends.last().copied().unwrap_or(begin);
+        if pos >= data.len() && last < data.len() {
+            if in_quote {
+                let lines = memchr::memchr_iter(b'\n', data.get(..last).unwrap_or_default());
+                let at = Pos {
+                    file: name,
+                    line: 1 + lines.count() as u64,
+                    byte: last as u64,
+                    record: Some(record + ends.len() as u64),
+                };
+                return Err(Error::input(
+                    at,
+                    "unterminated quoted field: the input ends inside quotes",
+                ));
+            }
+            ends.push(data.len());
+        }
+        let view = View {
+            data: &shared,
+            bytes: data,
+            begin,
+            ends: &ends,
+            first_record: record,
+            first_line: 1,
+            first_byte: 0,
+        };
+        run.feed(&view)?;
+        record += ends.len() as u64;
+    }
+    run.finish()
+}
+
+/// Bytes shared with the writer threads: a read buffer or the mapped file.
+type Shared = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// One splitting run: the splitter, the writer pool, and whether the first record was seen.
+struct Run<'a> {
+    cfg: &'a Config,
+    sp: Splitter<'a>,
+    pipe: Pipeline,
+    first: bool,
+}
+
+impl<'a> Run<'a> {
+    fn new(cfg: &'a Config, name: String, total: u64) -> Run<'a> {
+        Run {
+            cfg,
+            sp: Splitter::new(cfg, name, total),
+            pipe: Pipeline::start(
+                cfg.workers,
+                cfg.template.gzip().then_some(cfg.level),
+                cfg.manifest.is_some(),
+            ),
+            first: true,
+        }
+    }
+
+    fn feed(&mut self, v: &View) -> Result<()> {
+        let mut from = 0;
+        if self.first {
+            self.first = false;
+            if self.cfg.header && !v.ends.is_empty() {
+                self.sp.set_header(v.record(0).to_vec())?;
+                from = 1;
+            }
+            self.sp.begin(&mut self.pipe)?;
+        }
+        self.sp.chunk(&mut self.pipe, v, from)
+    }
+
+    fn finish(mut self) -> Result<Vec<Done>> {
+        if self.first {
+            self.sp.begin(&mut self.pipe)?;
+        }
+        self.sp.finish(&mut self.pipe)?;
+        self.pipe.finish()
+    }
+}
+
+/// A block of records seen by the splitter: records `i` spans `start(i)..end(i)` of `bytes`
+/// (which is `data`).
+struct View<'a> {
+    data: &'a Shared,
+    bytes: &'a [u8],
+    /// Where record 0 starts.
+    begin: usize,
+    ends: &'a [usize],
+    first_record: u64,
+    /// Line number at `bytes[0]`.
+    first_line: u64,
+    /// Stream offset of `bytes[0]`.
+    first_byte: u64,
+}
+
+impl View<'_> {
+    fn start(&self, i: usize) -> usize {
+        if i == 0 {
+            self.begin
+        } else {
+            self.ends.get(i - 1).copied().unwrap_or(self.begin)
+        }
+    }
+
+    fn end(&self, i: usize) -> usize {
+        self.ends.get(i).copied().unwrap_or(self.begin)
+    }
+
+    fn record(&self, i: usize) -> &[u8] {
+        self.bytes
+            .get(self.start(i)..self.end(i))
+            .unwrap_or_default()
+    }
+
+    fn slice(&self, r: std::ops::Range<usize>) -> Payload {
+        Payload::Slice(Arc::clone(self.data), r)
+    }
+
+    /// The position of record `i`, for messages (counts lines, so only on the error path).
+    fn pos(&self, i: usize, file: &str) -> Pos {
+        let start = self.start(i);
+        let before = self.bytes.get(..start).unwrap_or_default();
+        Pos {
+            file: file.to_string(),
+            line: self.first_line + memchr::memchr_iter(b'\n', before).count() as u64,
+            byte: self.first_byte + start as u64,
+            record: Some(self.first_record + i as u64),
+        }
+    }
+}
+
+/// Takes back a chunk buffer that every worker is done with, if there is one.
+fn reuse(recycled: &mut VecDeque<Arc<Vec<u8>>>) -> Vec<u8> {
+    if recycled.front().is_some_and(|a| Arc::strong_count(a) == 1)
+        && let Some(a) = recycled.pop_front()
+        && let Ok(v) = Arc::try_unwrap(a)
+    {
+        return v;
+    }
+    Vec::new()
+}
+
+/// Copies a stream (decompressed) into an unnamed temporary file beside the first shard, so
+/// `-n` can know the total size before it cuts: the quote state at an arbitrary offset is
+/// unknowable without reading everything before it, so cut points are decided during one
+/// sequential pass over input of known size.
+fn spool(mut r: Box<dyn Read + Send>, name: &str, shard0: &Path) -> Result<(std::fs::File, u64)> {
+    let dir = match shard0.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).at(&dir)?;
+    let mut f = tempfile::tempfile_in(&dir).at(&dir)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(name, e)),
+        };
+        f.write_all(buf.get(..n).unwrap_or_default())
+            .map_err(|e| Error::io(dir.join("<spool file>"), e))?;
+        total += n as u64;
+    }
+    f.rewind().at(&dir)?;
+    Ok((f, total))
+}
+
+/// Decides where each record goes.
+struct Splitter<'a> {
+    cfg: &'a Config,
+    name: String,
+    header: Vec<u8>,
+    /// Data bytes (after the header) for `-n`.
+    data_total: u64,
+    /// Open shard in sequential modes.
+    cur: Option<usize>,
+    /// Next shard number to open in sequential modes.
+    next: usize,
+    recs: u64,
+    bytes: u64,
+    consumed: u64,
+    /// `--by-hash` state.
+    hash_cols: Vec<usize>,
+    bufs: Vec<Vec<u8>>,
+    counts: Vec<u64>,
+    block: usize,
+    /// Bytes waiting in `bufs`.
+    buffered: usize,
+    /// Records that got a shard of their own for being larger than `--bytes`.
+    oversized: u64,
+    fields: Vec<Field>,
+    keybuf: Vec<u8>,
+}
+
+impl<'a> Splitter<'a> {
+    fn new(cfg: &'a Config, name: String, total: u64) -> Splitter<'a> {
+        Splitter {
+            cfg,
+            name,
+            header: Vec::new(),
+            data_total: total,
+            cur: None,
+            next: 0,
+            recs: 0,
+            bytes: 0,
+            consumed: 0,
+            hash_cols: Vec::new(),
+            bufs: Vec::new(),
+            counts: Vec::new(),
+            block: CHUNK,
+            buffered: 0,
+            oversized: 0,
+            fields: Vec::new(),
+            keybuf: Vec::new(),
+        }
+    }
+
+    fn set_header(&mut self, h: Vec<u8>) -> Result<()> {
+        if let Mode::Bytes(max) = self.cfg.mode
+            && h.len() as u64 >= max
+        {
+            return Err(Error::Usage(format!(
+                "--bytes {max} leaves no room for records after the {}-byte header",
+                h.len()
+            )));
+        }
+        self.data_total = self.data_total.saturating_sub(h.len() as u64);
+        self.header = h;
+        Ok(())
+    }
+
+    /// Column names, for resolving `--by-hash` columns: from the manifest, else the header.
+    fn column_names(&self) -> Result<Vec<String>> {
+        if let Some(t) = &self.cfg.table {
+            return Ok(t.columns.iter().map(|c| c.name.clone()).collect());
+        }
+        if self.header.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut f = Vec::new();
+        split_fields(&self.header, &mut f).map_err(|m| {
+            Error::input(
+                Pos {
+                    file: self.name.clone(),
+                    line: 1,
+                    byte: 0,
+                    record: Some(1),
+                },
+                format!("header: {m}"),
+            )
+        })?;
+        Ok(f.iter()
+            .map(|x| String::from_utf8_lossy(&x.value(&self.header)).into_owned())
+            .collect())
+    }
+
+    /// Called once before the first record (or at end of an empty input).
+    fn begin(&mut self, pipe: &mut Pipeline) -> Result<()> {
+        if let Mode::Hash { columns, n } = &self.cfg.mode {
+            let names = self.column_names()?;
+            self.hash_cols = resolve_columns(columns, &names)?;
+            let n = *n as usize;
+            // Bound the memory held in per-shard buffers when there are many shards.
+            self.block = HASH_BUDGET
+                .checked_div(n)
+                .unwrap_or(CHUNK)
+                .clamp(64 << 10, CHUNK);
+            self.bufs = (0..n).map(|_| Vec::new()).collect();
+            self.counts = vec![0; n];
+            raise_open_files_limit(n as libc::rlim_t + 64);
+            for s in 0..n {
+                self.open_shard(pipe, s)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn open_shard(&mut self, pipe: &mut Pipeline, s: usize) -> Result<()> {
+        pipe.open(s, self.cfg.template.render(s))?;
+        self.recs = 0;
+        self.bytes = 0;
+        if !self.header.is_empty() && (self.cfg.repeat_header || s == 0) {
+            pipe.data(s, Payload::Owned(self.header.clone()))?;
+            self.bytes = self.header.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn open_next(&mut self, pipe: &mut Pipeline) -> Result<usize> {
+        let s = self.next;
+        self.open_shard(pipe, s)?;
+        self.cur = Some(s);
+        self.next += 1;
+        Ok(s)
+    }
+
+    fn close_cur(&mut self, pipe: &mut Pipeline) -> Result<()> {
+        if let Some(c) = self.cur.take() {
+            pipe.close(c, self.recs)?;
+        }
+        Ok(())
+    }
+
+    fn chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize) -> Result<()> {
+        match self.cfg.mode {
+            Mode::Hash { n, .. } => self.hash_chunk(pipe, v, from, n),
+            _ => self.seq_chunk(pipe, v, from),
+        }
+    }
+
+    /// `-r`, `-b`, `-n`: shards are filled one after the other with runs of whole records,
+    /// handed over as slices of the chunk (no copy).
+    fn seq_chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize) -> Result<()> {
+        let mut seg = v.start(from);
+        for i in from..v.ends.len() {
+            let (rs, re) = (v.start(i), v.end(i));
+            let len = (re - rs) as u64;
+            let full = match (self.cur, &self.cfg.mode) {
+                (None, _) => true,
+                (Some(_), Mode::Rows(n)) => self.recs >= *n,
+                (Some(_), Mode::Bytes(max)) => self.recs > 0 && self.bytes + len > *max,
+                _ => false,
+            };
+            if full {
+                if let Some(c) = self.cur
+                    && rs > seg
+                {
+                    pipe.data(c, v.slice(seg..rs))?;
+                }
+                seg = rs;
+                self.close_cur(pipe)?;
+                let s = self.open_next(pipe)?;
+                if let Mode::Bytes(max) = self.cfg.mode
+                    && self.bytes + len > max
+                {
+                    self.oversized += 1;
+                    // Positions count lines from the start: only for the first few.
+                    if !self.cfg.quiet && self.oversized <= MAX_WARNINGS {
+                        eprintln!(
+                            "csvsplit: warning: {} record of {len} bytes is larger than --bytes \
+                             {max}; it gets shard {s} of its own",
+                            v.pos(i, &self.name)
+                        );
+                    }
+                }
+            }
+            self.recs += 1;
+            self.bytes += len;
+            self.consumed += len;
+            if let (Mode::Chunks(n), Some(c)) = (&self.cfg.mode, self.cur)
+                && (c as u64) + 1 < *n
+                && (self.consumed as u128) * (*n as u128)
+                    >= (c as u128 + 1) * (self.data_total as u128)
+            {
+                pipe.data(c, v.slice(seg..re))?;
+                seg = re;
+                self.close_cur(pipe)?;
+            }
+        }
+        let end = v.end(v.ends.len().saturating_sub(1));
+        if let Some(c) = self.cur
+            && end > seg
+        {
+            pipe.data(c, v.slice(seg..end))?;
+        }
+        Ok(())
+    }
+
+    fn hash_chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize, n: u64) -> Result<()> {
+        let null = self.cfg.null.as_bytes();
+        for i in from..v.ends.len() {
+            let rec = v.record(i);
+            split_fields(rec, &mut self.fields)
+                .map_err(|m| Error::input(v.pos(i, &self.name), m.to_string()))?;
+            self.keybuf.clear();
+            for &c in &self.hash_cols {
+                let f = self.fields.get(c).ok_or_else(|| {
+                    Error::input(
+                        v.pos(i, &self.name),
+                        format!(
+                            "record has {} fields; --by-hash column {} is field {}",
+                            self.fields.len(),
+                            c + 1,
+                            c + 1
+                        ),
+                    )
+                })?;
+                if !f.quoted && f.raw(rec) == null {
+                    push_value(&mut self.keybuf, None);
+                } else {
+                    push_value(&mut self.keybuf, Some(&f.value(rec)));
+                }
+            }
+            let s = (hash_encoded(&self.keybuf) % n) as usize;
+            let (Some(buf), Some(count)) = (self.bufs.get_mut(s), self.counts.get_mut(s)) else {
+                continue;
+            };
+            buf.extend_from_slice(rec);
+            if !rec.ends_with(b"\n") {
+                // Only the input's last record can lack one; here it may not be last.
+                buf.push(b'\n');
+            }
+            *count += 1;
+            self.buffered += rec.len() + 1;
+            if buf.len() >= self.block {
+                let fresh = pipe
+                    .spare()
+                    .unwrap_or_else(|| Vec::with_capacity(self.block));
+                let full = std::mem::replace(buf, fresh);
+                self.buffered = self.buffered.saturating_sub(full.len());
+                pipe.data(s, Payload::Owned(full))?;
+            }
+            if self.buffered > HASH_BUDGET {
+                // Many shards, each with a little: hand over everything, small as it is.
+                for (s, buf) in self.bufs.iter_mut().enumerate() {
+                    if !buf.is_empty() {
+                        pipe.data(s, Payload::Owned(std::mem::take(buf)))?;
+                    }
+                }
+                self.buffered = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, pipe: &mut Pipeline) -> Result<()> {
+        match self.cfg.mode {
+            Mode::Hash { .. } => {
+                for s in 0..self.bufs.len() {
+                    let buf = std::mem::take(&mut self.bufs[s]);
+                    if !buf.is_empty() {
+                        pipe.data(s, Payload::Owned(buf))?;
+                    }
+                    pipe.close(s, self.counts.get(s).copied().unwrap_or(0))?;
+                }
+            }
+            Mode::Chunks(n) => {
+                self.close_cur(pipe)?;
+                while (self.next as u64) < n {
+                    self.open_next(pipe)?;
+                    self.close_cur(pipe)?;
+                }
+            }
+            _ => self.close_cur(pipe)?,
+        }
+        if self.oversized > MAX_WARNINGS && !self.cfg.quiet {
+            eprintln!(
+                "csvsplit: warning: {} more records were larger than --bytes",
+                self.oversized - MAX_WARNINGS
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Oversized-record warnings printed before they are only counted.
+const MAX_WARNINGS: u64 = 10;
+
+/// Most bytes `--by-hash` keeps in its per-shard buffers before handing them to the writer.
+const HASH_BUDGET: usize = 64 << 20;
+
+/// `--by-hash` keeps every shard open: lift the soft limit on open files towards the hard
+/// one when `want` descriptors would not fit (failure just leaves the limit as it was, and
+/// opening a shard then reports "Too many open files").
+fn raise_open_files_limit(want: libc::rlim_t) {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit on this process with a valid, initialised struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < want {
+            r.rlim_cur = r.rlim_max.min(want);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
+/// Column references (names, or 1-based numbers when no name matches) to 0-based indexes.
+fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
+    cols.iter()
+        .map(|c| {
+            if let Some(i) = names.iter().position(|n| n == c) {
+                return Ok(i);
+            }
+            match c.parse::<usize>() {
+                Ok(k) if k >= 1 && (names.is_empty() || k <= names.len()) => Ok(k - 1),
+                _ if names.is_empty() => Err(Error::Usage(format!(
+                    "column '{c}': without --header or --manifest-in, give 1-based column numbers"
+                ))),
+                _ => Err(Error::Usage(format!(
+                    "column '{c}' not found (columns: {})",
+                    names.join(", ")
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// The `--manifest` document.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    format: &'static str,
+    version: u32,
+    generator: String,
+    source: String,
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hash: Option<HashReport<'a>>,
+    header: bool,
+    repeat_header: bool,
+    compression: Option<&'static str>,
+    null: &'a str,
+    records: u64,
+    bytes: u64,
+    shards: Vec<ShardReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct HashReport<'a> {
+    function: &'static str,
+    columns: &'a [String],
+    buckets: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct ShardReport {
+    shard: usize,
+    file: String,
+    records: u64,
+    bytes: u64,
+    file_bytes: u64,
+    crc32: String,
+}
+
+/// The shard's path as the manifest records it: relative to the manifest's directory when
+/// it lies below it, else absolute.
+fn manifest_path(shard: &Path, manifest: &Path) -> String {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = match manifest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let (s, d) = (abs(shard), abs(&dir));
+    let d = d.strip_suffix_dot();
+    match s.strip_prefix(&d) {
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => s.display().to_string(),
+    }
+}
+
+trait StripDot {
+    fn strip_suffix_dot(self) -> PathBuf;
+}
+
+impl StripDot for PathBuf {
+    /// `std::path::absolute(".")` keeps a trailing `.`, which `strip_prefix` would not match.
+    fn strip_suffix_dot(self) -> PathBuf {
+        if self.file_name().is_none() || self.ends_with(".") {
+            self.components().collect()
+        } else {
+            self
+        }
+    }
+}
+
+fn report(cfg: &Config, done: &[Done]) -> Result<()> {
+    if let Some(m) = &cfg.manifest {
+        let stdout = input::is_stdin(m);
+        let (mode, limit) = match &cfg.mode {
+            Mode::Rows(n) => ("rows", Some(*n)),
+            Mode::Bytes(b) => ("bytes", Some(*b)),
+            Mode::Chunks(n) => ("chunks", Some(*n)),
+            Mode::Hash { n, .. } => ("hash", Some(*n)),
+        };
+        let r = Report {
+            format: "dumpshard-csvsplit",
+            version: 1,
+            generator: format!("csvsplit {}", env!("CARGO_PKG_VERSION")),
+            source: cfg
+                .input
+                .as_ref()
+                .map_or("<stdin>".into(), |p| p.display().to_string()),
+            mode,
+            limit,
+            hash: match &cfg.mode {
+                Mode::Hash { columns, n } => Some(HashReport {
+                    function: "xxh64-v1",
+                    columns,
+                    buckets: *n,
+                }),
+                _ => None,
+            },
+            header: cfg.header,
+            repeat_header: cfg.repeat_header,
+            compression: cfg.template.gzip().then_some("gzip"),
+            null: &cfg.null,
+            records: done.iter().map(|d| d.records).sum(),
+            bytes: done.iter().map(|d| d.bytes).sum(),
+            shards: done
+                .iter()
+                .map(|d| ShardReport {
+                    shard: d.shard,
+                    file: if stdout {
+                        d.path.display().to_string()
+                    } else {
+                        manifest_path(&d.path, m)
+                    },
+                    records: d.records,
+                    bytes: d.bytes,
+                    file_bytes: d.file_bytes,
+                    crc32: format!("{:08x}", d.crc32),
+                })
+                .collect(),
+        };
+        let mut json = serde_json::to_vec_pretty(&r)
+            .map_err(|e| Error::Usage(format!("internal error: manifest: {e}")))?;
+        json.push(b'\n');
+        if stdout {
+            let mut o = std::io::stdout().lock();
+            o.write_all(&json).at("<stdout>")?;
+            o.flush().at("<stdout>")?;
+        } else {
+            if std::fs::symlink_metadata(m).is_ok_and(|md| !md.is_file()) {
+                return Err(Error::file(
+                    m.display().to_string(),
+                    "exists and is not a regular file; refusing to replace it",
+                ));
+            }
+            let mut f = AtomicFile::create(m)?;
+            f.write_all(&json).at(m)?;
+            f.commit()?;
+        }
+    }
+    if cfg.sql != SqlOut::None {
+        print_sql(cfg, done)?;
+    }
+    Ok(())
+}
+
+fn print_sql(cfg: &Config, done: &[Done]) -> Result<()> {
+    let table = match (&cfg.table, &cfg.table_name) {
+        (Some(t), _) => format!(
+            "{}.{}",
+            sql::quote_ident(&t.schema),
+            sql::quote_ident(&t.name)
+        ),
+        (None, Some(n)) => n.clone(),
+        (None, None) => return Err(Error::Usage("the SQL output needs --table".into())),
+    };
+    let columns: Vec<String> = match &cfg.table {
+        Some(t) => t.columns.iter().map(|c| c.name.clone()).collect(),
+        None => Vec::new(),
+    };
+    let t = sql::Target {
+        table: &table,
+        columns: &columns,
+        null: &cfg.null,
+        gzip: cfg.template.gzip(),
+    };
+    let files: Vec<&Path> = done.iter().map(|d| d.path.as_path()).collect();
+    let text = match &cfg.sql {
+        SqlOut::Import(prefix) if files.is_empty() => {
+            let _ = prefix;
+            "-- csvsplit: the input had no records, so there is nothing to import\n".to_string()
+        }
+        SqlOut::Import(prefix) => sql::import_into(&t, prefix, &files, cfg.header),
+        SqlOut::Copy => {
+            let header: Vec<bool> = done
+                .iter()
+                .map(|d| cfg.header && (cfg.repeat_header || d.shard == 0))
+                .collect();
+            sql::copy_script(&t, &files, &header)
+        }
+        SqlOut::None => return Ok(()),
+    };
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes()).at("<stdout>")?;
+    o.flush().at("<stdout>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_resolve() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(
+            resolve_columns(&["b".into(), "1".into()], &names).unwrap(),
+            vec![1, 0]
+        );
+        assert!(resolve_columns(&["c".into()], &names).is_err());
+        assert!(resolve_columns(&["3".into()], &names).is_err());
+        assert_eq!(resolve_columns(&["3".into()], &[]).unwrap(), vec![2]);
+        assert!(resolve_columns(&["x".into()], &[]).is_err());
+        assert!(resolve_columns(&["0".into()], &[]).is_err());
+    }
+
+    #[test]
+    fn manifest_paths() {
+        assert_eq!(
+            manifest_path(Path::new("out/p-1.csv"), Path::new("out/m.json")),
+            "p-1.csv"
+        );
+        assert_eq!(
+            manifest_path(Path::new("p-1.csv"), Path::new("m.json")),
+            "p-1.csv"
+        );
+        assert_eq!(
+            manifest_path(Path::new("/x/p.csv"), Path::new("/y/m.json")),
+            "/x/p.csv"
+        );
+    }
+}

@@ -1,0 +1,775 @@
+//! Integration tests of the `csvsplit` binary: every mode on random CSV (property tests),
+//! headers, compressed input and output, the manifest and SQL outputs, error handling (closed
+//! stdout, full disk, unwritable directory, malformed input) and a round trip through a real
+//! PostgreSQL.
+
+#[path = "support/man.rs"]
+mod man;
+#[path = "support/pg.rs"]
+mod pg;
+
+use proptest::prelude::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_csvsplit")
+}
+
+/// Runs csvsplit in `dir` with `args`, feeding `stdin`.
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start csvsplit");
+    let mut si = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = feeder.join();
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "csvsplit failed ({:?}): {}",
+        o.status,
+        stderr(o)
+    );
+}
+
+/// Splits CSV into raw records by quote parity, independently of the library's scanner.
+/// Err when the data ends inside quotes.
+fn records(b: &[u8]) -> Result<Vec<&[u8]>, String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut q = false;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'"' {
+            q = !q;
+        } else if c == b'\n' && !q {
+            out.push(&b[start..=i]);
+            start = i + 1;
+        }
+    }
+    if q {
+        return Err(format!(
+            "ends inside quotes: {:?}",
+            String::from_utf8_lossy(b)
+        ));
+    }
+    if start < b.len() {
+        out.push(&b[start..]);
+    }
+    Ok(out)
+}
+
+/// The first field's value of a raw record: `None` when NULL (unquoted empty).
+fn first_field(rec: &[u8]) -> Option<Vec<u8>> {
+    let body = rec.strip_suffix(b"\n").unwrap_or(rec);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    if body.first() == Some(&b'"') {
+        let mut v = Vec::new();
+        let mut i = 1;
+        while i < body.len() {
+            if body[i] == b'"' {
+                if body.get(i + 1) == Some(&b'"') {
+                    v.push(b'"');
+                    i += 2;
+                    continue;
+                }
+                break;
+            }
+            v.push(body[i]);
+            i += 1;
+        }
+        Some(v)
+    } else {
+        let end = body.iter().position(|&c| c == b',').unwrap_or(body.len());
+        if end == 0 {
+            None
+        } else {
+            Some(body[..end].to_vec())
+        }
+    }
+}
+
+fn read_shard(p: &Path) -> Vec<u8> {
+    let raw = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    if p.extension().is_some_and(|e| e == "gz") {
+        let mut v = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut v)
+            .expect("valid gzip");
+        v
+    } else {
+        raw
+    }
+}
+
+fn crc32(b: &[u8]) -> u32 {
+    let mut c = flate2::Crc::new();
+    c.update(b);
+    c.sum()
+}
+
+fn manifest(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join("m.json")).expect("manifest")).expect("json")
+}
+
+/// All files under `dir` (recursively), relative, except the manifest.
+fn files(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
+    v.retain(|f| f != "m.json");
+    v.sort();
+    v
+}
+
+#[derive(Debug, Clone)]
+enum Mode {
+    Rows(u64),
+    Bytes(u64),
+    Chunks(u64),
+    Hash(u64),
+}
+
+/// Checks everything the contract promises about one run; returns the shards' contents.
+fn check_run(input: &[u8], mode: &Mode, header: bool, repeat: bool, gz: bool, via_stdin: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("in.csv"), input).unwrap();
+    let ext = if gz { "csv.gz" } else { "csv" };
+    let tmpl = format!("out/s-{{n:03}}.{ext}");
+    let mut args: Vec<String> = vec!["-o".into(), tmpl, "--manifest".into(), "m.json".into()];
+    let (flag, val) = match mode {
+        Mode::Rows(n) => ("-r", n.to_string()),
+        Mode::Bytes(n) => ("-b", n.to_string()),
+        Mode::Chunks(n) => ("-n", n.to_string()),
+        Mode::Hash(n) => ("-n", n.to_string()),
+    };
+    args.push(flag.into());
+    args.push(val);
+    if let Mode::Hash(_) = mode {
+        args.push("--by-hash".into());
+        args.push("1".into());
+    }
+    if header {
+        args.push("--header".into());
+        if !repeat {
+            args.push("--no-repeat-header".into());
+        }
+    }
+    args.push("-q".into());
+    if !via_stdin {
+        args.push("in.csv".into());
+    }
+    let argv: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let out = run_in(d, &argv, if via_stdin { input } else { b"" });
+
+    let all = records(input).expect("generated input is well formed");
+    let (hdr, data): (&[u8], &[&[u8]]) = if header && !all.is_empty() {
+        (all[0], &all[1..])
+    } else {
+        (b"", &all[..])
+    };
+    if let Mode::Bytes(max) = mode
+        && header
+        && !hdr.is_empty()
+        && hdr.len() as u64 >= *max
+    {
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(files(d).iter().all(|f| f == "in.csv"), "{:?}", files(d));
+        return;
+    }
+    ok(&out);
+    let m = manifest(d);
+    let shards = m["shards"].as_array().expect("shards");
+    let mut listed: Vec<String> = shards
+        .iter()
+        .map(|s| s["file"].as_str().unwrap().to_string())
+        .collect();
+    listed.push("in.csv".into());
+    listed.sort();
+    assert_eq!(files(d), listed, "files on disk are exactly the manifest's");
+
+    let mut bodies: Vec<Vec<u8>> = Vec::new();
+    let mut total_records = 0;
+    for (i, s) in shards.iter().enumerate() {
+        assert_eq!(s["shard"].as_u64(), Some(i as u64));
+        let path = d.join(s["file"].as_str().unwrap());
+        let content = read_shard(&path);
+        assert_eq!(
+            s["bytes"].as_u64(),
+            Some(content.len() as u64),
+            "shard {i} bytes"
+        );
+        assert_eq!(
+            s["file_bytes"].as_u64(),
+            Some(std::fs::metadata(&path).unwrap().len()),
+            "shard {i} file_bytes"
+        );
+        assert_eq!(
+            s["crc32"].as_str().unwrap(),
+            format!("{:08x}", crc32(&content)),
+            "shard {i} crc32"
+        );
+        let with_header = header && !hdr.is_empty() && (repeat || i == 0);
+        let body = if with_header {
+            assert!(content.starts_with(hdr), "shard {i} starts with the header");
+            content[hdr.len()..].to_vec()
+        } else {
+            content.clone()
+        };
+        let recs = records(&body).unwrap_or_else(|e| panic!("shard {i}: {e}"));
+        assert_eq!(
+            s["records"].as_u64(),
+            Some(recs.len() as u64),
+            "shard {i} records"
+        );
+        total_records += recs.len();
+        match mode {
+            Mode::Rows(n) => {
+                assert!(recs.len() as u64 <= *n);
+                if i + 1 < shards.len() {
+                    assert_eq!(recs.len() as u64, *n, "shard {i} is full");
+                }
+                assert!(!recs.is_empty(), "no empty shard in -r mode");
+            }
+            Mode::Bytes(max) => {
+                assert!(
+                    content.len() as u64 <= *max || recs.len() == 1,
+                    "shard {i}: {} bytes > {max} with {} records",
+                    content.len(),
+                    recs.len()
+                );
+                assert!(!recs.is_empty(), "no empty shard in -b mode");
+            }
+            Mode::Hash(n) => {
+                for r in &recs {
+                    let v = first_field(r);
+                    let want = dumpshard::csvsplit::shard_of(&[v.as_deref()], *n);
+                    assert_eq!(want, i as u64, "record {r:?} is in the wrong shard");
+                }
+            }
+            Mode::Chunks(_) => {}
+        }
+        bodies.push(body);
+    }
+    assert_eq!(total_records, data.len());
+    assert_eq!(m["records"].as_u64(), Some(data.len() as u64));
+    match mode {
+        Mode::Chunks(n) | Mode::Hash(n) => assert_eq!(shards.len() as u64, *n),
+        _ => {}
+    }
+    if let Mode::Hash(_) = mode {
+        // Same multiset of records; a last record without a newline gets one.
+        let mut want: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
+        for r in data {
+            let mut r = r.to_vec();
+            if !r.ends_with(b"\n") {
+                r.push(b'\n');
+            }
+            *want.entry(r).or_default() += 1;
+        }
+        let mut got: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
+        for b in &bodies {
+            for r in records(b).unwrap() {
+                *got.entry(r.to_vec()).or_default() += 1;
+            }
+        }
+        assert_eq!(got, want, "record multiset");
+    } else {
+        let joined: Vec<u8> = bodies.concat();
+        let want: Vec<u8> = data.concat();
+        assert!(
+            joined == want,
+            "shards do not concatenate to the input:\n got {:?}\nwant {:?}",
+            String::from_utf8_lossy(&joined),
+            String::from_utf8_lossy(&want)
+        );
+    }
+}
+
+fn field() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z0-9 ]{1,5}",
+        Just(String::new()),
+        Just("\"\"".to_string()),
+        "[a-z,\"\n\r ]{0,6}".prop_map(|v| format!("\"{}\"", v.replace('"', "\"\""))),
+    ]
+}
+
+fn csv_input() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(
+            (prop::collection::vec(field(), 1..4), prop::bool::ANY),
+            0..30,
+        ),
+        prop::bool::ANY,
+    )
+        .prop_map(|(recs, final_nl)| {
+            let mut s = String::new();
+            let n = recs.len();
+            for (i, (fields, crlf)) in recs.into_iter().enumerate() {
+                s.push_str(&fields.join(","));
+                if i + 1 < n || final_nl {
+                    s.push_str(if crlf { "\r\n" } else { "\n" });
+                }
+            }
+            s.into_bytes()
+        })
+}
+
+fn mode() -> impl Strategy<Value = Mode> {
+    prop_oneof![
+        (1u64..8).prop_map(Mode::Rows),
+        (1u64..120).prop_map(Mode::Bytes),
+        (1u64..6).prop_map(Mode::Chunks),
+        (1u64..6).prop_map(Mode::Hash),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn every_mode_keeps_every_record(
+        input in csv_input(),
+        mode in mode(),
+        header in prop::bool::ANY,
+        repeat in prop::bool::ANY,
+        gz in prop::bool::ANY,
+        via_stdin in prop::bool::ANY,
+    ) {
+        check_run(&input, &mode, header, repeat, gz, via_stdin);
+    }
+}
+
+#[test]
+fn man_page_is_current() {
+    man::check_man_page(<dumpshard::csvsplit::Args as clap::CommandFactory>::command());
+}
+
+#[test]
+fn bytes_mode_cuts_like_split_c_and_warns_about_big_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!("\"{}\"\n", "x\n".repeat(20));
+    let input = format!("h\na\nb\n{big}c\n");
+    let o = run_in(dir.path(), &["-b", "8", "--header"], input.as_bytes());
+    ok(&o);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning") && err.contains("<stdin>:4:") && err.contains("record 4"),
+        "{err}"
+    );
+    let read = |n: &str| std::fs::read_to_string(dir.path().join(n)).unwrap();
+    assert_eq!(read("part-0000.csv"), "h\na\nb\n");
+    assert_eq!(read("part-0001.csv"), format!("h\n{big}"));
+    assert_eq!(read("part-0002.csv"), "h\nc\n");
+    assert!(!dir.path().join("part-0003.csv").exists());
+}
+
+#[test]
+fn chunks_from_compressed_stdin_are_balanced() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::new();
+    for i in 0..1000 {
+        csv.push_str(&format!("{i},\"v\n{i}\"\n"));
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(csv.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let o = run_in(
+        dir.path(),
+        &["-n", "4", "-o", "c/{n}.csv", "--manifest", "m.json"],
+        &gz,
+    );
+    ok(&o);
+    let m = manifest(dir.path());
+    let sizes: Vec<u64> = m["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes.len(), 4);
+    let total: u64 = sizes.iter().sum();
+    assert_eq!(total, csv.len() as u64);
+    for s in &sizes {
+        assert!(s.abs_diff(total / 4) < 20, "unbalanced: {sizes:?}");
+    }
+    assert_eq!(
+        files(dir.path()),
+        ["c/0.csv", "c/1.csv", "c/2.csv", "c/3.csv"]
+    );
+}
+
+#[test]
+fn manifest_in_drives_header_columns_and_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let man = r#"{"format":"dumpshard-manifest","version":1,"tables":[{"schema":"public",
+        "name":"t","file":"t.csv","columns":[{"name":"id","type":"integer","not_null":true},
+        {"name":"Note","type":"text","not_null":false}],"primary_key":["id"],"rows":3,
+        "bytes":0,"header":true,"null":"\\N"}]}"#;
+    std::fs::write(d.join("in.json"), man).unwrap();
+    std::fs::write(d.join("t.csv"), "id,Note\n1,a\n2,\\N\n3,\"\\N\"\n").unwrap();
+    let o = run_in(
+        d,
+        &[
+            "-r",
+            "2",
+            "-o",
+            "s/t-{n}.csv.gz",
+            "--manifest-in",
+            "in.json",
+            "--table",
+            "t",
+            "--import-sql",
+            "gs://bucket/dir/",
+            "t.csv",
+        ],
+        b"",
+    );
+    ok(&o);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "IMPORT INTO \"public\".\"t\" (\"id\", \"Note\") CSV DATA (\n    \
+         'gs://bucket/dir/t-0.csv.gz',\n    'gs://bucket/dir/t-1.csv.gz'\n) \
+         WITH nullif = '\\N', skip = '1', decompress = 'gzip';\n"
+    );
+    assert_eq!(read_shard(&d.join("s/t-1.csv.gz")), b"id,Note\n3,\"\\N\"\n");
+
+    // --by-hash by column name from the manifest; the manifest's NULL token counts as NULL.
+    let o = run_in(
+        d,
+        &[
+            "-n",
+            "3",
+            "--by-hash",
+            "Note",
+            "-o",
+            "h/{n}.csv",
+            "--manifest-in",
+            "in.json",
+            "--table",
+            "t",
+            "--copy-sql",
+            "t.csv",
+        ],
+        b"",
+    );
+    ok(&o);
+    let script = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(script.lines().count(), 3, "{script}");
+    assert!(
+        script.starts_with(
+            "\\copy \"public\".\"t\" (\"id\", \"Note\") FROM 'h/0.csv' WITH (FORMAT csv, HEADER true, NULL '\\N')"
+        ),
+        "{script}"
+    );
+    let null_shard = dumpshard::csvsplit::shard_of(&[None], 3);
+    let text_shard = dumpshard::csvsplit::shard_of(&[Some(b"\\N")], 3);
+    let content = std::fs::read_to_string(d.join(format!("h/{null_shard}.csv"))).unwrap();
+    assert!(content.contains("2,\\N\n"), "{content}");
+    let content = std::fs::read_to_string(d.join(format!("h/{text_shard}.csv"))).unwrap();
+    assert!(content.contains("3,\"\\N\"\n"), "{content}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &[][..],
+        &["-r", "1", "-b", "5"][..],
+        &["-r", "0"][..],
+        &["-r", "1", "-o", "x.csv"][..],
+        &["-r", "1", "-o", "x{m}.csv"][..],
+        &["--by-hash", "1", "-r", "2"][..],
+        &["-b", "lots"][..],
+        &["-r", "1", "--import-sql", "s3://x"][..],
+        &["-n", "2", "--by-hash", "nope", "--header"][..],
+        &[
+            "-r",
+            "1",
+            "--header",
+            "--no-repeat-header",
+            "--table",
+            "t",
+            "--import-sql",
+            "x",
+        ][..],
+        &["-r", "1", "--manifest", "-", "--table", "t", "--copy-sql"][..],
+    ] {
+        let o = run_in(dir.path(), args, b"h\n1\n");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+    assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+    let o = run_in(dir.path(), &["--help"], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--by-hash"));
+}
+
+#[test]
+fn malformed_input_leaves_no_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_in(dir.path(), &["-r", "100"], b"a\nb\n\"open\nrest");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("csvsplit: <stdin>:3: (record 3, byte 4)") && err.contains("unterminated"),
+        "{err}"
+    );
+    assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+
+    // The same from a file (read through a memory mapping), in a later block.
+    let mut text = "x\n".repeat(3 << 20);
+    text.push_str("\"open\nrest");
+    std::fs::write(dir.path().join("in.csv"), &text).unwrap();
+    let o = run_in(dir.path(), &["-r", "100000", "in.csv"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let n = (3 << 20) + 1;
+    let want = format!("csvsplit: in.csv:{n}: (record {n}, byte {})", 6 << 20);
+    assert!(
+        err.starts_with(&want) && err.contains("unterminated"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.path().join("in.csv")).unwrap();
+    // Complete shards before the bad record stay; the one being written is gone.
+    let left = files(dir.path());
+    assert_eq!(left.len(), (3 << 20) / 100000, "{left:?}");
+    for f in &left {
+        assert_eq!(
+            std::fs::read(dir.path().join(f)).unwrap().len(),
+            200000,
+            "{f}"
+        );
+        std::fs::remove_file(dir.path().join(f)).unwrap();
+    }
+
+    let o = run_in(
+        dir.path(),
+        &["-n", "2", "--by-hash", "2"],
+        b"1,a\n2,b\"c\"d\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("<stdin>:2: (record 2, byte 4)") && err.contains("bare"),
+        "{err}"
+    );
+    let o = run_in(dir.path(), &["-n", "2", "--by-hash", "3"], b"1,a\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("record has 2 fields"), "{}", stderr(&o));
+    assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+}
+
+#[test]
+fn unwritable_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("blocker"), "").unwrap();
+    let o = run_in(
+        dir.path(),
+        &["-r", "1", "-o", "blocker/p{n}.csv"],
+        b"1\n2\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("csvsplit: blocker"), "{err}");
+    assert_eq!(files(dir.path()), ["blocker"]);
+}
+
+#[test]
+fn full_disk_removes_the_partial_shard() {
+    // A file-size limit makes writes fail like a full disk (EFBIG once SIGXFSZ is ignored),
+    // without needing a small filesystem.
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let row = format!("{}\n", "y".repeat(99));
+    let input = row.repeat(20_000);
+    std::fs::write(dir.path().join("in.csv"), &input).unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["-r", "15000", "-o", "out/p{n}.csv", "in.csv"])
+        .current_dir(dir.path());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 1 << 20,
+                rlim_max: 1 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("csvsplit: out/p0.csv: ") && err.contains("large"),
+        "{err}"
+    );
+    assert_eq!(
+        files(dir.path()),
+        ["in.csv"],
+        "no partial shard, no temp file"
+    );
+}
+
+#[test]
+fn stdout_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.csv"), "1\n2\n3\n").unwrap();
+    let args = ["-r", "1", "--table", "t", "--copy-sql", "in.csv"];
+
+    // A reader that went away: quiet success (the shards are complete).
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert_eq!(files(dir.path()).len(), 4);
+
+    // stdout on a full device.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(bin())
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("csvsplit: <stdout>: No space left"),
+        "{err}"
+    );
+}
+
+#[test]
+fn manifest_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_in(dir.path(), &["-r", "1", "--manifest", "-"], b"a\n\"b\n\"\n");
+    ok(&o);
+    let m: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    assert_eq!(m["format"], "dumpshard-csvsplit");
+    assert_eq!(m["records"], 2);
+    assert_eq!(m["shards"][1]["file"], "part-0001.csv");
+    assert_eq!(m["shards"][1]["bytes"], 5);
+    assert_eq!(
+        m["shards"][1]["crc32"],
+        format!("{:08x}", crc32(b"\"b\n\"\n"))
+    );
+}
+
+#[test]
+fn refuses_to_replace_a_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_in(dir.path(), &["-r", "1", "--manifest", "/dev/null"], b"1\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert!(Path::new("/dev/null").exists());
+}
+
+/// Copies a fixture table out of PostgreSQL as CSV, shards it, loads the shards back with
+/// the generated `\copy` script and compares the tables.
+#[test]
+fn postgres_round_trip() {
+    let Some(pg) = pg::Pg::start() else { return };
+    pg.createdb("cs");
+    pg.psql(
+        "cs",
+        "CREATE TABLE src (id int PRIMARY KEY, t text, n numeric(10,2), ts timestamp);
+         INSERT INTO src SELECT i,
+           CASE i % 7 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN E'two\nlines, \"q\"'
+                      WHEN 3 THEN '\\N' WHEN 4 THEN '\\.' ELSE 'v' || i END,
+           CASE WHEN i % 5 = 0 THEN NULL ELSE i * 1.25 END,
+           timestamp '2026-01-01' + i * interval '1 hour'
+         FROM generate_series(1, 3000) i;
+         CREATE TABLE dst (LIKE src INCLUDING ALL);",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let csv = d.join("src.csv");
+    let o = pg
+        .client("psql")
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "cs", "-c"])
+        .arg(format!(
+            "\\copy (SELECT * FROM src ORDER BY id) TO '{}' WITH (FORMAT csv, HEADER true)",
+            csv.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    for (mode, ext) in [
+        (&["-b", "8K"][..], "csv.gz"),
+        (&["-n", "5", "--by-hash", "id"][..], "csv"),
+    ] {
+        pg.psql("cs", "TRUNCATE dst");
+        let tmpl = d.join(format!("shards/p-{{n:04}}.{ext}"));
+        let mut args: Vec<String> = mode.iter().map(|s| s.to_string()).collect();
+        args.extend(
+            ["--header", "--table", "dst", "--copy-sql", "-o"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        args.push(tmpl.display().to_string());
+        args.push(csv.display().to_string());
+        let argv: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let o = run_in(d, &argv, b"");
+        ok(&o);
+        let script = d.join("load.sql");
+        std::fs::write(&script, &o.stdout).unwrap();
+        assert!(String::from_utf8_lossy(&o.stdout).lines().count() > 1);
+        pg.psql_file("cs", &script);
+        let diff = pg.psql(
+            "cs",
+            "SELECT (SELECT count(*) FROM (SELECT * FROM src EXCEPT ALL SELECT * FROM dst) a)
+                  + (SELECT count(*) FROM (SELECT * FROM dst EXCEPT ALL SELECT * FROM src) b),
+                    (SELECT count(*) FROM dst)",
+        );
+        assert_eq!(diff.trim(), "0|3000", "{mode:?}");
+        std::fs::remove_dir_all(d.join("shards")).unwrap();
+    }
+}
