@@ -11,6 +11,7 @@ pub mod error;
 pub mod input;
 pub mod manifest;
 pub mod output;
+pub mod pksort;
 pub mod records;
 
 pub use error::{Error, Pos, Result};
