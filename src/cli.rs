@@ -71,7 +71,11 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
 /// `iB` is accepted) or `50%` (of physical memory).
 pub fn parse_size(s: &str) -> Result<u64> {
     let t = s.trim();
-    let bad = || Error::Usage(format!("invalid size '{s}' (use e.g. 4096, 64K, 512M, 2G or 50%)"));
+    let bad = || {
+        Error::Usage(format!(
+            "invalid size '{s}' (use e.g. 4096, 64K, 512M, 2G or 50%)"
+        ))
+    };
     if let Some(pct) = t.strip_suffix('%') {
         let p: f64 = pct.trim().parse().map_err(|_| bad())?;
         if !(p > 0.0 && p <= 100.0) {

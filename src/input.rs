@@ -139,7 +139,9 @@ const BLOCK: usize = 1 << 20;
 
 fn pump<D: Read>(mut d: D, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<Vec<u8>>) {
     loop {
-        let mut buf = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK));
+        let mut buf = back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BLOCK));
         buf.clear();
         buf.resize(BLOCK, 0);
         let mut filled = 0;
@@ -244,7 +246,11 @@ mod tests {
         gz.write_all(&data[1000..]).unwrap();
         two.extend(gz.finish().unwrap());
         roundtrip(&data, two, Compression::Gzip);
-        roundtrip(&data, zstd::encode_all(&data[..], 1).unwrap(), Compression::Zstd);
+        roundtrip(
+            &data,
+            zstd::encode_all(&data[..], 1).unwrap(),
+            Compression::Zstd,
+        );
         let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
         lz.write_all(&data).unwrap();
         roundtrip(&data, lz.finish().unwrap(), Compression::Lz4);

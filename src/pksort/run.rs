@@ -35,7 +35,8 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 impl RunWriter {
     /// A new anonymous run file in `dir`, buffered with `buf` bytes.
     pub fn create(dir: &Path, buf: usize) -> Result<RunWriter> {
-        let f = tempfile::tempfile_in(dir).at(dir)?;
+        let f =
+            tempfile::tempfile_in(dir).at(format!("{} (temporary directory)", dir.display()))?;
         Ok(RunWriter {
             w: BufWriter::with_capacity(buf, f),
             dir: dir.to_path_buf(),
