@@ -156,6 +156,17 @@ pub struct Batch {
     pub keys: Vec<u8>,
     /// `key_ends[i]` is the end of record i's key in `keys`.
     pub key_ends: Vec<u32>,
+    /// (key prefix, record index) in key order, filled by [`Batch::sort`].
+    pub order: Vec<(u64, u32)>,
+}
+
+/// The first 8 key bytes as a number, so most comparisons need no memcmp.
+#[inline]
+pub fn prefix(k: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = k.len().min(8);
+    b[..n].copy_from_slice(&k[..n]);
+    u64::from_be_bytes(b)
 }
 
 /// Records per parallel task when encoding keys.
@@ -209,7 +220,21 @@ impl Batch {
             input,
             keys,
             key_ends,
+            order: Vec::new(),
         })
+    }
+
+    /// Sorts this batch's records by key (stably), while the reader thread reads on: the
+    /// final sort then only merges presorted runs.
+    pub fn sort(&mut self) {
+        let mut order: Vec<(u64, u32)> = (0..self.chunk.len())
+            .map(|i| (prefix(self.key(i)), i as u32))
+            .collect();
+        order.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.key(a.1 as usize).cmp(self.key(b.1 as usize)))
+        });
+        self.order = order;
     }
 
     /// The key of record `i`.
@@ -229,6 +254,7 @@ impl Batch {
             + self.chunk.ends.capacity() * 8
             + self.keys.capacity()
             + self.key_ends.capacity() * 4
+            + self.chunk.len() * 16
     }
 
     /// The line number of every record. Newlines inside a record can only be quoted ones, so

@@ -454,29 +454,26 @@ struct Entry {
 
 const ENTRY_COST: usize = 2 * std::mem::size_of::<Entry>();
 
-#[inline]
-fn prefix(k: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = k.len().min(8);
-    b[..n].copy_from_slice(&k[..n]);
-    u64::from_be_bytes(b)
-}
-
-/// Sorts the records of `batches` by key, stably, in parallel.
-fn sort_entries(batches: &[Batch]) -> Vec<Entry> {
+/// Sorts the records of `batches` by key, stably. Each batch is already sorted (see
+/// [`Batch::sort`]), so this is a merge of presorted runs, which the standard library's sort
+/// detects and merges without re-sorting them.
+fn sort_entries(batches: &mut [Batch]) -> Vec<Entry> {
     let n: usize = batches.iter().map(|b| b.chunk.len()).sum();
     let mut v = Vec::with_capacity(n);
-    for (bi, b) in batches.iter().enumerate() {
-        for i in 0..b.chunk.len() {
-            v.push(Entry {
-                prefix: prefix(b.key(i)),
-                batch: bi as u32,
-                idx: i as u32,
-            });
+    for (bi, b) in batches.iter_mut().enumerate() {
+        if b.order.len() != b.chunk.len() {
+            b.sort();
         }
+        v.extend(b.order.iter().map(|&(prefix, idx)| Entry {
+            prefix,
+            batch: bi as u32,
+            idx,
+        }));
+        b.order = Vec::new();
     }
+    let batches = &*batches;
     let key = |e: &Entry| batches[e.batch as usize].key(e.idx as usize);
-    v.par_sort_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| key(a).cmp(key(b))));
+    v.sort_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| key(a).cmp(key(b))));
     v
 }
 
@@ -583,7 +580,7 @@ impl<'a> Runs<'a> {
 fn spill(
     cfg: &Config,
     spec: &KeySpec,
-    batches: &[Batch],
+    batches: &mut [Batch],
     names: &[String],
     buf: usize,
 ) -> Result<Run> {
@@ -709,11 +706,12 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         let run_buf = 1 << 20;
         for msg in rx.iter() {
             let (input, chunk) = msg?;
-            let b = Batch::new(chunk, input, spec, &names[input as usize])?;
+            let mut b = Batch::new(chunk, input, spec, &names[input as usize])?;
+            b.sort();
             mem += b.mem() + b.chunk.len() * ENTRY_COST;
             batches.push(b);
             if mem > budget {
-                let run = spill(cfg, spec, &batches, &names, run_buf)?;
+                let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
                 for b in batches.drain(..) {
                     let _ = back_tx.try_send(b.chunk);
                 }
@@ -724,7 +722,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         drop(back_tx);
         timing("read");
         if runs.stack.is_empty() {
-            let v = sort_entries(&batches);
+            let v = sort_entries(&mut batches);
             check_dups(cfg, spec, &batches, &v, &names)?;
             let mut outs = Outputs::open(cfg, header.as_deref())?;
             timing("sorted");
@@ -746,7 +744,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
             return outs.finish(cfg, dups);
         }
         if !batches.is_empty() {
-            let run = spill(cfg, spec, &batches, &names, run_buf)?;
+            let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
             batches.clear();
             runs.push(run)?;
         }
