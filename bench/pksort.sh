@@ -26,7 +26,7 @@ hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/pksort.json" \
     -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
     -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"
 
-mb=$(( $(stat -c %s "$DATA") / 1000000 ))
+mb=$(( $(stat -L -c %s "$DATA") / 1000000 ))
 python3 - "$OUT/pksort.json" "$mb" <<'PY'
 import json, sys
 res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
@@ -47,6 +47,6 @@ done
 echo "checks:"
 cmp "$OUT/pksort.csv" "$OUT/pksort64.csv" && echo "pksort in memory = pksort -S 64M"
 $pk --check "$OUT/pksort.csv" && echo "pksort output: sorted, unique"
-echo "pksort output records the same as the input: $(cmp -s <(sort "$DATA") <(sort "$OUT/pksort.csv") && echo yes || echo NO)"
+echo "sizes (input, pksort, duckdb, GNU sort): $(stat -L -c %s "$DATA" "$OUT/pksort.csv" "$OUT/duckdb.csv" "$OUT/sort.csv" | tr '\n' ' ')"
 echo -n "GNU sort output: "; $pk --check "$OUT/sort.csv" 2>&1 | head -1 || true
 echo -n "DuckDB output byte-identical to pksort's: "; cmp -s "$OUT/duckdb.csv" "$OUT/pksort.csv" && echo yes || echo "no ($(cmp "$OUT/duckdb.csv" "$OUT/pksort.csv" | head -1))"

@@ -1083,3 +1083,45 @@ fn postgres_order_by_equals_pksort() {
         }
     }
 }
+
+#[test]
+fn peak_memory_stays_near_the_budget() {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        eprintln!("SKIPPED: no /usr/bin/time to measure peak RSS");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = Vec::with_capacity(40 << 20);
+    let mut x: u64 = 1;
+    while input.len() < 40 << 20 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        input.extend_from_slice(
+            format!(
+                "{},\"text, with a comma and a\nnewline\",{}\n",
+                x >> 20,
+                "p".repeat((x % 200) as usize)
+            )
+            .as_bytes(),
+        );
+    }
+    write(dir.path(), "in.csv", &input);
+    let out = Command::new(time)
+        .args([
+            "-f", "%M", BIN, "-k", "1:int", "-S", "8M", "-o", "out.csv", "in.csv", "--on-dup",
+            "keep",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = show(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let kb: u64 = err.trim().lines().last().unwrap().trim().parse().unwrap();
+    assert!(kb < (8 + 16) * 1024, "peak RSS {kb} KB with -S 8M");
+    assert_eq!(
+        std::fs::metadata(dir.path().join("out.csv")).unwrap().len(),
+        input.len() as u64
+    );
+}

@@ -37,6 +37,18 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::mpsc::sync_channel;
 
+const EXAMPLES: &str = "\
+Examples:
+  pksort --manifest out/manifest.json --table public.customer -o customer.sorted.csv
+  pksort -k 3:int,2:int,1:int -S 1G customer.csv.gz > sorted.csv
+  pksort --header -k id:uuid --on-dup last --dups-out dropped.csv -o out.csv in.csv
+  pksort -c --manifest m.json --table orders orders.sorted.csv
+  pksort -m -k 1:int shard1.csv shard2.csv -o all.csv
+
+Exit status: 0 done; 1 --check found a record out of order or a duplicate; 2 usage or I/O
+error, or input that cannot be sorted (malformed CSV, a bad or NULL key value, a duplicate key
+under --on-dup error).";
+
 /// Sort CSV by its primary key: typed, in bounded memory, records written back byte for byte.
 ///
 /// Reads FILEs (or standard input), sorts the records by the key columns and writes them
@@ -47,14 +59,14 @@ use std::sync::mpsc::sync_channel;
 /// On pgdump2csv output, `--manifest m.json --table NAME` takes the key columns and their
 /// types from the table's primary key (and the file from the manifest when none is given).
 #[derive(Debug, clap::Parser)]
-#[command(name = "pksort", version, max_term_width = 100)]
+#[command(name = "pksort", version, max_term_width = 100, after_help = EXAMPLES)]
 pub struct Args {
     /// Input CSV files; none or `-` reads standard input. Several files are sorted together
     /// (with --merge: merged, each already sorted).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Key column, most significant first: COLUMN[:TYPE][:desc]. Repeat the option or separate
+    /// Key column, most significant first: `COLUMN[:TYPE][:desc]`. Repeat the option or separate
     /// specs with commas. COLUMN is a 1-based number or a name (from --header or the
     /// manifest). TYPE is int (any length), numeric, float, text (bytewise, the default),
     /// uuid, bool, date, timestamp or timestamptz; with a manifest it defaults to the
