@@ -1125,3 +1125,37 @@ fn peak_memory_stays_near_the_budget() {
         input.len() as u64
     );
 }
+
+#[test]
+fn merge_of_more_inputs_than_the_fan_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    let mut want = Vec::new();
+    for f in 0..7 {
+        let mut data = String::from("id,src\n");
+        for i in 0..50 {
+            let line = format!("{},{f}\n", i * 3 + f % 3);
+            data.push_str(&line);
+            want.push((i * 3 + f % 3, f, line));
+        }
+        names.push(write(dir.path(), &format!("s{f}.csv"), data.as_bytes()));
+    }
+    want.sort_by_key(|w| (w.0, w.1));
+    let mut args = vec![
+        "-m",
+        "--header",
+        "-k",
+        "id:int",
+        "--on-dup",
+        "keep",
+        "--batch-size",
+        "2",
+    ];
+    args.extend(names.iter().map(String::as_str));
+    let got = show(&ok(&pksort(&args, b"", dir.path())));
+    let want = format!(
+        "id,src\n{}",
+        want.into_iter().map(|w| w.2).collect::<String>()
+    );
+    assert!(got == want, "{}", diff(got.as_bytes(), want.as_bytes()));
+}

@@ -262,7 +262,12 @@ impl Config {
     /// Bytes per input chunk: small enough that a few in flight are a small part of the
     /// budget, big enough to amortise per-chunk work.
     fn chunk_target(&self) -> usize {
-        (self.memory / 32).clamp(4 << 10, 8 << 20)
+        let open = match self.mode {
+            // Every open input of a merge holds a chunk (and its keys).
+            Mode::Merge => 4 * self.inputs.len().min(self.fan_in),
+            _ => 32,
+        };
+        (self.memory / open.max(32)).clamp(4 << 10, 8 << 20)
     }
 }
 
@@ -422,35 +427,56 @@ fn check(cfg: &Config, spec: &KeySpec, sources: Vec<Inputs>) -> Result<()> {
     Ok(())
 }
 
-/// `--merge`: k-way merge of inputs that are each sorted.
+/// `--merge`: k-way merge of inputs that are each sorted. More inputs than the fan-in are
+/// merged in groups into runs first, so at most `--batch-size` inputs are open at once.
 fn merge_inputs(
     cfg: &Config,
     spec: &KeySpec,
-    sources: Vec<Inputs>,
+    mut sources: Vec<Inputs>,
     header: Option<Vec<u8>>,
 ) -> Result<()> {
     let names: Vec<String> = sources.first().map(|s| s.names.clone()).unwrap_or_default();
-    let mut srcs = Vec::new();
-    for inputs in sources {
-        let s = CsvSource::new(inputs, spec, true)?;
-        srcs.push(s);
-    }
-    if let Some(h) = &header {
-        for (i, s) in srcs.iter().enumerate() {
-            if let Some(h2) = s.header()
+    let open = |group: Vec<Inputs>, base: usize| -> Result<Vec<CsvSource<'_>>> {
+        let mut srcs = Vec::with_capacity(group.len());
+        for (i, inputs) in group.into_iter().enumerate() {
+            let s = CsvSource::new(inputs, spec, true)?;
+            if let (Some(h), Some(h2)) = (&header, s.header())
                 && crate::records::strip_terminator(h2) != crate::records::strip_terminator(h)
             {
                 return Err(Error::file(
-                    names[i].clone(),
+                    names[base + i].clone(),
                     "header differs from the first input's header",
                 ));
             }
+            srcs.push(s);
         }
-    }
-    let mut outs = Outputs::open(cfg, header.as_deref())?;
+        Ok(srcs)
+    };
     let pos = |l: Loc| l.pos(&names);
+    if sources.len() <= cfg.fan_in {
+        let mut srcs = open(sources, 0)?;
+        let mut outs = Outputs::open(cfg, header.as_deref())?;
+        let mut em = outs.emitter(cfg, spec);
+        merge::merge(&mut srcs, |k, r, l| em.push(k, r, l, &pos))?;
+        let (_, dups) = em.finish()?;
+        return outs.finish(cfg, dups);
+    }
+    let mut runs = Runs::new(cfg);
+    let mut base = 0;
+    while !sources.is_empty() {
+        let group: Vec<Inputs> = sources.drain(..cfg.fan_in.min(sources.len())).collect();
+        let n = group.len();
+        let mut srcs = open(group, base)?;
+        let mut w = RunWriter::create(&cfg.tmpdir, runs.buf)?;
+        merge::merge(&mut srcs, |k, r, l| w.push(k, r, l))?;
+        drop(srcs);
+        runs.push(w.finish()?)?;
+        base += n;
+    }
+    let mut readers = runs.finish()?;
+    let mut outs = Outputs::open(cfg, header.as_deref())?;
     let mut em = outs.emitter(cfg, spec);
-    merge::merge(&mut srcs, |k, r, l| em.push(k, r, l, &pos))?;
+    merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
     let (_, dups) = em.finish()?;
     outs.finish(cfg, dups)
 }
