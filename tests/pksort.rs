@@ -1159,3 +1159,52 @@ fn merge_of_more_inputs_than_the_fan_in() {
     );
     assert!(got == want, "{}", diff(got.as_bytes(), want.as_bytes()));
 }
+
+#[test]
+fn interrupt_leaves_no_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "-k",
+            "1:int",
+            "-S",
+            "64K",
+            "-T",
+            tmp.to_str().unwrap(),
+            "-o",
+            "out.csv",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sin = child.stdin.take().unwrap();
+    // Enough input for several spilled runs; stdin stays open so pksort is still running.
+    for i in 0..50_000 {
+        sin.write_all(format!("{},some payload for the runs\n", 50_000 - i).as_bytes())
+            .unwrap();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    drop(sin);
+    assert_eq!(o.status.code(), Some(130), "{}", show(&o.stderr));
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "runs left behind"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "tmp")
+        .collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}
