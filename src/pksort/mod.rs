@@ -490,7 +490,12 @@ struct Entry {
     idx: u32,
 }
 
-const ENTRY_COST: usize = 2 * std::mem::size_of::<Entry>();
+/// Bytes per record for the final sort: the entries, the sorted halves' scratch space and
+/// the merged result.
+const ENTRY_COST: usize = 3 * std::mem::size_of::<Entry>();
+
+/// Chunks encoded and sorted together.
+const PENDING: usize = 4;
 
 /// Sorts the records of `batches` by key, stably. Each batch is already sorted (see
 /// [`Batch::sort`]), so this is a merge of presorted runs, which the standard library's sort
@@ -511,8 +516,33 @@ fn sort_entries(batches: &mut [Batch]) -> Vec<Entry> {
     }
     let batches = &*batches;
     let key = |e: &Entry| batches[e.batch as usize].key(e.idx as usize);
-    v.sort_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| key(a).cmp(key(b))));
-    v
+    let cmp = |a: &Entry, b: &Entry| a.prefix.cmp(&b.prefix).then_with(|| key(a).cmp(key(b)));
+    if batches.len() < 4 {
+        v.sort_by(cmp);
+        return v;
+    }
+    // Two halves merged in parallel, then one merge of the two.
+    let mid: usize = batches[..batches.len() / 2]
+        .iter()
+        .map(|b| b.chunk.len())
+        .sum();
+    let (a, b) = v.split_at_mut(mid);
+    rayon::join(|| a.sort_by(cmp), || b.sort_by(cmp));
+    let mut out = Vec::with_capacity(n);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        // Ties take the first half: it holds the earlier input.
+        if cmp(&b[j], &a[i]).is_lt() {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Under `--on-dup error`, finds the first pair of equal keys in sorted `v` and reports it
@@ -742,19 +772,46 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         let mut mem = 0usize;
         let mut runs = Runs::new(cfg);
         let run_buf = 1 << 20;
-        for msg in rx.iter() {
-            let (input, chunk) = msg?;
-            let mut b = Batch::new(chunk, input, spec, &names[input as usize])?;
-            b.sort();
-            mem += b.mem() + b.chunk.len() * ENTRY_COST;
-            batches.push(b);
-            if mem > budget {
-                let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
-                for b in batches.drain(..) {
-                    let _ = back_tx.try_send(b.chunk);
+        // Chunks are encoded and sorted a few at a time in parallel: one chunk's sort is
+        // sequential, and the reader thread delivers chunks faster than one core sorts them.
+        let group = rayon::current_num_threads().clamp(1, PENDING);
+        let mut pending: Vec<(u32, Chunk)> = Vec::with_capacity(group);
+        let mut msgs = rx.iter();
+        loop {
+            let msg = msgs.next();
+            let end = msg.is_none();
+            if let Some(m) = msg {
+                pending.push(m?);
+            }
+            if pending.len() < group && !(end && !pending.is_empty()) {
+                if end {
+                    break;
                 }
-                mem = 0;
-                runs.push(run)?;
+                continue;
+            }
+            let done: Vec<Result<Batch>> = std::mem::take(&mut pending)
+                .into_par_iter()
+                .map(|(input, chunk)| {
+                    let mut b = Batch::new(chunk, input, spec, &names[input as usize])?;
+                    b.sort();
+                    Ok(b)
+                })
+                .collect();
+            for b in done {
+                let b = b?;
+                mem += b.mem() + b.chunk.len() * ENTRY_COST;
+                batches.push(b);
+                if mem > budget {
+                    let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
+                    for b in batches.drain(..) {
+                        let _ = back_tx.try_send(b.chunk);
+                    }
+                    mem = 0;
+                    runs.push(run)?;
+                }
+            }
+            if end {
+                break;
             }
         }
         drop(back_tx);
