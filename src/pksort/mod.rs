@@ -656,15 +656,19 @@ fn spill(
     check_dups(cfg, spec, batches, &v, names)?;
     let lines: Vec<Vec<u64>> = batches.par_iter().map(Batch::lines).collect();
     let mut w = RunWriter::create(&cfg.tmpdir, buf)?;
-    for e in &v {
-        let b = &batches[e.batch as usize];
-        let i = e.idx as usize;
-        w.push(
-            b.key(i),
-            b.chunk.record(i),
-            b.loc(i, lines[e.batch as usize][i]),
-        )?;
-    }
+    let batches = &*batches;
+    gather(
+        batches,
+        &v,
+        |out, e| {
+            let b = &batches[e.batch as usize];
+            let i = e.idx as usize;
+            let loc = b.loc(i, lines[e.batch as usize][i]);
+            run::encode_item(out, b.key(i), b.chunk.record(i), loc);
+        },
+        Vec::new,
+        |block| w.write_block(&block).map(|()| true),
+    )?;
     w.finish()
 }
 
@@ -679,15 +683,64 @@ fn timing(what: &str) {
     }
 }
 
-/// Writes the records of sorted `v` when no duplicate policy needs to see them: rayon threads
-/// gather the scattered records into contiguous blocks (the random reads are the slow part),
-/// and a writer thread writes the blocks while the next ones are gathered.
+/// Records per gathered block, at most.
+const SEG_RECS: usize = 4096;
+/// Bytes per gathered block, about (a block ends with the record that reaches this).
+const SEG_BYTES: usize = 1 << 20;
+
+/// Cuts sorted `v` into blocks of about [`SEG_BYTES`] of records.
+fn segments(batches: &[Batch], v: &[Entry]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::with_capacity(v.len() / SEG_RECS + 1);
+    let (mut start, mut bytes) = (0, 0);
+    for (i, e) in v.iter().enumerate() {
+        bytes += batches[e.batch as usize].chunk.range(e.idx as usize).len();
+        if bytes >= SEG_BYTES || i + 1 - start >= SEG_RECS {
+            out.push(start..i + 1);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < v.len() {
+        out.push(start..v.len());
+    }
+    out
+}
+
+/// Gathers the records of sorted `v` into contiguous blocks, a few blocks at a time in
+/// parallel (the random reads from scattered records are the slow part of writing), and
+/// hands the blocks in order to `sink`, which returns false to stop. `fill` appends one
+/// entry's bytes to a block.
+fn gather(
+    batches: &[Batch],
+    v: &[Entry],
+    fill: impl Fn(&mut Vec<u8>, &Entry) + Sync,
+    fresh: impl Fn() -> Vec<u8>,
+    mut sink: impl FnMut(Vec<u8>) -> Result<bool>,
+) -> Result<()> {
+    let segs = segments(batches, v);
+    let group = 2 * rayon::current_num_threads();
+    for g in segs.chunks(group) {
+        let mut bufs: Vec<Vec<u8>> = g.iter().map(|_| fresh()).collect();
+        bufs.par_iter_mut().zip(g.par_iter()).for_each(|(buf, r)| {
+            for e in &v[r.clone()] {
+                fill(buf, e);
+            }
+        });
+        for b in bufs {
+            if !sink(b)? {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the records of sorted `v` when no duplicate policy needs to see them: blocks are
+/// gathered in parallel while a writer thread writes the previous ones.
 fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> {
-    const SEG: usize = 4096;
     let name = out.name();
     let (tx, rx) = sync_channel::<Vec<u8>>(4);
     let (back_tx, back_rx) = sync_channel::<Vec<u8>>(16);
-    let group = SEG * 2 * rayon::current_num_threads();
     std::thread::scope(|s| -> Result<()> {
         let writer = s.spawn(move || -> std::io::Result<()> {
             for mut buf in rx {
@@ -697,31 +750,20 @@ fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> 
             }
             Ok(())
         });
-        let gather = || -> bool {
-            for g in v.chunks(group) {
-                let mut bufs: Vec<Vec<u8>> = (0..g.len().div_ceil(SEG))
-                    .map(|_| back_rx.try_recv().unwrap_or_default())
-                    .collect();
-                bufs.par_iter_mut()
-                    .zip(g.par_chunks(SEG))
-                    .for_each(|(buf, seg)| {
-                        for e in seg {
-                            let rec = batches[e.batch as usize].chunk.record(e.idx as usize);
-                            buf.extend_from_slice(rec);
-                            if rec.last() != Some(&b'\n') {
-                                buf.push(b'\n');
-                            }
-                        }
-                    });
-                for b in bufs {
-                    if tx.send(b).is_err() {
-                        return false;
-                    }
+        // A send fails only when the writer stopped on an error, which join reports.
+        gather(
+            batches,
+            v,
+            |buf, e| {
+                let rec = batches[e.batch as usize].chunk.record(e.idx as usize);
+                buf.extend_from_slice(rec);
+                if rec.last() != Some(&b'\n') {
+                    buf.push(b'\n');
                 }
-            }
-            true
-        };
-        gather();
+            },
+            || back_rx.try_recv().unwrap_or_default(),
+            |b| Ok(tx.send(b).is_ok()),
+        )?;
         drop(tx);
         match writer.join() {
             Ok(r) => r.at(&name),
@@ -783,7 +825,8 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
             if let Some(m) = msg {
                 pending.push(m?);
             }
-            if pending.len() < group && !(end && !pending.is_empty()) {
+            let flush = pending.len() >= group || (end && !pending.is_empty());
+            if !flush {
                 if end {
                     break;
                 }

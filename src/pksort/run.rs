@@ -20,8 +20,6 @@ pub struct RunWriter {
     w: BufWriter<File>,
     dir: PathBuf,
     scratch: Vec<u8>,
-    /// Items written.
-    pub items: u64,
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -30,6 +28,19 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// Appends one item in the run format to `out`.
+#[inline]
+pub fn encode_item(out: &mut Vec<u8>, key: &[u8], rec: &[u8], loc: Loc) {
+    put_varint(out, key.len() as u64);
+    out.extend_from_slice(key);
+    put_varint(out, rec.len() as u64);
+    out.extend_from_slice(rec);
+    put_varint(out, u64::from(loc.input));
+    put_varint(out, loc.record);
+    put_varint(out, loc.line);
+    put_varint(out, loc.byte);
 }
 
 impl RunWriter {
@@ -41,7 +52,6 @@ impl RunWriter {
             w: BufWriter::with_capacity(buf, f),
             dir: dir.to_path_buf(),
             scratch: Vec::with_capacity(64),
-            items: 0,
         })
     }
 
@@ -63,8 +73,12 @@ impl RunWriter {
             put_varint(&mut self.scratch, loc.byte);
             self.w.write_all(&self.scratch)
         })();
-        self.items += 1;
         r.map_err(|e| self.err(e))
+    }
+
+    /// Appends items already encoded with [`encode_item`].
+    pub fn write_block(&mut self, block: &[u8]) -> Result<()> {
+        self.w.write_all(block).map_err(|e| self.err(e))
     }
 
     fn err(&self, e: std::io::Error) -> Error {
@@ -74,7 +88,6 @@ impl RunWriter {
     /// Flushes and rewinds the file for reading.
     pub fn finish(self) -> Result<Run> {
         let dir = self.dir.clone();
-        let items = self.items;
         let mut f = self.w.into_inner().map_err(|e| {
             Error::io(
                 format!("{} (temporary run file)", dir.display()),
@@ -83,15 +96,13 @@ impl RunWriter {
         })?;
         f.seek(SeekFrom::Start(0))
             .map_err(|e| Error::io(format!("{} (temporary run file)", dir.display()), e))?;
-        Ok(Run { file: f, items })
+        Ok(Run { file: f })
     }
 }
 
 /// A finished run, ready to be read.
 pub struct Run {
     file: File,
-    /// Items in it.
-    pub items: u64,
 }
 
 /// Reads a run item by item; the current item's key and record are slices of the buffer.
