@@ -787,27 +787,29 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         .max(target);
     let (tx, rx) = sync_channel::<Result<(u32, Chunk)>>(1);
     let (back_tx, back_rx) = sync_channel::<Chunk>(2);
-    std::thread::scope(|s| -> Result<()> {
-        std::thread::Builder::new()
-            .name("pksort reader".into())
-            .spawn_scoped(s, move || {
-                loop {
-                    let recycled = back_rx.try_recv().ok();
-                    match inputs.next_chunk(recycled) {
-                        Ok(Some(c)) => {
-                            if tx.send(Ok(c)).is_err() {
-                                return;
-                            }
-                        }
-                        Ok(None) => return,
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
+    // Not a scoped thread: after an error the sort returns at once instead of waiting for the
+    // reader, which may be blocked on a slow pipe; exiting ends it.
+    std::thread::Builder::new()
+        .name("pksort reader".into())
+        .spawn(move || {
+            loop {
+                let recycled = back_rx.try_recv().ok();
+                match inputs.next_chunk(recycled) {
+                    Ok(Some(c)) => {
+                        if tx.send(Ok(c)).is_err() {
                             return;
                         }
                     }
+                    Ok(None) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
                 }
-            })
-            .map_err(|e| Error::io("<reader thread>", e))?;
+            }
+        })
+        .map_err(|e| Error::io("<reader thread>", e))?;
+    (|| -> Result<()> {
         // Owned here so that an early error return drops it and unblocks the reader.
         let rx = rx;
         let mut batches: Vec<Batch> = Vec::new();
@@ -893,5 +895,5 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
         let (_, dups) = em.finish()?;
         outs.finish(cfg, dups)
-    })
+    })()
 }

@@ -47,7 +47,8 @@ impl KeyArg {
         let column = if col.bytes().all(|b| b.is_ascii_digit()) {
             match col.parse::<usize>() {
                 Ok(n) if n >= 1 => ColumnRef::Number(n),
-                _ => return Err(bad("column numbers start at 1")),
+                Ok(_) => return Err(bad("column numbers start at 1")),
+                Err(_) => return Err(bad("column number out of range")),
             }
         } else {
             ColumnRef::Name(col.to_string())
