@@ -1,10 +1,13 @@
 //! pksort: an external, typed, byte-preserving primary-key sort for CSV.
 //!
-//! Records are cut out of the input with the quote-aware [`crate::records::ChunkReader`], each
-//! key is encoded once into a memcomparable byte string ([`key`]), and (key prefix, record)
-//! pairs are sorted with rayon's stable parallel merge sort. Input beyond the memory budget is
-//! spilled as sorted runs to anonymous temporary files and merged k-way with a bounded fan-in
-//! ([`merge`]); records are written back exactly as they were read.
+//! A reader thread cuts the input into chunks of whole records with the quote-aware
+//! [`crate::records::ChunkReader`]; each record's key is encoded once into a memcomparable
+//! byte string ([`key`]) and each chunk's (key prefix, record) pairs are sorted stably, in
+//! parallel, while the next chunks are read. The final sort then only merges presorted runs,
+//! and the records are gathered into output blocks in parallel while a writer thread writes.
+//! Input beyond the memory budget is spilled as sorted runs to anonymous temporary files and
+//! merged k-way with a bounded fan-in ([`merge`]). Records are written back exactly as they
+//! were read.
 //!
 //! The issue named the `extsort` crate as the starting point. It is not used, because it
 //! misses the contract in ways that cannot be configured away: its in-memory sort is
@@ -13,8 +16,12 @@
 //! segment file open and merges them in one pass (no fan-in limit, so a big input with a
 //! small buffer runs out of file descriptors), it names its segment files in a directory
 //! (left behind on Ctrl-C), and it needs one owned value per item (an allocation per record).
-//! The design here follows uutils sort's chunked approach instead: big chunks of raw bytes,
-//! records as offsets into them, and spilling when the chunks reach the budget.
+//! The design follows uutils sort's chunked one instead (`src/uu/sort/src/ext_sort.rs`): chunks
+//! of raw bytes with records as offsets into them, a reader thread, recycled chunk buffers,
+//! and a merge with a file limit. Two things differ: uutils writes every chunk (a tenth of the
+//! buffer) as its own run, while pksort keeps chunks until the whole budget is used and spills
+//! them as one run, so there are ten times fewer runs and merge levels; and keys are encoded
+//! once per record instead of being re-parsed at every comparison.
 
 pub mod batch;
 pub mod emit;
