@@ -9,14 +9,15 @@ use crate::records::{Chunk, ChunkReader};
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 type Reader = ChunkReader<Box<dyn Read + Send>>;
 
 /// The input files, read one after the other as chunks.
 pub struct Inputs {
-    paths: Vec<Option<PathBuf>>,
-    /// Display names, by input index.
-    pub names: Vec<String>,
+    paths: Arc<[Option<PathBuf>]>,
+    /// Display names, by input index (shared: `--merge` has one `Inputs` per input).
+    pub names: Arc<[String]>,
     next: usize,
     end: usize,
     cur: Option<(u32, Reader)>,
@@ -31,7 +32,7 @@ impl Inputs {
     /// The inputs (`None` = stdin), read in chunks of about `target` bytes; with `header`
     /// the first record of each input is a header.
     pub fn new(paths: Vec<Option<PathBuf>>, header: bool, target: usize) -> Inputs {
-        let names = paths
+        let names: Arc<[String]> = paths
             .iter()
             .map(|p| match p {
                 Some(p) if !input::is_stdin(p) => p.display().to_string(),
@@ -40,7 +41,7 @@ impl Inputs {
             .collect();
         Inputs {
             end: paths.len(),
-            paths,
+            paths: paths.into(),
             names,
             next: 0,
             cur: None,
@@ -51,12 +52,23 @@ impl Inputs {
         }
     }
 
-    /// Only input `i` of `paths` (input indexes stay those of the whole list).
-    pub fn only(paths: Vec<Option<PathBuf>>, i: usize, header: bool, target: usize) -> Inputs {
-        let mut s = Inputs::new(paths, header, target);
-        s.next = i;
-        s.end = (i + 1).min(s.paths.len());
-        s
+    /// One `Inputs` per input, each reading only its own (input indexes stay those of the
+    /// whole list).
+    pub fn each(paths: Vec<Option<PathBuf>>, header: bool, target: usize) -> Vec<Inputs> {
+        let all = Inputs::new(paths, header, target);
+        (0..all.paths.len())
+            .map(|i| Inputs {
+                paths: all.paths.clone(),
+                names: all.names.clone(),
+                next: i,
+                end: i + 1,
+                cur: None,
+                header,
+                header_rec: None,
+                pending: None,
+                target,
+            })
+            .collect()
     }
 
     /// Reads ahead to the first header (when there is one) so names can be resolved.
@@ -86,6 +98,9 @@ impl Inputs {
                 if self.header {
                     self.take_header(i, &mut r)?;
                 }
+                // A small first chunk: many small inputs must not each cost a full chunk
+                // (the reader zero-fills the whole target before reading).
+                r.set_target(self.target.min(FIRST_CHUNK));
                 self.cur = Some((i as u32, r));
                 if let Some(p) = self.pending.take() {
                     return Ok(Some(p));
@@ -95,8 +110,15 @@ impl Inputs {
                 continue;
             };
             let c = r.next_chunk_into(recycled.take().unwrap_or_default())?;
+            r.set_target(self.target);
             match c {
-                Some(c) => return Ok(Some((*i, c))),
+                Some(mut c) => {
+                    if c.data.len() * 2 < c.data.capacity() && c.data.capacity() <= 2 * FIRST_CHUNK
+                    {
+                        c.data.shrink_to_fit();
+                    }
+                    return Ok(Some((*i, c)));
+                }
                 None => self.cur = None,
             }
         }
@@ -131,6 +153,9 @@ impl Inputs {
         Ok(())
     }
 }
+
+/// Bytes of the first chunk of each input.
+const FIRST_CHUNK: usize = 64 << 10;
 
 /// Removes record 0 from a chunk, keeping positions right.
 fn drop_first(c: &mut Chunk) {

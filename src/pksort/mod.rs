@@ -269,12 +269,14 @@ impl Config {
     /// Bytes per input chunk: small enough that a few in flight are a small part of the
     /// budget, big enough to amortise per-chunk work.
     fn chunk_target(&self) -> usize {
-        let open = match self.mode {
-            // Every open input of a merge holds a chunk (and its keys).
-            Mode::Merge => 4 * self.inputs.len().min(self.fan_in),
-            _ => 32,
-        };
-        (self.memory / open.max(32)).clamp(4 << 10, 8 << 20)
+        match self.mode {
+            // Every open input of a merge holds a chunk (and its keys); a megabyte each is
+            // plenty for sequential reads.
+            Mode::Merge => {
+                (self.memory / (4 * self.inputs.len().min(self.fan_in))).clamp(4 << 10, 1 << 20)
+            }
+            _ => (self.memory / 32).clamp(4 << 10, 8 << 20),
+        }
     }
 }
 
@@ -293,9 +295,7 @@ fn run_config(cfg: &Config) -> Result<()> {
     let target = cfg.chunk_target();
     let mut sources: Vec<Inputs> = match cfg.mode {
         Mode::Sort => vec![Inputs::new(cfg.inputs.clone(), cfg.header, target)],
-        _ => (0..cfg.inputs.len())
-            .map(|i| Inputs::only(cfg.inputs.clone(), i, cfg.header, target))
-            .collect(),
+        _ => Inputs::each(cfg.inputs.clone(), cfg.header, target),
     };
     let header = match sources.first_mut() {
         Some(s) => s.peek_header()?.map(<[u8]>::to_vec),
@@ -399,7 +399,6 @@ fn put_line(w: &mut Sink, rec: &[u8]) -> Result<()> {
 fn check(cfg: &Config, spec: &KeySpec, sources: Vec<Inputs>) -> Result<()> {
     for inputs in sources {
         let mut src = CsvSource::new(inputs, spec, false)?;
-        let names = src.names().to_vec();
         let mut prev: Vec<u8> = Vec::new();
         let mut prev_loc: Option<Loc> = None;
         while let Some((k, rec, loc)) = src.current() {
@@ -413,7 +412,7 @@ fn check(cfg: &Config, spec: &KeySpec, sources: Vec<Inputs>) -> Result<()> {
                 if let Some(what) = bad {
                     return Err(Error::Found(format!(
                         "{} {what}: key {} {} the key at line {} (record {})",
-                        loc.pos(&names),
+                        loc.pos(src.names()),
                         spec.display(rec),
                         if ord.is_lt() {
                             "sorts before"
@@ -442,7 +441,10 @@ fn merge_inputs(
     mut sources: Vec<Inputs>,
     header: Option<Vec<u8>>,
 ) -> Result<()> {
-    let names: Vec<String> = sources.first().map(|s| s.names.clone()).unwrap_or_default();
+    let names: Vec<String> = sources
+        .first()
+        .map(|s| s.names.to_vec())
+        .unwrap_or_default();
     let open = |group: Vec<Inputs>, base: usize| -> Result<Vec<CsvSource<'_>>> {
         let mut srcs = Vec::with_capacity(group.len());
         for (i, inputs) in group.into_iter().enumerate() {
@@ -784,7 +786,7 @@ fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> 
 
 /// Sorting mode: read everything (spilling runs past the budget), then write in key order.
 fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>>) -> Result<()> {
-    let names = inputs.names.clone();
+    let names = inputs.names.to_vec();
     let target = cfg.chunk_target();
     // Chunks in flight between the reader thread and here: one in the channel, one being
     // read, one being encoded.
