@@ -13,9 +13,10 @@ pub mod error;
 pub mod input;
 pub mod manifest;
 pub mod output;
-pub mod pgdump;
 pub mod pgdump2csv;
+pub mod pgdump;
 pub mod pgtypes;
+pub mod pksort;
 pub mod records;
 
 pub use error::{Error, Pos, Result};

@@ -19,6 +19,9 @@ pub struct AtomicFile {
     tmp: PathBuf,
     dest: PathBuf,
     w: Option<BufWriter<File>>,
+    /// Writing straight into `dest`, which is a device or FIFO (`-o /dev/stdout`,
+    /// `/dev/full`): renaming a temporary over it would replace the device node.
+    direct: bool,
 }
 
 fn temp_name(dest: &Path) -> PathBuf {
@@ -33,6 +36,15 @@ fn temp_name(dest: &Path) -> PathBuf {
 impl AtomicFile {
     /// Starts writing `dest` (created with its missing parent directories).
     pub fn create(dest: &Path) -> Result<AtomicFile> {
+        if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let f = OpenOptions::new().write(true).open(dest).at(dest)?;
+            return Ok(AtomicFile {
+                tmp: dest.to_path_buf(),
+                dest: dest.to_path_buf(),
+                w: Some(BufWriter::with_capacity(BUF, f)),
+                direct: true,
+            });
+        }
         if let Some(parent) = dest.parent()
             && !parent.as_os_str().is_empty()
         {
@@ -45,6 +57,7 @@ impl AtomicFile {
             tmp,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
+            direct: false,
         })
     }
 
@@ -59,6 +72,7 @@ impl AtomicFile {
             tmp,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
+            direct: false,
         })
     }
 
@@ -74,6 +88,9 @@ impl AtomicFile {
             .into_inner()
             .map_err(|e| Error::io(&self.dest, e.into_error()))?;
         drop(f);
+        if self.direct {
+            return Ok(());
+        }
         fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
         cli::unregister_temp(&self.tmp);
         Ok(())
@@ -94,7 +111,7 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.w.take().is_some() {
+        if self.w.take().is_some() && !self.direct {
             let _ = fs::remove_file(&self.tmp);
             cli::unregister_temp(&self.tmp);
         }
@@ -232,5 +249,18 @@ mod tests {
         drop(f);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "only sub/ and nothing else: {names:?}");
+    }
+
+    #[test]
+    fn devices_are_written_in_place() {
+        // Renaming a temporary over /dev/null would replace the device node (as root).
+        let mut f = AtomicFile::create(Path::new("/dev/null")).unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
+        let m = fs::metadata("/dev/null").unwrap();
+        assert!(!m.is_file(), "/dev/null must stay a device");
+        let mut f = AtomicFile::create(Path::new("/dev/full")).unwrap();
+        let r = f.write_all(&[0u8; 1 << 20]).and_then(|_| f.flush());
+        assert!(r.is_err(), "/dev/full must report ENOSPC");
     }
 }

@@ -1,0 +1,7 @@
+//! pksort: external, typed, byte-preserving primary-key sort for CSV (see `dumpshard::pksort`).
+
+fn main() -> std::process::ExitCode {
+    dumpshard::cli::run("pksort", || {
+        dumpshard::pksort::run(<dumpshard::pksort::Args as clap::Parser>::parse())
+    })
+}

@@ -1,0 +1,744 @@
+//! Key types and their memcomparable encodings: every key value is turned once into bytes
+//! whose plain `memcmp` order is the PostgreSQL order of the typed values, so sorting,
+//! merging, checking and duplicate detection all compare keys with one byte comparison.
+//!
+//! Every encoding is prefix-free (no encoded value is a proper prefix of another), which is
+//! what makes two tricks sound: a composite key is just the concatenation of its parts, and a
+//! descending part is its bytes inverted.
+
+use std::fmt;
+
+/// The type a key column is compared as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    /// Integers of any length (smallint ... numeric(38,0)), sign and leading zeros allowed.
+    Int,
+    /// Decimal text with optional exponent; NaN after all numbers, as in PostgreSQL.
+    Numeric,
+    /// IEEE double, including Infinity and NaN (NaN last, -0 = 0).
+    Float,
+    /// Bytes, compared bytewise (C collation).
+    Text,
+    /// `character(n)`: bytewise, but trailing spaces do not count (PostgreSQL bpchar).
+    Bpchar,
+    /// UUID, compared as 16 bytes.
+    Uuid,
+    /// Boolean, false before true.
+    Bool,
+    /// ISO date, `infinity`/`-infinity` and ` BC` included.
+    Date,
+    /// ISO timestamp without time zone.
+    Timestamp,
+    /// ISO timestamp with a UTC offset, compared as an instant.
+    Timestamptz,
+}
+
+impl KeyType {
+    /// Parses a type name given on the command line (`int`, `numeric`, ...).
+    pub fn from_cli(s: &str) -> Option<KeyType> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "int" | "integer" | "bigint" | "smallint" | "int2" | "int4" | "int8" => KeyType::Int,
+            "numeric" | "decimal" => KeyType::Numeric,
+            "float" | "real" | "double" | "float4" | "float8" => KeyType::Float,
+            "text" | "bytes" => KeyType::Text,
+            "uuid" => KeyType::Uuid,
+            "bool" | "boolean" => KeyType::Bool,
+            "date" => KeyType::Date,
+            "timestamp" => KeyType::Timestamp,
+            "timestamptz" => KeyType::Timestamptz,
+            _ => return None,
+        })
+    }
+
+    /// Maps a PostgreSQL type as written in a dump (`numeric(10,2)`, `timestamp(3) with time
+    /// zone`, `public.mood`, ...) to a key type. The flag is false when the type is not known
+    /// to sort bytewise (enums, ranges, intervals ...) and text order is only a guess.
+    pub fn from_pg(t: &str) -> (KeyType, bool) {
+        let t = t.trim().to_ascii_lowercase();
+        // Strip a type modifier such as (10,2) and array brackets are not key material anyway.
+        let base: String = match t.find('(') {
+            Some(i) => {
+                let close = t[i..].find(')').map(|j| i + j + 1).unwrap_or(t.len());
+                format!("{}{}", &t[..i], &t[close..])
+            }
+            None => t.clone(),
+        };
+        let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
+        let base = base.strip_prefix("pg_catalog.").unwrap_or(&base);
+        let ty = match base {
+            "smallint" | "integer" | "bigint" | "int" | "int2" | "int4" | "int8"
+            | "smallserial" | "serial" | "bigserial" | "serial2" | "serial4" | "serial8" => {
+                KeyType::Int
+            }
+            "numeric" | "decimal" => {
+                // numeric(p,0) holds integers only; int is the cheaper encoding for them.
+                if t.contains(",0)") || t.contains(", 0)") {
+                    KeyType::Int
+                } else {
+                    KeyType::Numeric
+                }
+            }
+            "real" | "double precision" | "float4" | "float8" | "float" => KeyType::Float,
+            "text" | "character varying" | "varchar" | "name" | "citext" | "bytea" | "\"char\"" => {
+                KeyType::Text
+            }
+            "character" | "char" | "bpchar" => KeyType::Bpchar,
+            "uuid" => KeyType::Uuid,
+            "boolean" | "bool" => KeyType::Bool,
+            "date" => KeyType::Date,
+            "timestamp" | "timestamp without time zone" => KeyType::Timestamp,
+            "timestamptz" | "timestamp with time zone" => KeyType::Timestamptz,
+            _ => return (KeyType::Text, false),
+        };
+        (ty, true)
+    }
+}
+
+impl fmt::Display for KeyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyType::Int => "int",
+            KeyType::Numeric => "numeric",
+            KeyType::Float => "float",
+            KeyType::Text => "text",
+            KeyType::Bpchar => "character",
+            KeyType::Uuid => "uuid",
+            KeyType::Bool => "bool",
+            KeyType::Date => "date",
+            KeyType::Timestamp => "timestamp",
+            KeyType::Timestamptz => "timestamptz",
+        })
+    }
+}
+
+/// A value that does not parse as its key type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadValue;
+
+/// Appends the encoding of `v` (an unquoted, non-NULL value) as type `ty` to `out`.
+/// On failure `out` may hold partial bytes; callers discard the key.
+pub fn encode(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), BadValue> {
+    encode_inner(ty, v, out).map_err(|()| BadValue)
+}
+
+fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    match ty {
+        KeyType::Text => {
+            encode_text(v, out);
+            Ok(())
+        }
+        KeyType::Bpchar => {
+            let mut end = v.len();
+            while end > 0 && v[end - 1] == b' ' {
+                end -= 1;
+            }
+            encode_text(&v[..end], out);
+            Ok(())
+        }
+        KeyType::Int => encode_int(trim(v), out),
+        KeyType::Numeric => encode_numeric(trim(v), out),
+        KeyType::Float => encode_float(trim(v), out),
+        KeyType::Uuid => encode_uuid(trim(v), out),
+        KeyType::Bool => encode_bool(trim(v), out),
+        KeyType::Date => {
+            let d = parse_date_value(trim(v))?;
+            out.extend_from_slice(&((d as u64) ^ (1 << 63)).to_be_bytes());
+            Ok(())
+        }
+        KeyType::Timestamp | KeyType::Timestamptz => {
+            let t = parse_timestamp(trim(v), ty == KeyType::Timestamptz)?;
+            out.extend_from_slice(&((t as u128) ^ (1 << 127)).to_be_bytes());
+            Ok(())
+        }
+    }
+}
+
+fn trim(v: &[u8]) -> &[u8] {
+    v.trim_ascii()
+}
+
+/// Bytes with 0x00 escaped as 00 FF and a 00 00 terminator: order-preserving and prefix-free.
+fn encode_text(v: &[u8], out: &mut Vec<u8>) {
+    out.reserve(v.len() + 2);
+    let mut rest = v;
+    while let Some(i) = memchr::memchr(0, rest) {
+        out.extend_from_slice(&rest[..i]);
+        out.extend_from_slice(&[0, 0xFF]);
+        rest = &rest[i + 1..];
+    }
+    out.extend_from_slice(rest);
+    out.extend_from_slice(&[0, 0]);
+}
+
+/// Integers: a header byte gives sign and magnitude length, so small numbers stay short
+/// (c_id = 3000 is 3 bytes). 0x80 is zero; 0x80+n (n = 1..8) a positive magnitude of n
+/// big-endian bytes; 0x89 a positive magnitude beyond u64, as a u32 digit count and the
+/// digits. Negatives mirror this below 0x80 with the bytes inverted.
+fn encode_int(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    let (neg, digits) = match v.first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(());
+    }
+    let first = digits.iter().position(|&d| d != b'0');
+    let Some(first) = first else {
+        out.push(0x80);
+        return Ok(());
+    };
+    let digits = &digits[first..];
+    let small = if digits.len() <= 19 {
+        Some(
+            digits
+                .iter()
+                .fold(0u64, |a, &d| a * 10 + u64::from(d - b'0')),
+        )
+    } else if digits.len() == 20 {
+        digits.iter().try_fold(0u64, |a, &d| {
+            a.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+    } else {
+        None
+    };
+    let start = out.len();
+    match small {
+        Some(m) => {
+            let n = 8 - (m.leading_zeros() / 8) as usize;
+            out.push(0x80 + n as u8);
+            out.extend_from_slice(&m.to_be_bytes()[8 - n..]);
+        }
+        None => {
+            let count = u32::try_from(digits.len()).map_err(|_| ())?;
+            out.push(0x89);
+            out.extend_from_slice(&count.to_be_bytes());
+            out.extend_from_slice(digits);
+        }
+    }
+    if neg {
+        for b in &mut out[start..] {
+            *b = !*b;
+        }
+    }
+    Ok(())
+}
+
+/// Numerics: class byte (-Inf, negative, zero, positive, +Inf, NaN), then for non-zero finite
+/// values the decimal exponent (biased i32) and the significant digits as 1..=10 with a 0
+/// terminator; both inverted for negatives. Trailing zeros are dropped, so 1.50 = 1.5.
+fn encode_numeric(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    let lower = v.to_ascii_lowercase();
+    match lower.as_slice() {
+        b"nan" => {
+            out.push(5);
+            return Ok(());
+        }
+        b"infinity" | b"+infinity" | b"inf" | b"+inf" => {
+            out.push(4);
+            return Ok(());
+        }
+        b"-infinity" | b"-inf" => {
+            out.push(0);
+            return Ok(());
+        }
+        _ => {}
+    }
+    let (neg, s) = match v.first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let (mant, exp) = match s.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let (ip, fp) = match mant.iter().position(|&c| c == b'.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, &mant[..0]),
+    };
+    if ip.is_empty() && fp.is_empty()
+        || !ip.iter().all(u8::is_ascii_digit)
+        || !fp.iter().all(u8::is_ascii_digit)
+    {
+        return Err(());
+    }
+    let e: i64 = match exp {
+        None => 0,
+        Some(x) => {
+            let (eneg, xd) = match x.first() {
+                Some(b'-') => (true, &x[1..]),
+                Some(b'+') => (false, &x[1..]),
+                _ => (false, x),
+            };
+            if xd.is_empty() || xd.len() > 12 || !xd.iter().all(u8::is_ascii_digit) {
+                return Err(());
+            }
+            let m = xd.iter().fold(0i64, |a, &d| a * 10 + i64::from(d - b'0'));
+            if eneg { -m } else { m }
+        }
+    };
+    // value = 0.D × 10^E with D the digits of ip then fp.
+    let lead = ip.iter().take_while(|&&d| d == b'0').count();
+    let (digits_src, mut exp10): (Vec<u8>, i64) = if lead < ip.len() {
+        let mut d = ip[lead..].to_vec();
+        d.extend_from_slice(fp);
+        (d, (ip.len() - lead) as i64)
+    } else {
+        let fz = fp.iter().take_while(|&&d| d == b'0').count();
+        (fp[fz..].to_vec(), -(fz as i64))
+    };
+    let mut digits = digits_src;
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        out.push(2);
+        return Ok(());
+    }
+    exp10 += e;
+    let exp32 = i32::try_from(exp10).map_err(|_| ())?;
+    out.push(if neg { 1 } else { 3 });
+    let start = out.len();
+    out.extend_from_slice(&((exp32 as u32) ^ (1 << 31)).to_be_bytes());
+    out.extend(digits.iter().map(|d| d - b'0' + 1));
+    out.push(0);
+    if neg {
+        for b in &mut out[start..] {
+            *b = !*b;
+        }
+    }
+    Ok(())
+}
+
+/// Doubles: the usual sign-flip trick on the IEEE bits, with every NaN made the one positive
+/// quiet NaN (greater than +Infinity) and -0 made 0, as PostgreSQL compares them.
+fn encode_float(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    let s = std::str::from_utf8(v).map_err(|_| ())?;
+    let f: f64 = s.parse().map_err(|_| ())?;
+    let f = if f.is_nan() {
+        f64::NAN
+    } else if f == 0.0 {
+        0.0
+    } else {
+        f
+    };
+    let bits = f.to_bits();
+    let enc = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits ^ (1 << 63)
+    };
+    out.extend_from_slice(&enc.to_be_bytes());
+    Ok(())
+}
+
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// UUIDs in any form PostgreSQL reads (hyphens anywhere between digit groups, braces, any
+/// case) become their 16 bytes.
+fn encode_uuid(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    let v = match (v.first(), v.last()) {
+        (Some(b'{'), Some(b'}')) if v.len() >= 2 => &v[1..v.len() - 1],
+        _ => v,
+    };
+    if v.first() == Some(&b'-') || v.last() == Some(&b'-') {
+        return Err(());
+    }
+    let mut bytes = [0u8; 16];
+    let mut n = 0usize;
+    let mut prev_hyphen = false;
+    for &c in v {
+        if c == b'-' {
+            if prev_hyphen {
+                return Err(());
+            }
+            prev_hyphen = true;
+            continue;
+        }
+        prev_hyphen = false;
+        let h = hex(c).ok_or(())?;
+        if n >= 32 {
+            return Err(());
+        }
+        bytes[n / 2] |= if n % 2 == 0 { h << 4 } else { h };
+        n += 1;
+    }
+    if n != 32 {
+        return Err(());
+    }
+    out.extend_from_slice(&bytes);
+    Ok(())
+}
+
+fn encode_bool(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
+    let l = v.to_ascii_lowercase();
+    let is_prefix = |word: &[u8], min: usize| l.len() >= min && word.starts_with(&l);
+    let b = if is_prefix(b"true", 1) || is_prefix(b"yes", 1) || l == b"on" || l == b"1" {
+        1
+    } else if is_prefix(b"false", 1) || is_prefix(b"no", 1) || is_prefix(b"off", 2) || l == b"0" {
+        0
+    } else {
+        return Err(());
+    };
+    out.push(b);
+    Ok(())
+}
+
+/// Days from 1970-01-01 to the proleptic Gregorian date y-m-d (y astronomical).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (i64::from(m) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn is_leap(y: i64) -> bool {
+    y.rem_euclid(4) == 0 && (y.rem_euclid(100) != 0 || y.rem_euclid(400) == 0)
+}
+
+fn digits_u32(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 9 || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0')))
+}
+
+/// Strips a trailing ` BC` era marker.
+fn strip_bc(v: &[u8]) -> (&[u8], bool) {
+    let t = v.trim_ascii_end();
+    if t.len() >= 3 && t[t.len() - 2..].eq_ignore_ascii_case(b"bc") && t[t.len() - 3] == b' ' {
+        (t[..t.len() - 3].trim_ascii_end(), true)
+    } else {
+        (t, false)
+    }
+}
+
+/// `YYYY-MM-DD` (year of 4+ digits) to days since the epoch; `bc` makes year y mean 1 - y.
+fn parse_ymd(s: &[u8], bc: bool) -> Option<i64> {
+    let mut parts = s.split(|&c| c == b'-');
+    let y = parts.next()?;
+    let m = digits_u32(parts.next()?)?;
+    let d = digits_u32(parts.next()?)?;
+    if parts.next().is_some() || y.len() < 4 || m == 0 || m > 12 || d == 0 {
+        return None;
+    }
+    let y = i64::from(digits_u32(y)?);
+    if y == 0 && bc {
+        return None;
+    }
+    let y = if bc { 1 - y } else { y };
+    let dim = match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if d > dim {
+        return None;
+    }
+    Some(days_from_civil(y, m, d))
+}
+
+fn parse_date_value(v: &[u8]) -> Result<i64, ()> {
+    if v.eq_ignore_ascii_case(b"infinity") || v.eq_ignore_ascii_case(b"+infinity") {
+        return Ok(i64::MAX);
+    }
+    if v.eq_ignore_ascii_case(b"-infinity") {
+        return Ok(i64::MIN);
+    }
+    let (s, bc) = strip_bc(v);
+    parse_ymd(s, bc).ok_or(())
+}
+
+/// Timestamps as nanoseconds since the epoch (UTC for `tz`), infinities at the i128 ends.
+fn parse_timestamp(v: &[u8], tz: bool) -> Result<i128, ()> {
+    if v.eq_ignore_ascii_case(b"infinity") || v.eq_ignore_ascii_case(b"+infinity") {
+        return Ok(i128::MAX);
+    }
+    if v.eq_ignore_ascii_case(b"-infinity") {
+        return Ok(i128::MIN);
+    }
+    let (s, bc) = strip_bc(v);
+    let sep = s.iter().position(|&c| c == b' ' || c == b'T').ok_or(())?;
+    let days = parse_ymd(&s[..sep], bc).ok_or(())?;
+    let rest = s[sep + 1..].trim_ascii_start();
+    // The time ends where the offset starts (+, -, Z) or at the end.
+    let tend = rest
+        .iter()
+        .position(|&c| c == b'+' || c == b'-' || c == b'Z' || c == b'z' || c == b' ')
+        .unwrap_or(rest.len());
+    let (time, off) = (&rest[..tend], rest[tend..].trim_ascii());
+    let mut tp = time.splitn(3, |&c| c == b':');
+    let h = digits_u32(tp.next().ok_or(())?).ok_or(())?;
+    let mi = digits_u32(tp.next().ok_or(())?).ok_or(())?;
+    let (sec, nanos) = match tp.next() {
+        None => (0, 0),
+        Some(sf) => {
+            let (si, fr) = match sf.iter().position(|&c| c == b'.') {
+                Some(i) => (&sf[..i], &sf[i + 1..]),
+                None => (sf, &sf[..0]),
+            };
+            if si.len() != 2 || fr.len() > 9 || !fr.iter().all(u8::is_ascii_digit) {
+                return Err(());
+            }
+            let mut n = 0u32;
+            for i in 0..9 {
+                n = n * 10 + fr.get(i).map_or(0, |&d| u32::from(d - b'0'));
+            }
+            (digits_u32(si).ok_or(())?, n)
+        }
+    };
+    if h > 24 || mi > 59 || sec > 60 || (h == 24 && (mi > 0 || sec > 0 || nanos > 0)) {
+        return Err(());
+    }
+    let offset_secs: i64 = if off.is_empty() {
+        if tz {
+            return Err(());
+        }
+        0
+    } else {
+        if !tz {
+            return Err(());
+        }
+        parse_offset(off).ok_or(())?
+    };
+    let secs =
+        days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec) - offset_secs;
+    Ok(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+}
+
+/// `Z`, `+HH`, `+HHMM`, `+HH:MM`, `+HH:MM:SS` to seconds east of UTC.
+fn parse_offset(o: &[u8]) -> Option<i64> {
+    if o.eq_ignore_ascii_case(b"z") || o.eq_ignore_ascii_case(b"utc") {
+        return Some(0);
+    }
+    let sign = match o.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let b = &o[1..];
+    let (h, m, s) = if b.contains(&b':') {
+        let mut p = b.split(|&c| c == b':');
+        let h = digits_u32(p.next()?)?;
+        let m = p.next().map_or(Some(0), digits_u32)?;
+        let s = p.next().map_or(Some(0), digits_u32)?;
+        if p.next().is_some() {
+            return None;
+        }
+        (h, m, s)
+    } else if b.len() == 4 {
+        (digits_u32(&b[..2])?, digits_u32(&b[2..])?, 0)
+    } else if b.len() <= 2 {
+        (digits_u32(b)?, 0, 0)
+    } else {
+        return None;
+    };
+    if h > 15 * 24 || m > 59 || s > 59 {
+        return None;
+    }
+    Some(sign * (i64::from(h) * 3600 + i64::from(m) * 60 + i64::from(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(ty: KeyType, v: &str) -> Vec<u8> {
+        let mut o = Vec::new();
+        encode(ty, v.as_bytes(), &mut o).unwrap_or_else(|_| panic!("{ty} {v:?}"));
+        o
+    }
+
+    fn ascending(ty: KeyType, vals: &[&str]) {
+        for w in vals.windows(2) {
+            assert!(enc(ty, w[0]) < enc(ty, w[1]), "{ty}: {} < {}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn orders() {
+        ascending(
+            KeyType::Int,
+            &[
+                "-100000000000000000000000",
+                "-18446744073709551616",
+                "-18446744073709551615",
+                "-256",
+                "-255",
+                "-1",
+                "0",
+                "1",
+                "9",
+                "10",
+                "255",
+                "256",
+                "18446744073709551615",
+                "18446744073709551616",
+                "100000000000000000000000",
+            ],
+        );
+        assert_eq!(enc(KeyType::Int, "007"), enc(KeyType::Int, "+7"));
+        assert_eq!(enc(KeyType::Int, "-0"), enc(KeyType::Int, "0"));
+        ascending(
+            KeyType::Numeric,
+            &[
+                "-Infinity",
+                "-1e10",
+                "-12.5",
+                "-1.23",
+                "-1.2",
+                "-0.001",
+                "0",
+                "1e-5",
+                "0.5",
+                "1.2",
+                "1.23",
+                "9",
+                "10",
+                "123456.5",
+                "1e10",
+                "Infinity",
+                "NaN",
+            ],
+        );
+        assert_eq!(
+            enc(KeyType::Numeric, "123456.000000000000"),
+            enc(KeyType::Numeric, "123456")
+        );
+        assert_eq!(enc(KeyType::Numeric, "0.00"), enc(KeyType::Numeric, "-0"));
+        assert_eq!(enc(KeyType::Numeric, "1.5e1"), enc(KeyType::Numeric, "15"));
+        ascending(
+            KeyType::Float,
+            &[
+                "-Infinity",
+                "-1e300",
+                "-1.5",
+                "0",
+                "1e-300",
+                "2.5",
+                "Infinity",
+                "NaN",
+            ],
+        );
+        assert_eq!(enc(KeyType::Float, "-0"), enc(KeyType::Float, "0"));
+        ascending(
+            KeyType::Text,
+            &["", "\0", "\0\0", "\0a", "a", "a\0", "ab", "b"],
+        );
+        assert_eq!(enc(KeyType::Bpchar, "ab  "), enc(KeyType::Bpchar, "ab"));
+        ascending(KeyType::Bool, &["f", "t"]);
+        ascending(
+            KeyType::Date,
+            &[
+                "-infinity",
+                "4713-01-01 BC",
+                "0001-12-31 BC",
+                "0001-01-01",
+                "1999-12-31",
+                "2000-02-29",
+                "10000-01-01",
+                "infinity",
+            ],
+        );
+        ascending(
+            KeyType::Timestamp,
+            &[
+                "1999-12-31 23:59:59.999999",
+                "2000-01-01 00:00:00",
+                "2000-01-01T00:00:00.5",
+                "2000-01-01 24:00:00",
+            ],
+        );
+        ascending(
+            KeyType::Timestamptz,
+            &[
+                "2000-01-01 10:00:00+05:30",
+                "2000-01-01 05:00:00+00",
+                "2000-01-01 00:00:00-08",
+                "2000-01-01 09:00:00Z",
+            ],
+        );
+        assert_eq!(
+            enc(KeyType::Timestamptz, "2000-01-01 05:30:00+05:30"),
+            enc(KeyType::Timestamptz, "2000-01-01 00:00:00+00")
+        );
+        assert_eq!(
+            enc(KeyType::Uuid, "{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}"),
+            enc(KeyType::Uuid, "a0eebc999c0b4ef8bb6d6bb9bd380a11")
+        );
+    }
+
+    #[test]
+    fn rejects() {
+        let bad = |ty, v: &str| {
+            let mut o = Vec::new();
+            assert!(
+                encode(ty, v.as_bytes(), &mut o).is_err(),
+                "{ty} {v:?} accepted"
+            );
+        };
+        for v in ["", "-", "1.5", "1e3", "x", "--1", "1 2"] {
+            bad(KeyType::Int, v);
+        }
+        for v in ["", ".", "1e", "e5", "1.2.3", "abc", "1e9999999999999"] {
+            bad(KeyType::Numeric, v);
+        }
+        for v in ["", "1,5", "one"] {
+            bad(KeyType::Float, v);
+        }
+        for v in [
+            "",
+            "a0eebc99",
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g",
+            "-a0eebc999c0b4ef8bb6d6bb9bd380a11",
+        ] {
+            bad(KeyType::Uuid, v);
+        }
+        for v in ["", "maybe", "o", "2"] {
+            bad(KeyType::Bool, v);
+        }
+        for v in [
+            "",
+            "2001-02-29",
+            "2001-13-01",
+            "01-01-01",
+            "0000-01-01 BC",
+            "2001-1-1x",
+        ] {
+            bad(KeyType::Date, v);
+        }
+        bad(KeyType::Timestamp, "2001-01-01 25:00:00");
+        bad(KeyType::Timestamp, "2001-01-01 10:00:00+01");
+        bad(KeyType::Timestamptz, "2001-01-01 10:00:00");
+        bad(KeyType::Timestamptz, "2001-01-01 10:00:00+1:00:00:00");
+    }
+
+    #[test]
+    fn pg_types() {
+        assert_eq!(KeyType::from_pg("integer"), (KeyType::Int, true));
+        assert_eq!(KeyType::from_pg("numeric(38,0)"), (KeyType::Int, true));
+        assert_eq!(KeyType::from_pg("numeric(24,12)"), (KeyType::Numeric, true));
+        assert_eq!(
+            KeyType::from_pg("character varying(16)"),
+            (KeyType::Text, true)
+        );
+        assert_eq!(KeyType::from_pg("character(2)"), (KeyType::Bpchar, true));
+        assert_eq!(
+            KeyType::from_pg("timestamp(3) with time zone"),
+            (KeyType::Timestamptz, true)
+        );
+        assert_eq!(KeyType::from_pg("public.mood"), (KeyType::Text, false));
+    }
+}
