@@ -905,11 +905,19 @@ fn manifest_gives_key_and_types() {
         "t.csv",
         b"note,w,ts,code\nd,10,2020-01-01 00:00:00+00,a\nc,9,2020-01-01 01:00:00+02,b  \nb,9,2020-01-01 00:00:00+00,a\na,9,2019-12-31 23:30:00-01,c\n",
     );
+    // The manifest gives key and types; the data comes from the named file or, like any
+    // filter, from stdin (never silently from the manifest's `file`).
     let got = ok(&pksort(
-        &["--manifest", "m.json", "--table", "t"],
+        &["--manifest", "m.json", "--table", "t", "t.csv"],
         b"",
         dir.path(),
     ));
+    let piped = ok(&pksort(
+        &["--manifest", "m.json", "--table", "t"],
+        &std::fs::read(dir.path().join("t.csv")).unwrap(),
+        dir.path(),
+    ));
+    assert_eq!(got, piped);
     assert_eq!(
         show(&got),
         "note,w,ts,code\nc,9,2020-01-01 01:00:00+02,b  \nb,9,2020-01-01 00:00:00+00,a\na,9,2019-12-31 23:30:00-01,c\nd,10,2020-01-01 00:00:00+00,a\n"
@@ -922,6 +930,7 @@ fn manifest_gives_key_and_types() {
             "public.t",
             "-k",
             "code,note",
+            "t.csv",
         ],
         b"",
         dir.path(),

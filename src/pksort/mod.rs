@@ -31,7 +31,7 @@ pub mod run;
 pub mod spec;
 
 use crate::error::{Error, IoContext, Result};
-use crate::manifest::{self, Manifest, Table};
+use crate::manifest::{Manifest, Table};
 use crate::output::{self, Sink};
 use crate::records::{Chunk, split_fields};
 use batch::{Batch, Inputs, Loc};
@@ -46,7 +46,7 @@ use std::sync::mpsc::sync_channel;
 
 const EXAMPLES: &str = "\
 Examples:
-  pksort --manifest out/manifest.json --table public.customer -o customer.sorted.csv
+  pksort --manifest out/manifest.json --table public.customer out/csv/public.customer.csv -o sorted.csv
   pksort -k 3:int,2:int,1:int -S 1G customer.csv.gz > sorted.csv
   pksort --header -k id:uuid --on-dup last --dups-out dropped.csv -o out.csv in.csv
   pksort -c --manifest m.json --table orders orders.sorted.csv
@@ -64,7 +64,8 @@ under --on-dup error).";
 /// are recognised by their magic bytes. Records with equal keys keep their input order.
 ///
 /// On pgdump2csv output, `--manifest m.json --table NAME` takes the key columns and their
-/// types from the table's primary key (and the file from the manifest when none is given).
+/// types from the table's primary key. Like every dumpshard filter, pksort reads standard
+/// input when no FILE is given, so it works in the middle of a pipeline.
 #[derive(Debug, clap::Parser)]
 #[command(name = "pksort", version, max_term_width = 100, after_help = EXAMPLES)]
 pub struct Args {
@@ -211,11 +212,6 @@ impl Config {
                     )));
                 }
             };
-            if inputs.is_empty()
-                && let Some(f) = &t.file
-            {
-                inputs.push(Some(manifest::resolve_file(mpath, f)));
-            }
             table = Some(t);
         }
         if inputs.is_empty() {
