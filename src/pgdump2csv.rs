@@ -663,6 +663,8 @@ impl<'c> Converter<'c> {
                             "COPY that does not read FROM stdin: not something pg_dump writes",
                         ));
                     }
+                    // Everything else, enums and domains included (csvcheck's business, not
+                    // the converter's), goes to the schema as written.
                     _ => {
                         let w = stmt
                             .iter()

@@ -89,9 +89,11 @@ pub struct Domain {
 /// Enums and domains known from the schema, for [`parse_type`].
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {
-    /// By lower-case name, both bare and schema-qualified.
+    /// By name as the SQL lexer folds it (unquoted lower case, quoted as written), both bare
+    /// and schema-qualified.
     pub enums: std::collections::HashMap<String, Arc<EnumType>>,
-    /// By lower-case name, both bare and schema-qualified.
+    /// By name as the SQL lexer folds it (unquoted lower case, quoted as written), both bare
+    /// and schema-qualified.
     pub domains: std::collections::HashMap<String, Arc<Domain>>,
 }
 

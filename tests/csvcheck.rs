@@ -336,6 +336,29 @@ fn schema_from_manifest_and_ddl() {
 }
 
 #[test]
+fn unreadable_schema_statement_is_an_error_with_its_line() {
+    let d = tmp();
+    std::fs::write(
+        d.path().join("schema.sql"),
+        "CREATE TABLE public.t (a integer);\nCREATE TABLE public.u (a integer, \"b);\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("t.csv"), "1\n").unwrap();
+    let o = run_in(
+        d.path(),
+        &["--ddl", "schema.sql", "--table", "t", "t.csv"],
+        b"",
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("schema.sql:2: (byte 69) unterminated quoted identifier"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn primary_key_hash_and_sorted() {
     let data = b"3,a\n1,b\n2,c\n1,d\n+3,e\n";
     let (code, v) = report(&["--columns", "id:int4,v:text", "--key", "id"], data);

@@ -228,7 +228,15 @@ impl Config {
                 .as_deref()
                 .ok_or_else(|| Error::Usage("--ddl needs --table NAME".into()))?;
             let sql = std::fs::read(d).at(d)?;
-            let parsed = ddl::parse(&String::from_utf8_lossy(&sql));
+            let parsed = ddl::parse(&sql).map_err(|(off, msg)| {
+                let pos = Pos {
+                    file: d.display().to_string(),
+                    line: 1 + memchr::memchr_iter(b'\n', &sql[..off]).count() as u64,
+                    byte: off as u64,
+                    record: None,
+                };
+                Error::input(pos, msg)
+            })?;
             let t = ddl::find(&parsed, table).map_err(Error::Usage)?;
             key_names = t.primary_key.clone();
             t.columns

@@ -1,10 +1,12 @@
-//! Understanding the statements of a dump that matter for conversion: `CREATE TABLE` (columns,
-//! types, NOT NULL, generated columns, inline primary keys), `ALTER TABLE ... ADD CONSTRAINT
-//! ... PRIMARY KEY`, `COPY ... FROM stdin`, `INSERT INTO ... VALUES`, and the `SET`s that change
-//! how the rest must be read (search_path, standard_conforming_strings, client_encoding).
-//! Everything else is passed through to the schema files untouched.
+//! Understanding the statements of a dump that matter for conversion and checking: `CREATE
+//! TABLE` (columns, types, NOT NULL, generated columns, inline primary keys), `ALTER TABLE ...
+//! ADD CONSTRAINT ... PRIMARY KEY`, `ALTER ... SET NOT NULL`, `CREATE TYPE ... AS ENUM`, `CREATE
+//! DOMAIN`, `COPY ... FROM stdin`, `INSERT INTO ... VALUES`, and the `SET`s that change how the
+//! rest must be read (search_path, standard_conforming_strings, client_encoding).
+//! pgdump2csv passes everything but the data through to its schema files untouched; csvcheck
+//! reads a schema file's tables, enums and domains with [`statements`].
 
-use super::sql::{Spanned, Tok, tokenize};
+use super::sql::{Spanned, Statements, Tok, tokenize};
 
 /// A possibly schema-qualified name; `schema` is `None` when the dump did not qualify it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +57,25 @@ pub enum Stmt {
         table: QName,
         /// Column.
         col: String,
+    },
+    /// `CREATE TYPE name AS ENUM ('label', ...)`.
+    CreateEnum {
+        /// Type.
+        name: QName,
+        /// Labels in declaration order, decoded.
+        labels: Vec<String>,
+    },
+    /// `CREATE DOMAIN name [AS] type [COLLATE c] [DEFAULT e] [[CONSTRAINT n] NOT NULL | NULL |
+    /// CHECK (e)] ...`.
+    CreateDomain {
+        /// Domain.
+        name: QName,
+        /// Base type as written, whitespace-normalised (may itself be a domain or enum).
+        base_type: String,
+        /// `NOT NULL` among the constraints.
+        not_null: bool,
+        /// Has `CHECK` constraints (expressions are not kept: nothing here evaluates them).
+        has_check: bool,
     },
     /// `SET search_path = ...` or `SELECT pg_catalog.set_config('search_path', ...)`.
     SearchPath(Vec<String>),
@@ -121,6 +142,21 @@ pub fn classify(stmt: &[u8], std_strings: bool) -> PResult<Stmt> {
         b"copy" => p.copy(),
         _ => Ok(Stmt::Other),
     }
+}
+
+/// Classifies every statement of a whole in-memory script (a schema file), following its
+/// `SET standard_conforming_strings` as psql would. Items are a statement's offset with its
+/// meaning, or an error at an offset in `sql`.
+pub fn statements(sql: &[u8]) -> impl Iterator<Item = PResult<(usize, Stmt)>> + '_ {
+    let mut it = Statements::new(sql);
+    std::iter::from_fn(move || {
+        let (start, text) = it.next()?;
+        let r = classify(text, it.std_strings).map_err(|(off, msg)| (start + off, msg));
+        if let Ok(Stmt::StdStrings(on)) = r {
+            it.std_strings = on;
+        }
+        Some(r.map(|st| (start, st)))
+    })
 }
 
 struct P<'a> {
@@ -229,6 +265,15 @@ impl<'a> P<'a> {
             || self.kw("unlogged")
             || self.kw("foreign")
         {}
+        // Types and domains are optional knowledge: a form not understood here (composite,
+        // range or base types) is just another statement, never an error, so pgdump2csv keeps
+        // passing such statements through as before.
+        if self.kw("type") {
+            return Ok(self.create_enum().unwrap_or(Stmt::Other));
+        }
+        if self.kw("domain") {
+            return Ok(self.create_domain().unwrap_or(Stmt::Other));
+        }
         if !self.kw("table") {
             return Ok(Stmt::Other);
         }
@@ -281,6 +326,67 @@ impl<'a> P<'a> {
             columns,
             pk,
             inherits,
+        })
+    }
+
+    /// After `CREATE TYPE`: `name AS ENUM ( 'label' [, ...] )`.
+    fn create_enum(&mut self) -> Option<Stmt> {
+        let name = self.qname().ok()?;
+        if !(self.kw("as") && self.kw("enum") && self.op("(")) {
+            return None;
+        }
+        let mut labels = Vec::new();
+        loop {
+            match self.peek()? {
+                Tok::Str(s) => labels.push(String::from_utf8_lossy(s).into_owned()),
+                t if t.is_op(")") => return Some(Stmt::CreateEnum { name, labels }),
+                t if t.is_op(",") => {}
+                _ => return None,
+            }
+            self.i += 1;
+        }
+    }
+
+    /// After `CREATE DOMAIN`: the name, the base type up to the first constraint keyword, then
+    /// the constraints (only NOT NULL and the presence of CHECK matter to a data check).
+    fn create_domain(&mut self) -> Option<Stmt> {
+        let name = self.qname().ok()?;
+        self.kw("as");
+        let stop = ["collate", "constraint", "not", "null", "default", "check"];
+        let type_start = self.offset();
+        let mut type_end = type_start;
+        while let Some(t) = self.peek() {
+            if t.is_op(";") || stop.iter().any(|k| t.is_kw(k)) {
+                break;
+            }
+            self.i += 1;
+            if t.is_op("(") {
+                self.skip_parens();
+            }
+            type_end = self.t[self.i - 1].end;
+        }
+        let base_type = normalize_ws(&self.src[type_start..type_end]);
+        if base_type.is_empty() {
+            return None;
+        }
+        let (mut not_null, mut has_check) = (false, false);
+        while let Some(t) = self.peek() {
+            if self.kw("not") {
+                not_null |= self.kw("null");
+                continue;
+            }
+            has_check |= t.is_kw("check");
+            self.i += 1;
+            // Skips CHECK and DEFAULT expressions whole, so a NOT inside them is not read.
+            if t.is_op("(") {
+                self.skip_parens();
+            }
+        }
+        Some(Stmt::CreateDomain {
+            name,
+            base_type,
+            not_null,
+            has_check,
         })
     }
 
@@ -536,6 +642,90 @@ mod tests {
         assert_eq!(pk, ["a", "b"]);
         assert_eq!(columns[1].type_name, "timestamp with time zone");
         assert!(columns[1].not_null);
+    }
+
+    #[test]
+    fn enums_and_domains() {
+        assert_eq!(
+            classify(
+                b"CREATE TYPE public.\"Mood\" AS ENUM (\n    'sad',\n    'it''s fine',\n    ''\n);",
+                true
+            )
+            .unwrap(),
+            Stmt::CreateEnum {
+                name: q(Some("public"), "Mood"),
+                labels: vec!["sad".into(), "it's fine".into(), String::new()]
+            }
+        );
+        assert_eq!(
+            classify(b"CREATE TYPE e AS ENUM ();", true).unwrap(),
+            Stmt::CreateEnum {
+                name: q(None, "e"),
+                labels: vec![]
+            }
+        );
+        // Other kinds of types are just other statements.
+        for sql in [
+            &b"CREATE TYPE public.pair AS (a integer, b text);"[..],
+            b"CREATE TYPE public.r AS RANGE (subtype = integer);",
+            b"CREATE TYPE public.shell;",
+        ] {
+            assert_eq!(classify(sql, true).unwrap(), Stmt::Other);
+        }
+        assert_eq!(
+            classify(
+                b"CREATE DOMAIN public.posint AS integer NOT NULL\n\tCONSTRAINT posint_check CHECK ((VALUE > 0));",
+                true
+            )
+            .unwrap(),
+            Stmt::CreateDomain {
+                name: q(Some("public"), "posint"),
+                base_type: "integer".into(),
+                not_null: true,
+                has_check: true
+            }
+        );
+        assert_eq!(
+            classify(
+                b"CREATE DOMAIN d numeric(10, 2)[] COLLATE \"C\" DEFAULT (1 IS NOT NULL) NULL;",
+                true
+            )
+            .unwrap(),
+            Stmt::CreateDomain {
+                name: q(None, "d"),
+                base_type: "numeric(10, 2)[]".into(),
+                not_null: false,
+                has_check: false
+            }
+        );
+        assert_eq!(
+            classify(b"CREATE DOMAIN s.d2 AS s.d CONSTRAINT nn NOT NULL;", true).unwrap(),
+            Stmt::CreateDomain {
+                name: q(Some("s"), "d2"),
+                base_type: "s.d".into(),
+                not_null: true,
+                has_check: false
+            }
+        );
+    }
+
+    #[test]
+    fn whole_script() {
+        let sql = b"\\restrict x\nSET standard_conforming_strings = off;\nCREATE TYPE e AS ENUM ('a\\'b');\n-- end\n";
+        let got: Vec<_> = statements(sql).map(Result::unwrap).collect();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].0, 51);
+        assert_eq!(
+            got[1].1,
+            Stmt::CreateEnum {
+                name: q(None, "e"),
+                labels: vec!["a'b".into()]
+            }
+        );
+        let err = statements(b"SET a = 1;\nCREATE TABLE \"t (a int);")
+            .find_map(Result::err)
+            .unwrap();
+        assert_eq!(err.0, 24, "{err:?}");
     }
 
     #[test]

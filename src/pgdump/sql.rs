@@ -242,6 +242,89 @@ impl StmtScanner {
     }
 }
 
+/// The statements of a whole in-memory psql script, for readers of schema files (csvcheck)
+/// that do not need pgdump2csv's streaming: each item is a statement's offset and its text
+/// through the `;`. Whitespace, comments and psql meta-command lines (`\restrict`,
+/// `\connect`) between statements are skipped, and so is a leading UTF-8 BOM. Text after the
+/// last `;` comes out as a final statement, as psql runs it at the end of a file.
+#[derive(Debug, Clone)]
+pub struct Statements<'a> {
+    sql: &'a [u8],
+    pos: usize,
+    /// `standard_conforming_strings` for the statements still to come: the caller follows the
+    /// script's `SET`s, since only it classifies them.
+    pub std_strings: bool,
+}
+
+impl<'a> Statements<'a> {
+    /// Statements of `sql`, starting with `standard_conforming_strings = on`.
+    pub fn new(sql: &'a [u8]) -> Statements<'a> {
+        let pos = if sql.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        Statements {
+            sql,
+            pos,
+            std_strings: true,
+        }
+    }
+
+    /// Moves past whitespace, comments and meta-command lines; false at the end of input.
+    fn skip_trivia(&mut self) -> bool {
+        let s = self.sql;
+        loop {
+            while self.pos < s.len() && s[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
+            let rest = &s[self.pos..];
+            if rest.is_empty() {
+                return false;
+            }
+            if rest.starts_with(b"--") || rest[0] == b'\\' {
+                self.pos = memchr::memchr(b'\n', rest).map_or(s.len(), |k| self.pos + k + 1);
+            } else if rest.starts_with(b"/*") {
+                // Comments nest, as in psql.
+                let mut depth = 0;
+                while self.pos < s.len() {
+                    if s[self.pos..].starts_with(b"/*") {
+                        depth += 1;
+                        self.pos += 2;
+                    } else if s[self.pos..].starts_with(b"*/") {
+                        depth -= 1;
+                        self.pos += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        self.pos += 1;
+                    }
+                }
+            } else {
+                return true;
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Statements<'a> {
+    type Item = (usize, &'a [u8]);
+
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        if !self.skip_trivia() {
+            return None;
+        }
+        let start = self.pos;
+        let end = match StmtScanner::default().scan(self.sql, start, self.std_strings, true) {
+            Scan::End(e) => e,
+            Scan::More(_) => self.sql.len(),
+        };
+        self.pos = end;
+        Some((start, &self.sql[start..end]))
+    }
+}
+
 /// One token of a statement.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok {
@@ -555,6 +638,23 @@ mod tests {
             };
             assert_eq!(sc.scan(sql, from, true, true), Scan::End(want), "cut {cut}");
         }
+    }
+
+    #[test]
+    fn whole_script_statements() {
+        let sql = b"\xEF\xBB\xBF\\restrict abc\n-- c;\n/* a /* ; */ ; */SET a = 1;\n\\connect db\nSELECT ';';  \r\nSELECT 2";
+        let got: Vec<_> = Statements::new(sql).collect();
+        let texts: Vec<&[u8]> = got.iter().map(|&(_, t)| t).collect();
+        assert_eq!(
+            texts,
+            [&b"SET a = 1;"[..], b"SELECT ';';", b"SELECT 2"],
+            "{got:?}"
+        );
+        assert_eq!(&sql[got[1].0..got[1].0 + 6], b"SELECT");
+        let mut it = Statements::new(b"SELECT 'a\\';b'; x;");
+        it.std_strings = false;
+        assert_eq!(it.next(), Some((0, &b"SELECT 'a\\';b';"[..])));
+        assert_eq!(Statements::new(b" -- only a comment").next(), None);
     }
 
     #[test]
