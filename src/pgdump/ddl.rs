@@ -416,7 +416,14 @@ impl<'a> P<'a> {
     }
 
     fn element(&mut self, columns: &mut Vec<ColumnDef>, pk: &mut Vec<String>) -> PResult<()> {
-        let starts_constraint = matches!(self.peek(), Some(t) if ["constraint", "primary", "unique", "check", "foreign", "exclude", "like"].iter().any(|k| t.is_kw(k)));
+        // EXCLUDE is not a reserved word, so pg_dump leaves a column named `exclude`
+        // unquoted: it starts a constraint only when `(` or USING follows.
+        let exclude_constraint = self.peek().is_some_and(|t| t.is_kw("exclude"))
+            && self
+                .peek_at(1)
+                .is_some_and(|t| t.is_op("(") || t.is_kw("using"));
+        let starts_constraint = exclude_constraint
+            || matches!(self.peek(), Some(t) if ["constraint", "primary", "unique", "check", "foreign", "like"].iter().any(|k| t.is_kw(k)));
         if starts_constraint {
             return self.table_constraint(pk);
         }
@@ -726,6 +733,16 @@ mod tests {
             .find_map(Result::err)
             .unwrap();
         assert_eq!(err.0, 24, "{err:?}");
+    }
+
+    #[test]
+    fn a_column_named_exclude() {
+        let sql = b"CREATE TABLE t (\n    id integer,\n    exclude text,\n    EXCLUDE USING gist (id WITH =)\n);";
+        let Stmt::CreateTable { columns, .. } = classify(sql, true).unwrap() else {
+            panic!()
+        };
+        let names: Vec<_> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["id", "exclude"]);
     }
 
     #[test]
