@@ -724,23 +724,16 @@ impl<'c> Converter<'c> {
     /// the local ones in the child's CREATE TABLE), a column declared in both kept once.
     fn all_columns(&self, key: &(String, String), depth: u32) -> Option<Vec<ColumnDef>> {
         let def = self.defs.get(key)?;
-        let mut cols: Vec<ColumnDef> = Vec::new();
-        if depth < 32 {
-            for parent in &def.inherits {
-                for c in self.all_columns(parent, depth + 1)? {
-                    if !cols.iter().any(|x| x.name == c.name) {
-                        cols.push(c);
-                    }
-                }
-            }
-        }
-        for c in &def.columns {
-            match cols.iter_mut().find(|x| x.name == c.name) {
-                Some(x) => x.not_null |= c.not_null,
-                None => cols.push(c.clone()),
-            }
-        }
-        Some(cols)
+        // The depth bound stops inheritance cycles, which PostgreSQL refuses anyway.
+        let parents: Vec<Vec<ColumnDef>> = if depth < 32 {
+            def.inherits
+                .iter()
+                .map(|p| self.all_columns(p, depth + 1))
+                .collect::<Option<_>>()?
+        } else {
+            Vec::new()
+        };
+        Some(ddl::merge_inherited(parents, &def.columns))
     }
 
     /// Switches the schema output to post-data at the first table data.

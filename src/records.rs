@@ -327,12 +327,19 @@ pub fn strip_terminator(rec: &[u8]) -> &[u8] {
 /// Splits a raw record (terminator included or not) into fields, strictly by RFC 4180.
 /// `out` is cleared first; reuse it across records.
 pub fn split_fields(rec: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
+    split_fields_upto(rec, usize::MAX, out)
+}
+
+/// [`split_fields`], stopping after `n` fields: a tool that needs only the first columns
+/// (a sort key) need not look at the rest, which pass through untouched anyway (in pksort a
+/// third of the time went into splitting fields no key uses).
+pub fn split_fields_upto(rec: &[u8], n: usize, out: &mut Vec<Field>) -> Result<(), Malformed> {
     out.clear();
     let body = strip_terminator(rec);
-    let n = body.len();
+    let len = body.len();
     let mut i = 0;
-    loop {
-        if i < n && body[i] == b'"' {
+    while out.len() < n {
+        if i < len && body[i] == b'"' {
             let start = i;
             i += 1;
             loop {
@@ -340,7 +347,7 @@ pub fn split_fields(rec: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
                     None => return Err(Malformed::Unterminated),
                     Some(j) => {
                         i += j + 1;
-                        if i < n && body[i] == b'"' {
+                        if i < len && body[i] == b'"' {
                             i += 1;
                         } else {
                             break;
@@ -353,7 +360,7 @@ pub fn split_fields(rec: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
                 end: i,
                 quoted: true,
             });
-            if i == n {
+            if i == len {
                 return Ok(());
             }
             if body[i] != b',' {
@@ -365,19 +372,20 @@ pub fn split_fields(rec: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
             let end = match memchr::memchr2(b',', b'"', &body[i..]) {
                 Some(j) if body[i + j] == b'"' => return Err(Malformed::BareQuote(i + j)),
                 Some(j) => i + j,
-                None => n,
+                None => len,
             };
             out.push(Field {
                 start,
                 end,
                 quoted: false,
             });
-            if end == n {
+            if end == len {
                 return Ok(());
             }
             i = end + 1;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! ENUM`, `CREATE DOMAIN`, `ALTER TABLE ... ADD CONSTRAINT ... PRIMARY KEY` and `ALTER TABLE
 //! ... SET NOT NULL`, with unqualified names placed by `SET search_path`.
 
-use crate::pgdump::ddl::{ColumnDef, QName, Stmt, statements};
+use crate::pgdump::ddl::{ColumnDef, QName, Stmt, merge_inherited, statements};
 use crate::pgtypes::{Catalog, Domain, EnumType, PgType, parse_type};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -194,27 +194,12 @@ fn matches(schema: &Option<String>, name: &str, q: &QName) -> bool {
 /// All columns of a table in physical order: those of its `INHERITS` parents first (pg_dump
 /// declares only the child's own), a column declared again kept once with NOT NULL merged.
 fn all_columns(decls: &[Decl], d: &Decl, depth: u32) -> Vec<ColumnDef> {
-    let mut cols: Vec<ColumnDef> = Vec::new();
     // The depth bound stops inheritance cycles, which PostgreSQL refuses anyway.
-    if depth < 32 {
-        for q in &d.inherits {
-            let Some(parent) = decls.iter().find(|p| matches(&p.schema, &p.name, q)) else {
-                continue;
-            };
-            for c in all_columns(decls, parent, depth + 1) {
-                if !cols.iter().any(|x| x.name == c.name) {
-                    cols.push(c);
-                }
-            }
-        }
-    }
-    for c in &d.columns {
-        match cols.iter_mut().find(|x| x.name == c.name) {
-            Some(x) => x.not_null |= c.not_null,
-            None => cols.push(c.clone()),
-        }
-    }
-    cols
+    let parents = d.inherits.iter().filter(|_| depth < 32).filter_map(|q| {
+        let parent = decls.iter().find(|p| matches(&p.schema, &p.name, q))?;
+        Some(all_columns(decls, parent, depth + 1))
+    });
+    merge_inherited(parents.collect::<Vec<_>>(), &d.columns)
 }
 
 fn qualified(schema: &Option<String>, name: &str) -> String {

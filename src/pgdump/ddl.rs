@@ -595,6 +595,31 @@ impl<'a> P<'a> {
     }
 }
 
+/// Columns of a table in physical order, given the full column lists of its `INHERITS`
+/// parents (in declaration order) and its own declared columns: the parents' columns come
+/// first (pg_dump declares only the child's own), and a column declared again is kept once,
+/// with NOT NULL merged.
+pub fn merge_inherited(
+    parents: impl IntoIterator<Item = Vec<ColumnDef>>,
+    own: &[ColumnDef],
+) -> Vec<ColumnDef> {
+    let mut cols: Vec<ColumnDef> = Vec::new();
+    for parent in parents {
+        for c in parent {
+            if !cols.iter().any(|x| x.name == c.name) {
+                cols.push(c);
+            }
+        }
+    }
+    for c in own {
+        match cols.iter_mut().find(|x| x.name == c.name) {
+            Some(x) => x.not_null |= c.not_null,
+            None => cols.push(c.clone()),
+        }
+    }
+    cols
+}
+
 /// Collapses runs of whitespace to one space.
 fn normalize_ws(s: &[u8]) -> String {
     String::from_utf8_lossy(s)

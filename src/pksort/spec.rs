@@ -4,7 +4,7 @@
 use super::key::{self, KeyType};
 use crate::error::{Error, Result};
 use crate::manifest::Table;
-use crate::records::{Field, Malformed, split_fields, strip_terminator};
+use crate::records::{Field, split_fields, split_fields_upto};
 
 /// Where NULL key values go, when they are allowed at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -269,64 +269,6 @@ impl KeySpec {
             .collect();
         format!("({})=({})", names.join(", "), vals.join(", "))
     }
-}
-
-/// [`split_fields`], stopping after `n` fields: the fields after the last key column are
-/// passed through untouched, so there is no need to look at them (a third of the sort's time
-/// went into splitting fields no key uses).
-fn split_fields_upto(rec: &[u8], n: usize, out: &mut Vec<Field>) -> Result<(), Malformed> {
-    out.clear();
-    let body = strip_terminator(rec);
-    let len = body.len();
-    let mut i = 0;
-    while out.len() < n {
-        if i < len && body[i] == b'"' {
-            let start = i;
-            i += 1;
-            loop {
-                match memchr::memchr(b'"', &body[i..]) {
-                    None => return Err(Malformed::Unterminated),
-                    Some(j) => {
-                        i += j + 1;
-                        if i < len && body[i] == b'"' {
-                            i += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                }
-            }
-            out.push(Field {
-                start,
-                end: i,
-                quoted: true,
-            });
-            if i == len {
-                return Ok(());
-            }
-            if body[i] != b',' {
-                return Err(Malformed::TextAfterQuote(i));
-            }
-            i += 1;
-        } else {
-            let start = i;
-            let end = match memchr::memchr2(b',', b'"', &body[i..]) {
-                Some(j) if body[i + j] == b'"' => return Err(Malformed::BareQuote(i + j)),
-                Some(j) => i + j,
-                None => len,
-            };
-            out.push(Field {
-                start,
-                end,
-                quoted: false,
-            });
-            if end == len {
-                return Ok(());
-            }
-            i = end + 1;
-        }
-    }
-    Ok(())
 }
 
 /// A value for a message: lossy UTF-8, control characters escaped, long values cut.
