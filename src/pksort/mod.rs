@@ -25,10 +25,10 @@
 
 pub mod batch;
 pub mod emit;
-pub mod key;
 pub mod merge;
 pub mod run;
-pub mod spec;
+
+pub use crate::keys::{key, spec};
 
 use crate::error::{Error, IoContext, Result};
 use crate::manifest::{self, Manifest, Table};
