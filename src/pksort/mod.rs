@@ -318,6 +318,7 @@ fn run_config(cfg: &Config) -> Result<()> {
         _ => Vec::new(),
     };
     let spec = KeySpec::resolve(
+        "pksort",
         &cfg.keys,
         &names,
         cfg.table.as_ref(),
