@@ -370,6 +370,82 @@ proptest! {
     }
 }
 
+/// Sorted input keyed by an int first column (duplicates, quoted keys, CRLF, quoted newlines
+/// in the other field; bytewise order differs from numeric order).
+fn sorted_keyed_input() -> impl Strategy<Value = (Vec<i64>, Vec<u8>)> {
+    prop::collection::vec(
+        (-20i64..200, field(), prop::bool::ANY, prop::bool::ANY),
+        0..30,
+    )
+    .prop_map(|mut recs| {
+        recs.sort_by_key(|r| r.0);
+        let keys = recs.iter().map(|r| r.0).collect();
+        let mut s = String::new();
+        for (k, f, quoted, crlf) in recs {
+            if quoted {
+                s.push_str(&format!("\"{k}\",{f}"));
+            } else {
+                s.push_str(&format!("{k},{f}"));
+            }
+            s.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        (keys, s.into_bytes())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn key_ranges_match_the_shards(
+        (keys, input) in sorted_keyed_input(),
+        max in 8u64..60,
+        header in prop::bool::ANY,
+        gz in prop::bool::ANY,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let input = if header { [&b"k,v\n"[..], &input].concat() } else { input };
+        let tmpl = if gz { "s/{n}.csv.gz" } else { "s/{n}.csv" };
+        let mut args = vec!["-b", "", "-k", "1:int", "--manifest", "m.json", "-o", tmpl, "-q"];
+        let max_s = max.to_string();
+        args[1] = &max_s;
+        if header {
+            args.push("--header");
+        }
+        let o = run_in(d, &args, &input);
+        ok(&o);
+        let m = manifest(d);
+        prop_assert_eq!(&m["sorted_within_shards"], &Value::Bool(true));
+        let mut seen = 0;
+        let mut prev_last: Option<i64> = None;
+        let mut disjoint = true;
+        for s in m["shards"].as_array().unwrap() {
+            let content = read_shard(&d.join(s["file"].as_str().unwrap()));
+            let body = if header { &content[4..] } else { &content[..] };
+            let recs = records(body).unwrap();
+            let shard_keys: Vec<i64> = recs
+                .iter()
+                .map(|r| {
+                    let v = first_field(r).expect("no NULL keys");
+                    String::from_utf8(v).unwrap().parse().unwrap()
+                })
+                .collect();
+            prop_assert_eq!(&shard_keys[..], &keys[seen..seen + recs.len()]);
+            seen += recs.len();
+            let (first, last) = (shard_keys[0], shard_keys[shard_keys.len() - 1]);
+            prop_assert_eq!(&s["first_key"], &serde_json::json!([first.to_string()]));
+            prop_assert_eq!(&s["last_key"], &serde_json::json!([last.to_string()]));
+            if prev_last.is_some_and(|p| p >= first) {
+                disjoint = false;
+            }
+            prev_last = Some(last);
+        }
+        prop_assert_eq!(seen, keys.len());
+        prop_assert_eq!(&m["non_overlapping"], &Value::Bool(disjoint));
+    }
+}
+
 #[test]
 fn man_page_is_current() {
     man::check_man_page(<dumpshard::csvsplit::Args as clap::CommandFactory>::command());
