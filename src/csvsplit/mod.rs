@@ -1,7 +1,9 @@
 //! csvsplit: shards a CSV into import-ready files (by rows, by bytes, into N near-equal
 //! chunks, or by key hash), writes each shard atomically and optionally gzip-compressed in
 //! parallel, and reports exactly what it wrote (a JSON manifest, `IMPORT INTO` or `\copy`
-//! statements).
+//! statements). With a key (`-k`, or a manifest's primary key) the manifest also gives each
+//! shard's first and last key and whether the shards are sorted and non-overlapping (the
+//! `keyrange` submodule, using the typed keys of [`crate::keys`]).
 //!
 //! Records are cut only at record boundaries found by quote parity ([`crate::records`]) and
 //! copied byte for byte; in every mode but `--by-hash` the shards, minus repeated headers,
@@ -111,8 +113,8 @@ pub struct Args {
     /// COLUMN is a 1-based number or a name (from --header or --manifest-in). TYPE is int
     /// (any length), numeric, float, text (bytewise, the default), uuid, bool, date,
     /// timestamp or timestamptz; with --manifest-in it defaults to the column's type.
-    /// Without -k, --manifest-in uses the table's primary key, if it has one. A key value
-    /// that does not parse as its type is an error.
+    /// Without -k, --manifest-in uses the table's primary key, if it has one. Needs
+    /// --manifest. A key value that does not parse as its type is an error.
     #[arg(
         short = 'k',
         long = "key",
