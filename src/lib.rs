@@ -3,7 +3,8 @@
 //! The pieces every tool needs live here: opening inputs with compression sniffing
 //! ([`input`]), atomic outputs ([`output`]), one error type with positions and exit codes
 //! ([`error`], [`cli`]), the CSV contract ([`csvout`]) and quote-aware record scanning
-//! ([`records`]), and the manifest that connects the tools ([`manifest`]).
+//! ([`records`]), typed memcomparable keys ([`keys`]), and the manifest that connects the
+//! tools ([`manifest`]).
 
 pub mod cli;
 pub mod csvcheck;
@@ -11,6 +12,7 @@ pub mod csvout;
 pub mod csvsplit;
 pub mod error;
 pub mod input;
+pub mod keys;
 pub mod manifest;
 pub mod output;
 pub mod pgdump;

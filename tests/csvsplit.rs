@@ -370,6 +370,82 @@ proptest! {
     }
 }
 
+/// Sorted input keyed by an int first column (duplicates, quoted keys, CRLF, quoted newlines
+/// in the other field; bytewise order differs from numeric order).
+fn sorted_keyed_input() -> impl Strategy<Value = (Vec<i64>, Vec<u8>)> {
+    prop::collection::vec(
+        (-20i64..200, field(), prop::bool::ANY, prop::bool::ANY),
+        0..30,
+    )
+    .prop_map(|mut recs| {
+        recs.sort_by_key(|r| r.0);
+        let keys = recs.iter().map(|r| r.0).collect();
+        let mut s = String::new();
+        for (k, f, quoted, crlf) in recs {
+            if quoted {
+                s.push_str(&format!("\"{k}\",{f}"));
+            } else {
+                s.push_str(&format!("{k},{f}"));
+            }
+            s.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        (keys, s.into_bytes())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn key_ranges_match_the_shards(
+        (keys, input) in sorted_keyed_input(),
+        max in 8u64..60,
+        header in prop::bool::ANY,
+        gz in prop::bool::ANY,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let input = if header { [&b"k,v\n"[..], &input].concat() } else { input };
+        let tmpl = if gz { "s/{n}.csv.gz" } else { "s/{n}.csv" };
+        let mut args = vec!["-b", "", "-k", "1:int", "--manifest", "m.json", "-o", tmpl, "-q"];
+        let max_s = max.to_string();
+        args[1] = &max_s;
+        if header {
+            args.push("--header");
+        }
+        let o = run_in(d, &args, &input);
+        ok(&o);
+        let m = manifest(d);
+        prop_assert_eq!(&m["sorted_within_shards"], &Value::Bool(true));
+        let mut seen = 0;
+        let mut prev_last: Option<i64> = None;
+        let mut disjoint = true;
+        for s in m["shards"].as_array().unwrap() {
+            let content = read_shard(&d.join(s["file"].as_str().unwrap()));
+            let body = if header { &content[4..] } else { &content[..] };
+            let recs = records(body).unwrap();
+            let shard_keys: Vec<i64> = recs
+                .iter()
+                .map(|r| {
+                    let v = first_field(r).expect("no NULL keys");
+                    String::from_utf8(v).unwrap().parse().unwrap()
+                })
+                .collect();
+            prop_assert_eq!(&shard_keys[..], &keys[seen..seen + recs.len()]);
+            seen += recs.len();
+            let (first, last) = (shard_keys[0], shard_keys[shard_keys.len() - 1]);
+            prop_assert_eq!(&s["first_key"], &serde_json::json!([first.to_string()]));
+            prop_assert_eq!(&s["last_key"], &serde_json::json!([last.to_string()]));
+            if prev_last.is_some_and(|p| p >= first) {
+                disjoint = false;
+            }
+            prev_last = Some(last);
+        }
+        prop_assert_eq!(seen, keys.len());
+        prop_assert_eq!(&m["non_overlapping"], &Value::Bool(disjoint));
+    }
+}
+
 #[test]
 fn man_page_is_current() {
     man::check_man_page(<dumpshard::csvsplit::Args as clap::CommandFactory>::command());
@@ -499,6 +575,326 @@ fn manifest_in_drives_header_columns_and_sql() {
     assert!(content.contains("2,\\N\n"), "{content}");
     let content = std::fs::read_to_string(d.join(format!("h/{text_shard}.csv"))).unwrap();
     assert!(content.contains("3,\"\\N\"\n"), "{content}");
+}
+
+/// Runs csvsplit with a manifest in a fresh directory; returns the manifest (panics on error).
+fn split_keyed(input: &[u8], args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let mut argv = args.to_vec();
+    argv.extend(["--manifest", "m.json", "-o", "s/{n}.csv"]);
+    let o = run_in(dir.path(), &argv, input);
+    ok(&o);
+    manifest(dir.path())
+}
+
+/// `[first_key, last_key]` of every shard, as JSON.
+fn ranges(m: &Value) -> Vec<Value> {
+    m["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| serde_json::json!([s["first_key"], s["last_key"]]))
+        .collect()
+}
+
+#[test]
+fn key_ranges_of_sorted_input_are_in_order_and_disjoint() {
+    let m = split_keyed(
+        b"id,v\n8,a\n9,b\n10,\"c\nc\"\n\"11\",d\n12,e\n",
+        &["-r", "2", "--header", "-k", "id:int"],
+    );
+    assert_eq!(
+        m["key"],
+        serde_json::json!({"columns": [{"column": "id", "field": 1, "type": "int", "desc": false}],
+                           "nulls": null})
+    );
+    assert_eq!(m["sorted_within_shards"], true);
+    assert_eq!(m["non_overlapping"], true);
+    assert_eq!(
+        ranges(&m),
+        [
+            serde_json::json!([["8"], ["9"]]),
+            serde_json::json!([["10"], ["11"]]),
+            serde_json::json!([["12"], ["12"]]),
+        ]
+    );
+
+    // Bytewise, "10" < "9": the same file as text is unsorted within shard 0 ...
+    let m = split_keyed(b"9\n10\n11\n", &["-r", "2", "-k", "1"]);
+    assert_eq!(m["sorted_within_shards"], false);
+    assert_eq!(m["non_overlapping"], true, "\"10\" < \"11\" bytewise too");
+    assert_eq!(m["key"]["columns"][0]["type"], "text");
+    // ... and as int it is sorted, while 9 | 10 is a disjoint cut only as int.
+    let m = split_keyed(b"9\n10\n", &["-r", "1", "-k", "1:int"]);
+    assert_eq!(
+        (&m["sorted_within_shards"], &m["non_overlapping"]),
+        (&Value::Bool(true), &Value::Bool(true))
+    );
+    let m = split_keyed(b"9\n10\n", &["-r", "1", "-k", "1"]);
+    assert_eq!(m["non_overlapping"], false);
+
+    // Equal keys across a cut overlap; within a shard they are in order.
+    let m = split_keyed(b"1\n2\n2\n3\n", &["-r", "2", "-k", "1:int"]);
+    assert_eq!(m["sorted_within_shards"], true);
+    assert_eq!(m["non_overlapping"], false);
+}
+
+#[test]
+fn key_ranges_of_unsorted_input() {
+    let m = split_keyed(b"1\n3\n2\n4\n6\n5\n", &["-b", "4", "-k", "1:int"]);
+    assert_eq!(m["sorted_within_shards"], false);
+    assert_eq!(m["non_overlapping"], false, "3 | 2");
+    assert_eq!(ranges(&m)[0], serde_json::json!([["1"], ["3"]]));
+    assert_eq!(ranges(&m)[2], serde_json::json!([["6"], ["5"]]));
+    // non_overlapping compares each shard's last key with the next one's first key only:
+    // without sorted_within_shards it does not make the shards disjoint ranges.
+    let m = split_keyed(b"3\n1\n2\n4\n", &["-r", "2", "-k", "1:int"]);
+    assert_eq!(m["sorted_within_shards"], false);
+    assert_eq!(m["non_overlapping"], true, "1 < 2");
+    // Each shard sorted, but the shards are not in order.
+    let m = split_keyed(b"5\n6\n1\n2\n", &["-r", "2", "-k", "1:int"]);
+    assert_eq!(m["sorted_within_shards"], true);
+    assert_eq!(m["non_overlapping"], false);
+}
+
+#[test]
+fn key_ranges_with_by_hash_and_chunks() {
+    let input: String = (1..=40).map(|i| format!("{i},x\n")).collect();
+    let m = split_keyed(
+        input.as_bytes(),
+        &["-n", "3", "--by-hash", "1", "-k", "1:int"],
+    );
+    assert_eq!(
+        m["sorted_within_shards"], true,
+        "input order is kept per shard"
+    );
+    assert_eq!(m["non_overlapping"], false, "hash buckets interleave");
+    for (i, s) in m["shards"].as_array().unwrap().iter().enumerate() {
+        let keys: Vec<u64> = (1..=40u64)
+            .filter(|k| {
+                dumpshard::csvsplit::shard_of(&[Some(k.to_string().as_bytes())], 3) == i as u64
+            })
+            .collect();
+        assert_eq!(
+            s["first_key"],
+            serde_json::json!([keys.first().unwrap().to_string()])
+        );
+        assert_eq!(
+            s["last_key"],
+            serde_json::json!([keys.last().unwrap().to_string()])
+        );
+    }
+
+    // -n on a tiny input: empty shards have null ranges and do not break the order.
+    let m = split_keyed(b"1\n2\n", &["-n", "4", "-k", "1:int"]);
+    assert_eq!(m["non_overlapping"], true);
+    let r = ranges(&m);
+    assert_eq!(r.len(), 4);
+    assert!(
+        r.iter().any(|x| *x == serde_json::json!([null, null])),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn composite_and_descending_keys() {
+    // (a asc, b:int desc), comma-separated and repeated specs alike.
+    let input = b"a,b,c\nx,10,1\nx,9,2\ny,3,3\ny,\"2\",4\n";
+    for args in [
+        &["-r", "2", "--header", "-k", "a,b:int:desc"][..],
+        &["-r", "2", "--header", "-k", "1", "--key", "2:desc:int"][..],
+    ] {
+        let m = split_keyed(input, args);
+        assert_eq!(m["sorted_within_shards"], true, "{args:?}");
+        assert_eq!(m["non_overlapping"], true, "{args:?}");
+        assert_eq!(
+            ranges(&m),
+            [
+                serde_json::json!([["x", "10"], ["x", "9"]]),
+                serde_json::json!([["y", "3"], ["y", "2"]]),
+            ]
+        );
+        assert_eq!(m["key"]["columns"][1]["desc"], true);
+        assert_eq!(m["key"]["columns"][1]["column"], "b");
+        assert_eq!(m["key"]["columns"][1]["field"], 2);
+    }
+    // Ascending b: shard 0 is out of order.
+    let m = split_keyed(input, &["-r", "2", "--header", "-k", "a,b:int"]);
+    assert_eq!(m["sorted_within_shards"], false);
+    // Descending on the whole key: shards in reverse order are disjoint.
+    let m = split_keyed(b"9\n8\n7\n6\n", &["-r", "2", "-k", "1:int:desc"]);
+    assert_eq!(m["sorted_within_shards"], true);
+    assert_eq!(m["non_overlapping"], true);
+}
+
+#[test]
+fn bad_and_null_keys_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("in.csv"), "id,v\n1,a\n2,b\nzwei,c\n").unwrap();
+    let o = run_in(
+        d,
+        &[
+            "-r",
+            "1",
+            "--header",
+            "-k",
+            "id:int",
+            "--manifest",
+            "m.json",
+            "-o",
+            "s/{n}.csv",
+            "in.csv",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("in.csv:4:")
+            && e.contains("record 4")
+            && e.contains("key column id: 'zwei' is not a valid int"),
+        "{e}"
+    );
+    assert!(!d.join("m.json").exists());
+    assert!(
+        files(d)
+            .iter()
+            .all(|f| f == "in.csv" || f.starts_with("s/")),
+        "{:?}",
+        files(d)
+    );
+    assert!(
+        !d.join("s/2.csv").exists(),
+        "the shard being written is removed"
+    );
+
+    // NULL: an error unless --nulls says where it goes; a quoted "" is a value.
+    let o = run_in(
+        d,
+        &["-r", "2", "-k", "2", "--manifest", "m.json"],
+        b"1,a\n2,\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("NULL in key column 2"),
+        "{}",
+        stderr(&o)
+    );
+    let m = split_keyed(b"1,\"\"\n2,a\n", &["-r", "2", "-k", "2"]);
+    assert_eq!(ranges(&m)[0], serde_json::json!([[""], ["a"]]));
+    let m = split_keyed(
+        b"1,\n2,a\n3,\n",
+        &["-r", "2", "-k", "2", "--nulls", "first"],
+    );
+    assert_eq!(
+        ranges(&m),
+        [
+            serde_json::json!([[null], ["a"]]),
+            serde_json::json!([[null], [null]])
+        ]
+    );
+    assert_eq!(m["key"]["nulls"], "first");
+    assert_eq!(m["sorted_within_shards"], true);
+    assert_eq!(m["non_overlapping"], false);
+    let m = split_keyed(b"1,a\n3,\n", &["-r", "1", "-k", "2", "--nulls", "last"]);
+    assert_eq!(m["non_overlapping"], true);
+
+    // A missing key column, and -k without a manifest to put the ranges in.
+    let o = run_in(d, &["-r", "2", "-k", "3", "--manifest", "m.json"], b"1,a\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("key column 3 is missing"),
+        "{}",
+        stderr(&o)
+    );
+    for args in [
+        &["-r", "2", "-k", "1"][..],
+        &["-r", "2", "-k", "1:wat", "--manifest", "m.json"][..],
+        &["-r", "2", "-k", "nope", "--header", "--manifest", "m.json"][..],
+        &["-r", "2", "--nulls", "first", "--manifest", "m.json"][..],
+    ] {
+        let o = run_in(d, args, b"h\n1\n");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn manifest_in_primary_key_gives_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let man = r#"{"format":"dumpshard-manifest","version":1,"tables":[{"schema":"public",
+        "name":"t","file":"t.csv","columns":[{"name":"note","type":"text","not_null":false},
+        {"name":"id","type":"bigint","not_null":true},{"name":"day","type":"date","not_null":true}],
+        "primary_key":["day","id"],"rows":4,"bytes":0,"header":true,"null":"\\N"}]}"#;
+    std::fs::write(d.join("in.json"), man).unwrap();
+    std::fs::write(
+        d.join("t.csv"),
+        "note,id,day\na,9,2024-01-01\n\\N,10,2024-01-01\nc,2,2024-01-02\nd,1,2024-01-03\n",
+    )
+    .unwrap();
+    let args = [
+        "-r",
+        "2",
+        "--manifest-in",
+        "in.json",
+        "--table",
+        "t",
+        "--manifest",
+        "m.json",
+        "t.csv",
+    ];
+    let o = run_in(d, &args, b"");
+    ok(&o);
+    let m = manifest(d);
+    assert_eq!(
+        m["key"]["columns"],
+        serde_json::json!([{"column": "day", "field": 3, "type": "date", "desc": false},
+                           {"column": "id", "field": 2, "type": "int", "desc": false}])
+    );
+    assert_eq!(m["sorted_within_shards"], true, "9 < 10 as bigint");
+    assert_eq!(m["non_overlapping"], true);
+    assert_eq!(
+        ranges(&m),
+        [
+            serde_json::json!([["2024-01-01", "9"], ["2024-01-01", "10"]]),
+            serde_json::json!([["2024-01-02", "2"], ["2024-01-03", "1"]]),
+        ]
+    );
+    // -k overrides the primary key; the manifest's NULL token is NULL.
+    let mut a = args.to_vec();
+    a.extend(["-k", "note"]);
+    let o = run_in(d, &a, b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("NULL in key column note"),
+        "{}",
+        stderr(&o)
+    );
+    // Without --manifest there is nothing to record, so the key is not read (or checked).
+    std::fs::write(d.join("bad.csv"), "note,id,day\na,x,2024-01-01\n").unwrap();
+    let o = run_in(
+        d,
+        &[
+            "-r",
+            "2",
+            "--manifest-in",
+            "in.json",
+            "--table",
+            "t",
+            "bad.csv",
+        ],
+        b"",
+    );
+    ok(&o);
+    let o = run_in(d, &[&args[..args.len() - 1], &["bad.csv"]].concat(), b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("key column id: 'x' is not a valid int"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! csvsplit: shards a CSV into import-ready files (by rows, by bytes, into N near-equal
 //! chunks, or by key hash), writes each shard atomically and optionally gzip-compressed in
 //! parallel, and reports exactly what it wrote (a JSON manifest, `IMPORT INTO` or `\copy`
-//! statements).
+//! statements). With a key (`-k`, or a manifest's primary key) the manifest also gives each
+//! shard's first and last key and whether the shards are sorted and non-overlapping (the
+//! `keyrange` submodule, using the typed keys of [`crate::keys`]).
 //!
 //! Records are cut only at record boundaries found by quote parity ([`crate::records`]) and
 //! copied byte for byte; in every mode but `--by-hash` the shards, minus repeated headers,
@@ -9,18 +11,21 @@
 //! checksumming, compression and writing happen in the `pipeline` submodule.
 
 mod hash;
+mod keyrange;
 mod mapped;
 mod pipeline;
 pub mod sql;
 mod template;
 
 pub use hash::{hash_encoded, push_value, shard_of};
+pub use keyrange::{KeyRanges, KeyTracker, Range};
 pub use pipeline::Done;
 pub use template::Template;
 
 use crate::cli;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::input;
+use crate::keys::{KeyArg, KeySpec, Nulls};
 use crate::manifest::{Manifest, Table};
 use crate::output::AtomicFile;
 use crate::records::{ChunkReader, Field, split_fields};
@@ -97,12 +102,35 @@ pub struct Args {
 
     /// Write a JSON manifest of the shards to FILE (`-` for stdout): for each shard its file
     /// (relative to the manifest's directory), records, uncompressed bytes, file bytes and
-    /// CRC-32 of the uncompressed content (the checksum gzip itself stores).
+    /// CRC-32 of the uncompressed content (the checksum gzip itself stores); with a key
+    /// (-k, or the --manifest-in table's primary key) also each shard's first and last key
+    /// and whether the shards are sorted and non-overlapping.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
 
-    /// Read column names, the NULL token and whether there is a header from this pgdump2csv
-    /// manifest (needs --table).
+    /// Key column for the --manifest key ranges, most significant first:
+    /// `COLUMN[:TYPE][:desc]`, as in pksort. Repeat the option or separate specs with commas.
+    /// COLUMN is a 1-based number or a name (from --header or --manifest-in). TYPE is int
+    /// (any length), numeric, float, text (bytewise, the default), uuid, bool, date,
+    /// timestamp or timestamptz; with --manifest-in it defaults to the column's type.
+    /// Without -k, --manifest-in uses the table's primary key, if it has one. Needs
+    /// --manifest. A key value that does not parse as its type is an error.
+    #[arg(
+        short = 'k',
+        long = "key",
+        value_name = "SPEC",
+        value_delimiter = ',',
+        requires = "manifest"
+    )]
+    pub key: Vec<String>,
+
+    /// Allow NULL key values and order them first or last (as in pksort); without this a
+    /// NULL in a key column is an error.
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub nulls: Option<Nulls>,
+
+    /// Read column names, the NULL token, whether there is a header and the primary key from
+    /// this pgdump2csv manifest (needs --table).
     #[arg(long, value_name = "FILE", requires = "table")]
     pub manifest_in: Option<PathBuf>,
 
@@ -126,7 +154,7 @@ pub struct Args {
     pub copy_sql: bool,
 
     /// The NULL token of the input (default: from --manifest-in, else the unquoted empty
-    /// field). Used by --by-hash and in the generated SQL.
+    /// field). Used by --by-hash, the key ranges and in the generated SQL.
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
@@ -190,6 +218,11 @@ pub struct Config {
     pub repeat_header: bool,
     /// Where to write the JSON manifest.
     pub manifest: Option<PathBuf>,
+    /// Track key ranges: the `-k` specs, or empty for the manifest table's primary key.
+    /// `None`: no key.
+    pub key: Option<Vec<KeyArg>>,
+    /// NULL keys allowed, and where they order.
+    pub nulls: Option<Nulls>,
     /// The table from `--manifest-in`.
     pub table: Option<Table>,
     /// `--table` as given.
@@ -235,6 +268,24 @@ impl Config {
             None => None,
         };
         let header = a.header || table.as_ref().is_some_and(|t| t.header);
+        let mut keys = Vec::new();
+        for k in &a.key {
+            keys.push(KeyArg::parse(k)?);
+        }
+        let key = if !keys.is_empty() {
+            Some(keys)
+        } else if a.manifest.is_some() && table.as_ref().is_some_and(|t| !t.primary_key.is_empty())
+        {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        if a.nulls.is_some() && key.is_none() {
+            return Err(Error::Usage(
+                "--nulls needs a key: -k, or --manifest-in with a primary key (and --manifest)"
+                    .into(),
+            ));
+        }
         let repeat_header = !a.no_repeat_header;
         let sql = match (&a.import_sql, a.copy_sql) {
             (Some(u), _) => SqlOut::Import(u.clone()),
@@ -268,6 +319,8 @@ impl Config {
             header,
             repeat_header,
             manifest: a.manifest,
+            key,
+            nulls: a.nulls,
             table,
             table_name: a.table,
             sql,
@@ -289,8 +342,17 @@ pub fn run(args: Args) -> Result<()> {
     report(&cfg, &done)
 }
 
-/// Writes the shards; returns them in shard order.
-pub fn split(cfg: &Config) -> Result<Vec<Done>> {
+/// What a run wrote.
+#[derive(Debug)]
+pub struct Split {
+    /// The shards, in shard order.
+    pub shards: Vec<Done>,
+    /// Key ranges, when a key was given.
+    pub keys: Option<KeyRanges>,
+}
+
+/// Writes the shards; returns them in shard order, with their key ranges.
+pub fn split(cfg: &Config) -> Result<Split> {
     let inp = input::open(cfg.input.as_deref())?;
     let name = inp.name.clone();
     if let Some(p) = &inp.path
@@ -340,7 +402,7 @@ pub fn split(cfg: &Config) -> Result<Vec<Done>> {
 
 /// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
 /// ranges of the mapping, so the data is never copied in user space.
-fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Vec<Done>> {
+fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Split> {
     let m = Arc::new(m);
     let shared: Shared = m.clone();
     let data: &[u8] = (*m).as_ref();
@@ -421,12 +483,14 @@ impl<'a> Run<'a> {
         self.sp.chunk(&mut self.pipe, v, from)
     }
 
-    fn finish(mut self) -> Result<Vec<Done>> {
+    fn finish(mut self) -> Result<Split> {
         if self.first {
             self.sp.begin(&mut self.pipe)?;
         }
         self.sp.finish(&mut self.pipe)?;
-        self.pipe.finish()
+        let shards = self.pipe.finish()?;
+        let keys = self.sp.keys.as_ref().map(|k| k.finish(shards.len()));
+        Ok(Split { shards, keys })
     }
 }
 
@@ -545,6 +609,8 @@ struct Splitter<'a> {
     oversized: u64,
     fields: Vec<Field>,
     keybuf: Vec<u8>,
+    /// `-k` key ranges.
+    keys: Option<KeyTracker>,
 }
 
 impl<'a> Splitter<'a> {
@@ -567,6 +633,7 @@ impl<'a> Splitter<'a> {
             oversized: 0,
             fields: Vec::new(),
             keybuf: Vec::new(),
+            keys: None,
         }
     }
 
@@ -611,6 +678,18 @@ impl<'a> Splitter<'a> {
 
     /// Called once before the first record (or at end of an empty input).
     fn begin(&mut self, pipe: &mut Pipeline) -> Result<()> {
+        if let Some(args) = &self.cfg.key {
+            let names = self.column_names()?;
+            let spec = KeySpec::resolve(
+                "csvsplit",
+                args,
+                &names,
+                self.cfg.table.as_ref(),
+                self.cfg.nulls,
+                self.cfg.null.as_bytes().to_vec(),
+            )?;
+            self.keys = Some(KeyTracker::new(spec));
+        }
         if let Mode::Hash { columns, n } = &self.cfg.mode {
             let names = self.column_names()?;
             self.hash_cols = resolve_columns(columns, &names)?;
@@ -699,6 +778,10 @@ impl<'a> Splitter<'a> {
                     }
                 }
             }
+            if let (Some(k), Some(c)) = (&mut self.keys, self.cur) {
+                k.record(c, v.record(i))
+                    .map_err(|m| Error::input(v.pos(i, &self.name), m))?;
+            }
             self.recs += 1;
             self.bytes += len;
             self.consumed += len;
@@ -747,6 +830,10 @@ impl<'a> Splitter<'a> {
                 }
             }
             let s = (hash_encoded(&self.keybuf) % n) as usize;
+            if let Some(k) = &mut self.keys {
+                k.record(s, rec)
+                    .map_err(|m| Error::input(v.pos(i, &self.name), m))?;
+            }
             let (Some(buf), Some(count)) = (self.bufs.get_mut(s), self.counts.get_mut(s)) else {
                 continue;
             };
@@ -868,10 +955,37 @@ struct Report<'a> {
     repeat_header: bool,
     compression: Option<&'static str>,
     null: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<KeyReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sorted_within_shards: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    non_overlapping: Option<bool>,
     records: u64,
     bytes: u64,
     shards: Vec<ShardReport>,
 }
+
+/// The key of the ranges: its columns in order, and where NULLs go.
+#[derive(Debug, Serialize)]
+struct KeyReport {
+    columns: Vec<KeyColumnReport>,
+    nulls: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct KeyColumnReport {
+    /// Name, or the number as given when there are no names.
+    column: String,
+    /// 1-based field number.
+    field: usize,
+    #[serde(rename = "type")]
+    ty: String,
+    desc: bool,
+}
+
+/// Key values as reported: `null` for NULL.
+type KeyValues = Option<Vec<Option<String>>>;
 
 #[derive(Debug, Serialize)]
 struct HashReport<'a> {
@@ -888,6 +1002,12 @@ struct ShardReport {
     bytes: u64,
     file_bytes: u64,
     crc32: String,
+    /// With a key: the first record's key values (`null` for an empty shard).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_key: Option<KeyValues>,
+    /// With a key: the last record's key values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_key: Option<KeyValues>,
 }
 
 /// The shard's path as the manifest records it: relative to the manifest's directory when
@@ -921,7 +1041,9 @@ impl StripDot for PathBuf {
     }
 }
 
-fn report(cfg: &Config, done: &[Done]) -> Result<()> {
+fn report(cfg: &Config, split: &Split) -> Result<()> {
+    let done = split.shards.as_slice();
+    let keys = split.keys.as_ref();
     if let Some(m) = &cfg.manifest {
         let stdout = input::is_stdin(m);
         let (mode, limit) = match &cfg.mode {
@@ -952,6 +1074,25 @@ fn report(cfg: &Config, done: &[Done]) -> Result<()> {
             repeat_header: cfg.repeat_header,
             compression: cfg.template.gzip().then_some("gzip"),
             null: &cfg.null,
+            key: keys.map(|k| KeyReport {
+                columns: k
+                    .spec
+                    .parts
+                    .iter()
+                    .map(|p| KeyColumnReport {
+                        column: p.label.clone(),
+                        field: p.col + 1,
+                        ty: p.ty.to_string(),
+                        desc: p.desc,
+                    })
+                    .collect(),
+                nulls: k.spec.nulls.map(|n| match n {
+                    Nulls::First => "first",
+                    Nulls::Last => "last",
+                }),
+            }),
+            sorted_within_shards: keys.map(|k| k.sorted_within_shards),
+            non_overlapping: keys.map(|k| k.non_overlapping),
             records: done.iter().map(|d| d.records).sum(),
             bytes: done.iter().map(|d| d.bytes).sum(),
             shards: done
@@ -967,6 +1108,8 @@ fn report(cfg: &Config, done: &[Done]) -> Result<()> {
                     bytes: d.bytes,
                     file_bytes: d.file_bytes,
                     crc32: format!("{:08x}", d.crc32),
+                    first_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.first.clone())),
+                    last_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.last.clone())),
                 })
                 .collect(),
         };

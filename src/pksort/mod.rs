@@ -25,10 +25,10 @@
 
 pub mod batch;
 pub mod emit;
-pub mod key;
 pub mod merge;
 pub mod run;
-pub mod spec;
+
+pub use crate::keys::{key, spec};
 
 use crate::error::{Error, IoContext, Result};
 use crate::manifest::{Manifest, Table};
@@ -314,6 +314,7 @@ fn run_config(cfg: &Config) -> Result<()> {
         _ => Vec::new(),
     };
     let spec = KeySpec::resolve(
+        "pksort",
         &cfg.keys,
         &names,
         cfg.table.as_ref(),

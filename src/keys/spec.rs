@@ -107,8 +107,10 @@ pub struct KeySpec {
 
 impl KeySpec {
     /// Resolves `args` against column names (from a header or manifest; may be empty) and
-    /// manifest types. With no args, `default_key` (a manifest primary key) is used.
+    /// manifest types. With no args, `default_key` (a manifest primary key) is used. `tool`
+    /// prefixes warnings (a manifest type compared as text).
     pub fn resolve(
+        tool: &str,
         args: &[KeyArg],
         names: &[String],
         table: Option<&Table>,
@@ -176,7 +178,7 @@ impl KeySpec {
                         let (t, known) = KeyType::from_pg(pg);
                         if !known {
                             eprintln!(
-                                "pksort: warning: key column {label} has type {pg}, which is \
+                                "{tool}: warning: key column {label} has type {pg}, which is \
                                  compared as text (bytewise); give -k {label}:TYPE to override"
                             );
                         }
@@ -253,6 +255,21 @@ impl KeySpec {
         Ok(())
     }
 
+    /// The key values of `rec` in key order: unquoted, `None` for NULL (lossy UTF-8; a
+    /// missing or malformed field is `None` too, which [`KeySpec::encode_record`] rejects).
+    pub fn values(&self, rec: &[u8]) -> Vec<Option<String>> {
+        let mut fields = Vec::new();
+        let _ = split_fields_upto(rec, self.max_fields, &mut fields);
+        self.parts
+            .iter()
+            .map(|p| match fields.get(p.col) {
+                Some(f) if !f.quoted && f.raw(rec) == self.null_token.as_slice() => None,
+                Some(f) => Some(String::from_utf8_lossy(&f.value(rec)).into_owned()),
+                None => None,
+            })
+            .collect()
+    }
+
     /// The key of `rec` for messages, like `(c_w_id, c_id)=(1, 7)`.
     pub fn display(&self, rec: &[u8]) -> String {
         let mut fields = Vec::new();
@@ -301,6 +318,7 @@ mod tests {
     #[test]
     fn encodes_records() {
         let spec = KeySpec::resolve(
+            "pksort",
             &[
                 KeyArg::parse("2:int:desc").unwrap(),
                 KeyArg::parse("1").unwrap(),
@@ -328,5 +346,9 @@ mod tests {
         assert!(key(b"x\n", &mut f).unwrap_err().contains("missing"));
         assert!(key(b"x,1\"\n", &mut f).unwrap_err().contains("malformed"));
         assert_eq!(spec.display(b"a,\"5\"\n"), "(2, 1)=(5, a)");
+        assert_eq!(
+            spec.values(b"\"a,\"\"b\",5\r\n"),
+            vec![Some("5".to_string()), Some("a,\"b".to_string())]
+        );
     }
 }
