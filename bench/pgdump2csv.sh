@@ -35,10 +35,10 @@ echo "dump: $((size / 1000000)) MB plain, $(( $(stat -c %s $data/customer.dump.s
 pg_start /tmp/dumpshard-bench-pg
 trap pg_stop EXIT
 restore="$PSQL -c 'DROP DATABASE IF EXISTS r' postgres && $PSQL -c 'CREATE DATABASE r' postgres && $PSQL -f $data/customer.dump.sql r >/dev/null && $PSQL -c 'COPY public.customer TO STDOUT (FORMAT csv)' r > $out/restore.csv"
-hyperfine --warmup 1 --runs ${RUNS:-5} --export-markdown bench/pgdump2csv-plain.md \
+hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-plain.md \
     -n pgdump2csv "$bin $data/customer.dump.sql -o $out" \
-    -n 'restore + COPY TO CSV' --runs 2 "$restore"
-hyperfine --warmup 1 --runs ${RUNS:-5} --export-markdown bench/pgdump2csv-gzip.md \
+    -n 'restore + COPY TO CSV' "$restore"
+hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip.md \
     -n 'pgdump2csv (gzip input)' "$bin $data/customer.dump.sql.gz -o $out" \
     -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null"
 for f in customer.dump.sql customer.dump.sql.gz; do

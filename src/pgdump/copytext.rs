@@ -39,12 +39,31 @@ impl CopyConverter {
         let mut rows = 0u64;
         let mut start = 0usize;
         out.reserve(block.len() + block.len() / 8);
+        // Next `\\`, `,` or `"` and next CR at or after `start`: found once per occurrence
+        // over the whole block rather than searched for in every line, since most lines
+        // have none.
+        let find = |from: usize, f: fn(&[u8]) -> Option<usize>| f(&block[from..]).map_or(block.len(), |k| from + k);
+        let special = |b: &[u8]| memchr::memchr3(b'\\', b',', b'"', b);
+        let cr = |b: &[u8]| memchr::memchr(b'\r', b);
+        let (mut next_sp, mut next_cr) = (find(0, special), find(0, cr));
         for nl in memchr::memchr_iter(b'\n', block) {
-            let mut line = &block[start..nl];
-            if let Some(l) = line.strip_suffix(b"\r") {
-                line = l;
+            let mut end = nl;
+            if end > start && block[end - 1] == b'\r' {
+                end -= 1;
             }
-            self.row(line, out, &mut scratch).map_err(|msg| RowError {
+            if next_sp < start {
+                next_sp = find(start, special);
+            }
+            if next_cr < start {
+                next_cr = find(start, cr);
+            }
+            let line = &block[start..end];
+            let res = if next_sp >= end && next_cr >= end {
+                self.plain_row(line, out)
+            } else {
+                self.row(line, out, &mut scratch)
+            };
+            res.map_err(|msg| RowError {
                 row: rows,
                 offset: start,
                 msg,
@@ -56,21 +75,23 @@ impl CopyConverter {
         Ok(rows)
     }
 
-    fn row(&self, line: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) -> Result<(), String> {
-        let null_empty = self.fw.null().is_empty();
-        if memchr::memchr3(b'\\', b',', b'"', line).is_none()
-            && memchr::memchr(b'\r', line).is_none()
-        {
-            // Fast path: no escapes (so no NULLs), nothing that needs CSV quoting except
-            // empty values, and the fields can be copied as they are.
-            if self.ncols == 0 {
-                return if line.is_empty() {
-                    out.push(b'\n');
-                    Ok(())
-                } else {
-                    Err("data in a row of a table with no columns".into())
-                };
-            }
+    /// A row with no backslash (so no NULL and no escape), no `,` `"` or CR: its fields can
+    /// be copied as they are, TABs becoming commas.
+    fn plain_row(&self, line: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        if self.ncols == 0 {
+            return if line.is_empty() {
+                out.push(b'\n');
+                Ok(())
+            } else {
+                Err("data in a row of a table with no columns".into())
+            };
+        }
+        let has_empty = line.is_empty()
+            || line[0] == b'\t'
+            || line[line.len() - 1] == b'\t'
+            || memchr::memmem::find(line, b"\t\t").is_some();
+        if has_empty || !self.fw.null().is_empty() {
+            // Empty strings must be quoted, and values equal to a NULL token too.
             let mut n = 0usize;
             let mut s = 0usize;
             for t in memchr::memchr_iter(b'\t', line).chain(std::iter::once(line.len())) {
@@ -78,20 +99,27 @@ impl CopyConverter {
                 if n > 0 {
                     out.push(b',');
                 }
-                if f.is_empty() || (!null_empty && f == self.fw.null()) {
-                    crate::csvout::write_quoted(out, f);
-                } else {
-                    out.extend_from_slice(f);
-                }
+                self.fw.field(out, Some(f));
                 n += 1;
                 s = t + 1;
             }
             if n != self.ncols {
                 return Err(count_msg(n, self.ncols));
             }
-            out.push(b'\n');
-            return Ok(());
+        } else {
+            // Two branch-free passes the compiler vectorises: count TABs, copy with
+            // TAB -> ','. Much faster than a memchr call per short field.
+            let n = line.iter().filter(|&&b| b == b'\t').count() + 1;
+            if n != self.ncols {
+                return Err(count_msg(n, self.ncols));
+            }
+            out.extend(line.iter().map(|&b| if b == b'\t' { b',' } else { b }));
         }
+        out.push(b'\n');
+        Ok(())
+    }
+
+    fn row(&self, line: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) -> Result<(), String> {
         if memchr::memchr(b'\r', line).is_some() {
             return Err("literal carriage return in COPY data (pg_dump writes it as \\r)".into());
         }
