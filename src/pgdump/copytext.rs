@@ -42,7 +42,9 @@ impl CopyConverter {
         // Next `\\`, `,` or `"` and next CR at or after `start`: found once per occurrence
         // over the whole block rather than searched for in every line, since most lines
         // have none.
-        let find = |from: usize, f: fn(&[u8]) -> Option<usize>| f(&block[from..]).map_or(block.len(), |k| from + k);
+        let find = |from: usize, f: fn(&[u8]) -> Option<usize>| {
+            f(&block[from..]).map_or(block.len(), |k| from + k)
+        };
         let special = |b: &[u8]| memchr::memchr3(b'\\', b',', b'"', b);
         let cr = |b: &[u8]| memchr::memchr(b'\r', b);
         let (mut next_sp, mut next_cr) = (find(0, special), find(0, cr));
