@@ -253,6 +253,30 @@ fn scan_ends(data: &[u8], pos: &mut usize, in_quote: &mut bool, ends: &mut Vec<u
     *in_quote = q;
 }
 
+/// The loop of a read-ahead thread: makes items with `next` (handing it back an item the
+/// consumer returned through `back`, so buffers are recycled and memory stays flat) and sends
+/// them on `tx` until the input ends, an error (which is sent on) or the consumer hangs up.
+pub fn read_ahead<T, B>(
+    mut next: impl FnMut(Option<B>) -> Result<Option<T>>,
+    tx: &std::sync::mpsc::SyncSender<Result<T>>,
+    back: &std::sync::mpsc::Receiver<B>,
+) {
+    loop {
+        match next(back.try_recv().ok()) {
+            Ok(Some(item)) => {
+                if tx.send(Ok(item)).is_err() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
 /// One field of a record, as a span of the raw record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Field {

@@ -1323,21 +1323,11 @@ pub fn check(cfg: &Config) -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Chunk>>(cfg.threads * 2);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Chunk>();
             s.spawn(move || {
-                loop {
-                    let buf = back_rx.try_recv().unwrap_or_default();
-                    match reader.next_chunk_into(buf) {
-                        Ok(Some(c)) => {
-                            if tx.send(Ok(c)).is_err() {
-                                return;
-                            }
-                        }
-                        Ok(None) => return,
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            return;
-                        }
-                    }
-                }
+                crate::records::read_ahead(
+                    |buf| reader.next_chunk_into(buf.unwrap_or_default()),
+                    &tx,
+                    &back_rx,
+                )
             });
             // The merge of one batch runs while the workers check the next one.
             let mut pending: Option<(Vec<Chunk>, Vec<Checked>, bool)> = None;

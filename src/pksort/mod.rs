@@ -797,23 +797,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
     // reader, which may be blocked on a slow pipe; exiting ends it.
     std::thread::Builder::new()
         .name("pksort reader".into())
-        .spawn(move || {
-            loop {
-                let recycled = back_rx.try_recv().ok();
-                match inputs.next_chunk(recycled) {
-                    Ok(Some(c)) => {
-                        if tx.send(Ok(c)).is_err() {
-                            return;
-                        }
-                    }
-                    Ok(None) => return,
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return;
-                    }
-                }
-            }
-        })
+        .spawn(move || crate::records::read_ahead(|r| inputs.next_chunk(r), &tx, &back_rx))
         .map_err(|e| Error::io("<reader thread>", e))?;
     (|| -> Result<()> {
         // Owned here so that an early error return drops it and unblocks the reader.
