@@ -65,6 +65,11 @@ pub enum Error {
     /// Maps to exit code 1.
     #[error("{0}")]
     Found(String),
+    /// A checking filter's standard output was closed (e.g. by `head`) before it had checked
+    /// every record, where ending quietly with 0 would claim a clean result (csvcheck).
+    /// Maps to exit code 3; nothing is printed.
+    #[error("stopped early: standard output was closed before every record was checked")]
+    StoppedEarly,
 }
 
 /// Result with [`Error`].
@@ -99,6 +104,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Found(_) => 1,
+            Error::StoppedEarly => 3,
             _ => 2,
         }
     }

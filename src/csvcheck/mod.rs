@@ -26,8 +26,11 @@ use std::path::PathBuf;
 ///
 /// Checks structure (quoting, field count, UTF-8, NUL bytes, blank lines, line endings),
 /// values against PostgreSQL's input rules for each column type, NOT NULL, and primary-key
-/// uniqueness (and order with --sorted). Exit status: 0 clean (or within --max-error-rate),
-/// 1 bad records found, 2 usage or I/O error.
+/// uniqueness (and order with --sorted). A blank line in a one-column table is a NULL row,
+/// as PostgreSQL reads it (noted, since CockroachDB skips blank lines). Exit status: 0 every
+/// record was checked and is clean (or within --max-error-rate), 1 bad records found, 2
+/// usage or I/O error, 3 stopped early: standard output (--filter) was closed before every
+/// record was checked and none so far was bad (1 if one was), quietly.
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "csvcheck",
@@ -49,8 +52,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
     pub manifest: Option<PathBuf>,
 
-    /// Take the schema from a pg_dump schema file: CREATE TABLE, CREATE TYPE ... AS ENUM,
-    /// CREATE DOMAIN and ALTER TABLE ... PRIMARY KEY statements (with --table).
+    /// Take the schema from a pg_dump schema file or a whole plain dump (compressed or not;
+    /// COPY data is skipped): CREATE TABLE, CREATE TYPE ... AS ENUM, CREATE DOMAIN and ALTER
+    /// TABLE ... PRIMARY KEY statements (with --table). The column order is the COPY column
+    /// list when the file has one; for an INHERITS child that CREATE TABLE alone cannot
+    /// order, the run is refused unless --header gives the order.
     #[arg(long, value_name = "FILE", conflicts_with = "columns")]
     pub ddl: Option<PathBuf>,
 
@@ -75,7 +81,8 @@ pub struct Args {
     pub no_key_check: bool,
 
     /// The first record of each file is a header (also taken from the manifest). It is
-    /// checked against the column names and copied once to --filter and --bad-rows outputs.
+    /// checked against the column names and copied once to --filter and --bad-rows outputs;
+    /// where --ddl cannot tell the column order, the header gives it.
     #[arg(long)]
     pub header: bool,
 
@@ -1055,6 +1062,8 @@ struct Merger<'a> {
     notes: Vec<String>,
     /// Blank lines read as records of a one-column table.
     blank_rows: u64,
+    /// Standard output (--filter) was closed by its reader.
+    stdout_closed: bool,
 }
 
 /// Writes records to a sink, adding a newline before a record when the previous one (the
@@ -1076,6 +1085,14 @@ fn put(sink: &mut Option<Sink>, open: &mut bool, bytes: &[u8]) -> std::io::Resul
 impl Merger<'_> {
     fn sink_err(sink: &Option<Sink>, e: std::io::Error) -> Error {
         Error::io(sink.as_ref().map_or("<output>".into(), |s| s.name()), e)
+    }
+
+    /// Writes good records to standard output, noting when its reader went away.
+    fn put_good(&mut self, bytes: &[u8]) -> Result<()> {
+        put(&mut self.good_out, &mut self.good_open, bytes).map_err(|e| {
+            self.stdout_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
+            Self::sink_err(&self.good_out, e)
+        })
     }
 
     fn merge(
@@ -1166,8 +1183,7 @@ impl Merger<'_> {
                 // Flush the good run before this bad record.
                 if self.good_out.is_some() && run_start < i {
                     let r = chunk.range(run_start).start..chunk.range(i - 1).end;
-                    put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
-                        .map_err(|e| Self::sink_err(&self.good_out, e))?;
+                    self.put_good(&chunk.data[r])?;
                 }
                 let rec = chunk.record(i);
                 put(&mut self.bad_out, &mut self.bad_open, rec)
@@ -1198,8 +1214,7 @@ impl Merger<'_> {
         }
         if self.good_out.is_some() && run_start < n {
             let r = chunk.range(run_start).start..chunk.range(n - 1).end;
-            put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
-                .map_err(|e| Self::sink_err(&self.good_out, e))?;
+            self.put_good(&chunk.data[r])?;
         }
         if let Some(f) = self.files.last_mut() {
             f.records += (n - first_data) as u64;
@@ -1375,6 +1390,7 @@ pub fn check(cfg: &Config) -> Result<()> {
         header_written: false,
         notes: cfg.notes.clone(),
         blank_rows: 0,
+        stdout_closed: false,
     };
     if let Some(r) = &mut m.reasons {
         r.write_all(b"file,record,line,byte,column,check,message\n")
@@ -1407,7 +1423,7 @@ pub fn check(cfg: &Config) -> Result<()> {
         let mut reader = ChunkReader::new(input.reader, &name, CHUNK);
         reader.keep_unterminated(true);
         let mut first_chunk = true;
-        std::thread::scope(|s| -> Result<()> {
+        let scanned = std::thread::scope(|s| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Chunk>>(cfg.threads * 2);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Chunk>();
             s.spawn(move || {
@@ -1476,8 +1492,7 @@ pub fn check(cfg: &Config) -> Result<()> {
                             m.columns = columns.iter().map(|c| c.name.clone()).collect();
                         }
                         if !m.header_written {
-                            put(&mut m.good_out, &mut m.good_open, rec0)
-                                .map_err(|e| Merger::sink_err(&m.good_out, e))?;
+                            m.put_good(rec0)?;
                             put(&mut m.bad_out, &mut m.bad_open, rec0)
                                 .map_err(|e| Merger::sink_err(&m.bad_out, e))?;
                             m.header_written = true;
@@ -1585,7 +1600,14 @@ pub fn check(cfg: &Config) -> Result<()> {
             }
             drop(rx);
             Ok(())
-        })?;
+        });
+        if let Err(e) = scanned {
+            return Err(if m.stdout_closed {
+                stopped_early(&mut m)
+            } else {
+                e
+            });
+        }
         if let Some(f) = m.files.last_mut() {
             f.bad = m.bad - bad_before;
         }
@@ -1718,8 +1740,15 @@ fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
     } else {
         "bad records"
     };
-    if let Some(s) = m.good_out.take() {
-        s.finish()?;
+    if let Some(s) = m.good_out.take()
+        && let Err(e) = s.finish()
+    {
+        m.stdout_closed |= e.is_broken_pipe();
+        return Err(if m.stdout_closed {
+            stopped_early(&mut m)
+        } else {
+            e
+        });
     }
     if let Some(s) = m.bad_out.take() {
         s.finish()?;
@@ -1774,6 +1803,21 @@ fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
         return Err(Error::Found(String::new()));
     }
     Ok(())
+}
+
+/// The end of a run whose standard output (--filter) was closed before it finished, e.g.
+/// by `head`: quietly, and never with 0, which would mean every record was checked and is
+/// clean. Exit 1 when bad records were already seen, else [`Error::StoppedEarly`] (exit 3).
+/// The other outputs are dropped unfinished (their temporary files removed), so nothing
+/// looks complete.
+fn stopped_early(m: &mut Merger) -> Error {
+    m.bad_out = None;
+    m.reasons = None;
+    if m.bad > 0 {
+        Error::Found(String::new())
+    } else {
+        Error::StoppedEarly
+    }
 }
 
 fn print_summary(r: &Report) {
