@@ -276,8 +276,6 @@ const BUILTIN_UNCHECKED: &[&str] = &[
     "tsmultirange",
     "tstzmultirange",
     "datemultirange",
-    "\"char\"",
-    "char",
     "oid",
     "regclass",
     "regtype",
@@ -342,8 +340,9 @@ pub fn check_type_name(name: &str, catalog: &Catalog, known_only: bool) -> Resul
                 range("scale", *sc, -1000, 1000)?
             }
             ("float", [p]) => range("precision", *p, 1, 53)?,
+            // A precision above 6 is reduced to 6 with a warning, not refused.
             (b, [p]) if b.starts_with("time") || b.starts_with("interval") => {
-                range("precision", *p, 0, 6)?
+                range("precision", *p, 0, i32::MAX as i64)?
             }
             ("bit" | "bit varying" | "varbit", [l]) => range("length", *l, 1, 83_886_080)?,
             (
@@ -1923,6 +1922,57 @@ pub fn excerpt(v: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Type names PostgreSQL refuses in CREATE TABLE are errors, not unconstrained types;
+    /// types it has but csvcheck does not check are not (issue 10).
+    #[test]
+    fn type_names_postgresql_refuses() {
+        let cat = Catalog::default();
+        for bad in [
+            "varchar(-1)",
+            "varchar(0)",
+            "character varying(10485761)",
+            "char(0)",
+            "varchar(x)",
+            "varchar(1,2)",
+            "numeric(0)",
+            "numeric(1001)",
+            "numeric(5,1001)",
+            "float(54)",
+            "timestamp(-1)",
+            "bit(0)",
+            "varchar(-1)[]",
+        ] {
+            assert!(check_type_name(bad, &cat, false).is_err(), "{bad}");
+        }
+        for ok in [
+            "varchar(1)",
+            "numeric(1000,-1000)",
+            "timestamp(9) with time zone",
+            "interval day to second(3)",
+            "int9",
+            "public.whatever",
+        ] {
+            assert!(check_type_name(ok, &cat, false).is_ok(), "{ok}");
+        }
+        for unknown in ["int9", "txt", "int9[]", "public.whatever"] {
+            assert!(check_type_name(unknown, &cat, true).is_err(), "{unknown}");
+        }
+        for known in [
+            "point",
+            "inet",
+            "int4range[]",
+            "bit varying(3)",
+            "int8",
+            "\"char\"",
+        ] {
+            assert!(check_type_name(known, &cat, true).is_ok(), "{known}");
+        }
+        assert_eq!(
+            check_type_name("character varying(5)", &cat, true),
+            Ok(PgType::Varchar(5))
+        );
+    }
 
     fn ok(t: &PgType, v: &str) {
         assert!(

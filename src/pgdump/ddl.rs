@@ -4,9 +4,10 @@
 //! DOMAIN`, `COPY ... FROM stdin`, `INSERT INTO ... VALUES`, and the `SET`s that change how the
 //! rest must be read (search_path, standard_conforming_strings, client_encoding).
 //! pgdump2csv passes everything but the data through to its schema files untouched; csvcheck
-//! reads a schema file's tables, enums and domains with [`statements`].
+//! reads a schema file's (or a whole dump's) tables, enums and domains with
+//! [`StreamStatements`].
 
-use super::sql::{Spanned, Statements, Tok, tokenize};
+use super::sql::{Spanned, Tok, tokenize};
 use std::io::Read;
 
 /// A possibly schema-qualified name; `schema` is `None` when the dump did not qualify it.
@@ -143,21 +144,6 @@ pub fn classify(stmt: &[u8], std_strings: bool) -> PResult<Stmt> {
         b"copy" => p.copy(),
         _ => Ok(Stmt::Other),
     }
-}
-
-/// Classifies every statement of a whole in-memory script (a schema file), following its
-/// `SET standard_conforming_strings` as psql would. Items are a statement's offset with its
-/// meaning, or an error at an offset in `sql`.
-pub fn statements(sql: &[u8]) -> impl Iterator<Item = PResult<(usize, Stmt)>> + '_ {
-    let mut it = Statements::new(sql);
-    std::iter::from_fn(move || {
-        let (start, text) = it.next()?;
-        let r = classify(text, it.std_strings).map_err(|(off, msg)| (start + off, msg));
-        if let Ok(Stmt::StdStrings(on)) = r {
-            it.std_strings = on;
-        }
-        Some(r.map(|st| (start, st)))
-    })
 }
 
 /// The statements of a psql script read from a stream (a schema file or a whole plain dump,
@@ -977,25 +963,6 @@ mod tests {
                 has_check: false
             }
         );
-    }
-
-    #[test]
-    fn whole_script() {
-        let sql = b"\\restrict x\nSET standard_conforming_strings = off;\nCREATE TYPE e AS ENUM ('a\\'b');\n-- end\n";
-        let got: Vec<_> = statements(sql).map(Result::unwrap).collect();
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[1].0, 51);
-        assert_eq!(
-            got[1].1,
-            Stmt::CreateEnum {
-                name: q(None, "e"),
-                labels: vec!["a'b".into()]
-            }
-        );
-        let err = statements(b"SET a = 1;\nCREATE TABLE \"t (a int);")
-            .find_map(Result::err)
-            .unwrap();
-        assert_eq!(err.0, 24, "{err:?}");
     }
 
     /// A reader that hands out a few bytes per call, so every statement, comment and COPY
