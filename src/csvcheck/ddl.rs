@@ -82,8 +82,8 @@ pub fn parse(sql: &[u8]) -> Result<Ddl> {
 /// The column order of a table's data is what `CREATE TABLE` shows, except for a table
 /// that inherits (`INHERITS`): a column added to a parent after the child was created
 /// comes after the child's own columns, and `CREATE TABLE` cannot show that. The order is
-/// then known only when the file holds the table's `COPY ... (columns) FROM stdin` (a
-/// whole dump), when every data column is declared in the child itself (pg_dump lists a
+/// then known only when the file holds the table's `COPY ... (columns) FROM stdin` or
+/// `INSERT INTO ... (columns)` (a whole dump, plain or `--column-inserts`), when every data column is declared in the child itself (pg_dump lists a
 /// table's own columns in their physical order), or when the child declares no data
 /// column of its own and inherits from one parent whose order is known. Otherwise
 /// [`DdlTable::order_unknown`] says why.
@@ -130,6 +130,15 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                 });
             }
             Stmt::Copy { table, cols } => copies.push((placed(table, &search_path), cols)),
+            // A --column-inserts dump names the columns in each INSERT, as COPY does.
+            Stmt::Insert => {
+                if let Some((table, cols)) = stmts.last_insert_columns() {
+                    let table = placed(table, &search_path);
+                    if !copies.iter().any(|(q, _)| *q == table) {
+                        copies.push((table, cols));
+                    }
+                }
+            }
             Stmt::AddPrimaryKey { table, cols } => {
                 alters.push(Alter::Pk(placed(table, &search_path), cols));
             }

@@ -54,9 +54,9 @@ pub struct Args {
 
     /// Take the schema from a pg_dump schema file or a whole plain dump (compressed or not;
     /// COPY data is skipped): CREATE TABLE, CREATE TYPE ... AS ENUM, CREATE DOMAIN and ALTER
-    /// TABLE ... PRIMARY KEY statements (with --table). The column order is the COPY column
-    /// list when the file has one; for an INHERITS child that CREATE TABLE alone cannot
-    /// order, the run is refused unless --header gives the order.
+    /// TABLE ... PRIMARY KEY statements (with --table). The column order is the COPY (or
+    /// INSERT) column list when the file has one; for an INHERITS child that CREATE TABLE
+    /// alone cannot order, the run is refused unless --header gives the order.
     #[arg(long, value_name = "FILE", conflicts_with = "columns")]
     pub ddl: Option<PathBuf>,
 

@@ -349,6 +349,33 @@ impl<R: std::io::Read> StreamStatements<R> {
         Ok(Some((self.base + start as u64, st)))
     }
 
+    /// The table and column list of the statement last returned by [`Self::next_stmt`]
+    /// when it is an `INSERT INTO t (columns) ...` (pg_dump's `--column-inserts`, columns in
+    /// the table's physical order, as in COPY). Only the statement's head is read.
+    pub fn last_insert_columns(&self) -> Option<(QName, Vec<String>)> {
+        let stmt = &self.buf[self.last..self.pos];
+        // The head ends at the first `)` outside double quotes; a `)` inside a string
+        // literal of a statement without a column list leaves a head that does not parse.
+        let mut quoted = false;
+        let end = stmt.iter().position(|&b| {
+            quoted ^= b == b'"';
+            b == b')' && !quoted
+        })?;
+        let head = &stmt[..=end];
+        let toks = tokenize(head, self.std_strings).ok()?;
+        let mut p = P {
+            t: &toks,
+            i: 0,
+            src: head,
+        };
+        if !(p.kw("insert") && p.kw("into")) {
+            return None;
+        }
+        let table = p.qname().ok()?;
+        let cols = p.name_list().ok()?;
+        Some((table, cols))
+    }
+
     /// Where the statement last returned by [`Self::next_stmt`] starts.
     pub fn last_pos(&self) -> crate::error::Pos {
         let line = memchr::memchr_iter(b'\n', &self.buf[..self.last]).count() as u64;
@@ -1063,6 +1090,29 @@ mod tests {
             self.at += n;
             Ok(n)
         }
+    }
+
+    #[test]
+    fn insert_column_lists() {
+        let sql = b"INSERT INTO public.t (a, \"b)c\") VALUES (1, 'x)');\n\
+            INSERT INTO t VALUES ('a)b', 1);\nINSERT INTO t VALUES (1);\n";
+        let mut st = StreamStatements::new(&sql[..], "f");
+        let mut got = Vec::new();
+        while let Some((_, s)) = st.next_stmt().unwrap() {
+            assert_eq!(s, Stmt::Insert);
+            got.push(st.last_insert_columns());
+        }
+        assert_eq!(
+            got,
+            [
+                Some((
+                    q(Some("public"), "t"),
+                    vec!["a".to_string(), "b)c".to_string()]
+                )),
+                None,
+                None
+            ]
+        );
     }
 
     /// COPY data is skipped without being held: the buffer stays near one read's size.
