@@ -1,7 +1,8 @@
 //! One error type for every tool, and the one place that maps errors to exit codes.
 //!
 //! Exit codes are part of the contract: 0 = ok, 1 = the data has problems (a check found
-//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop.
+//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop,
+//! 3 = csvcheck stopped early because its standard output was closed ([`Error::StoppedEarly`]).
 
 use std::fmt;
 use std::io;

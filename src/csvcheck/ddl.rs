@@ -1,12 +1,15 @@
-//! csvcheck's view of a `pg_dump` schema file: each table's columns, types, NOT NULL and
-//! primary key, and the enums and domains those types name.
+//! csvcheck's view of a `pg_dump` schema file or whole plain dump: each table's columns (in
+//! the order of its data), types, NOT NULL and primary key, and the enums and domains those
+//! types name.
 //!
 //! Statements are split and classified by pgdump2csv's reader ([`crate::pgdump::ddl`]), so
 //! both tools read a dump's SQL the same psql-compatible way (quoting, `E''` strings, dollar
-//! quotes, nested comments, `BEGIN ATOMIC` bodies, meta-commands). This module only assembles
-//! what the statements declare: `CREATE TABLE` (with `INHERITS` parents), `CREATE TYPE ... AS
-//! ENUM`, `CREATE DOMAIN`, `ALTER TABLE ... ADD CONSTRAINT ... PRIMARY KEY` and `ALTER TABLE
-//! ... SET NOT NULL`, with unqualified names placed by `SET search_path`.
+//! quotes, nested comments, `BEGIN ATOMIC` bodies, meta-commands), streaming, with `COPY` data
+//! skipped. This module only assembles what the statements declare: `CREATE TABLE` (with
+//! `INHERITS` parents), `CREATE TYPE ... AS ENUM`, `CREATE DOMAIN`, `ALTER TABLE ... ADD
+//! CONSTRAINT ... PRIMARY KEY` and `ALTER TABLE ... SET NOT NULL`, with unqualified names
+//! placed by `SET search_path`, and the column lists of `COPY` and `INSERT` statements,
+//! which give the data's column order where `CREATE TABLE` cannot.
 
 use crate::error::{Error, Result};
 use crate::pgdump::ddl::{ColumnDef, QName, Stmt, StreamStatements, merge_inherited};
