@@ -149,9 +149,9 @@ pub fn classify(stmt: &[u8], std_strings: bool) -> PResult<Stmt> {
 /// The statements of a psql script read from a stream (a schema file or a whole plain dump,
 /// possibly compressed), classified, with the data of `COPY ... FROM stdin` blocks skipped
 /// unread: memory is bounded by the largest statement (plus a 1 MiB read buffer), not by
-/// the file. Like [`statements`], it skips whitespace, comments, meta-command lines and a
-/// leading BOM, follows `SET standard_conforming_strings`, and returns text after the last
-/// `;` as a final statement.
+/// the file. Between statements it skips whitespace, comments, psql meta-command lines and
+/// a leading BOM; it follows `SET standard_conforming_strings`, and returns text after the
+/// last `;` as a final statement, as psql runs it at the end of a file.
 pub struct StreamStatements<R> {
     r: R,
     name: String,
