@@ -58,6 +58,7 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
             match &e {
                 // Already reported in detail by the tool; just the verdict.
                 Error::Found(msg) if msg.is_empty() => {}
+                Error::StoppedEarly => {}
                 _ => {
                     let _ = writeln!(err, "{prog}: {e}");
                 }

@@ -1,7 +1,8 @@
 //! One error type for every tool, and the one place that maps errors to exit codes.
 //!
 //! Exit codes are part of the contract: 0 = ok, 1 = the data has problems (a check found
-//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop.
+//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop,
+//! 3 = csvcheck stopped early because its standard output was closed ([`Error::StoppedEarly`]).
 
 use std::fmt;
 use std::io;
@@ -65,6 +66,11 @@ pub enum Error {
     /// Maps to exit code 1.
     #[error("{0}")]
     Found(String),
+    /// A checking filter's standard output was closed (e.g. by `head`) before it had checked
+    /// every record, where ending quietly with 0 would claim a clean result (csvcheck).
+    /// Maps to exit code 3; nothing is printed.
+    #[error("stopped early: standard output was closed before every record was checked")]
+    StoppedEarly,
 }
 
 /// Result with [`Error`].
@@ -99,6 +105,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Found(_) => 1,
+            Error::StoppedEarly => 3,
             _ => 2,
         }
     }
