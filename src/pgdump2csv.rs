@@ -14,10 +14,11 @@ use crate::pgdump::copytext::CopyConverter;
 use crate::pgdump::ddl::{self, ColumnDef, QName, Stmt};
 use crate::pgdump::inserts::{self, Value};
 use crate::pgdump::naming::{self, TablePattern};
+use crate::pgdump::psql;
 use crate::pgdump::sql::{Scan, StmtScanner};
 use clap::Parser;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -336,16 +337,33 @@ struct Converter<'c> {
     /// A `-- Data for Name: ...; Type: TABLE DATA` comment not yet followed by data: in
     /// INSERT dumps an empty table has no statement at all, only this comment.
     pending_data: Option<(String, String)>,
+    /// The fresh `\restrict` keys of the schema and post-data files.
+    schema_key: String,
+    post_key: String,
+    /// The key of the dump's own `\restrict`, while the dump is in restricted mode.
+    dump_key: Option<Vec<u8>>,
+    /// Every table the dump creates or has data for, to check that each --table matched.
+    seen: HashSet<(String, String)>,
 }
 
 impl<'c> Converter<'c> {
     fn new(cfg: &'c Config, name: String, r: Box<dyn Read + Send>) -> Result<Converter<'c>> {
-        let schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
-        let post = cfg
+        let mut schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
+        let mut post = cfg
             .post_data
             .as_deref()
             .map(AtomicFile::create)
             .transpose()?;
+        // Each script runs on its own under psql, so each keeps pg_dump's guard with its own
+        // key: psql then refuses any meta-command in it but ours.
+        let schema_key = psql::restrict_key()?;
+        let post_key = psql::restrict_key()?;
+        for (f, key) in [(&mut schema, &schema_key), (&mut post, &post_key)] {
+            if let Some(f) = f {
+                let name = f.dest().to_path_buf();
+                write!(f, "\\restrict {key}\n\n").at(name)?;
+            }
+        }
         if let Dest::Dir(d) = &cfg.dest {
             std::fs::create_dir_all(d).at(d)?;
         }
@@ -375,11 +393,23 @@ impl<'c> Converter<'c> {
             footer_seen: false,
             piece_bufs: Vec::new(),
             pending_data: None,
+            schema_key,
+            post_key,
+            dump_key: None,
+            seen: HashSet::new(),
         })
     }
 
     fn err(&self, rel: usize, msg: impl Into<String>) -> Error {
         Error::input(self.buf.pos_at(rel), msg)
+    }
+
+    /// The `\restrict` key of the file [`Converter::emit`] writes to now.
+    fn emit_key(&self) -> String {
+        match (self.phase, &self.post) {
+            (Phase::Post, Some(_)) => self.post_key.clone(),
+            _ => self.schema_key.clone(),
+        }
     }
 
     /// Writes schema text to the file of the current phase.
@@ -455,11 +485,27 @@ impl<'c> Converter<'c> {
         }
         self.flush_pending()?;
         self.close_open()?;
+        if self.cfg.dump_check && self.dump_key.is_some() {
+            return Err(Error::input(
+                self.buf.pos_at(0),
+                "the dump ends in psql's restricted mode, without the \\unrestrict line pg_dump writes last: it is truncated (use --no-dump-check for hand-written SQL)",
+            ));
+        }
         if self.cfg.dump_check && !self.footer_seen {
             return Err(Error::input(
                 self.buf.pos_at(0),
                 "the dump ends without pg_dump's '-- PostgreSQL database dump complete' footer: it is truncated (use --no-dump-check for hand-written SQL)",
             ));
+        }
+        // As pg_dump --strict-names: a pattern that matches nothing is most likely a typo, and
+        // going on would silently leave that table out.
+        for p in &self.cfg.include {
+            if !self.seen.iter().any(|(s, t)| p.matches(s, t)) {
+                return Err(Error::Usage(format!(
+                    "no matching tables were found for --table '{}'",
+                    p.text()
+                )));
+            }
         }
         Ok(())
     }
@@ -539,12 +585,43 @@ impl<'c> Converter<'c> {
         };
         let line = self.buf.avail()[sig..eol].to_vec();
         let lead = self.buf.avail()[..sig].to_vec();
-        self.emit(&lead)?;
-        // \restrict/\unrestrict guard psql against a malicious dump; our outputs are split
-        // into files that each need to run on their own, so the pair cannot be kept and is
-        // dropped. Other meta-commands (\connect) are kept.
-        if !(line.starts_with(b"\\restrict") || line.starts_with(b"\\unrestrict")) {
-            self.emit(&line)?;
+        // The dump's \restrict/\unrestrict pairs are followed as psql would (a wrong key is a
+        // cut or tampered dump) and replaced by our own keys in the outputs. A \connect pg_dump
+        // writes is kept, outside our restricted mode as pg_dump does it. Anything else could
+        // run commands on restore (`\!`, `\o |cmd`): no pg_dump writes it, so it is refused.
+        match psql::classify(&line) {
+            psql::Meta::Restrict(k) if self.dump_key.is_none() => self.dump_key = Some(k.to_vec()),
+            psql::Meta::Unrestrict(k) if self.dump_key.as_deref() == Some(k) => {
+                self.dump_key = None;
+            }
+            psql::Meta::Unrestrict(_) | psql::Meta::Restrict(_) => {
+                return Err(self.err(
+                    sig,
+                    "\\restrict/\\unrestrict line that does not match the dump's restricted mode (psql refuses it): the dump is cut or was altered",
+                ));
+            }
+            psql::Meta::Connect if self.dump_key.is_none() => {
+                self.emit(&lead)?;
+                let key = self.emit_key();
+                let mut text = format!("\\unrestrict {key}\n").into_bytes();
+                text.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(&line));
+                text.extend_from_slice(format!("\n\\restrict {key}\n").as_bytes());
+                self.emit(&text)?;
+            }
+            psql::Meta::Connect => {
+                return Err(self.err(
+                    sig,
+                    "\\connect inside the dump's restricted mode (psql refuses it): the dump was altered",
+                ));
+            }
+            psql::Meta::Other(cmd) => {
+                return Err(self.err(
+                    sig,
+                    format!(
+                        "psql meta-command {cmd} in the dump: pg_dump writes only \\connect, \\restrict and \\unrestrict, and passing it on could run commands on restore; refusing the dump"
+                    ),
+                ));
+            }
         }
         self.buf.advance(eol);
         Ok(())
@@ -570,6 +647,12 @@ impl<'c> Converter<'c> {
                 }
             }
         };
+        if let Some(at) = sc.meta_command_at() {
+            return Err(self.err(
+                at,
+                "backslash outside quotes in a statement: psql would run it as a meta-command, which no pg_dump writes there; refusing the dump",
+            ));
+        }
         // The unit runs to the end of the statement's line.
         let mut unit_end = end;
         loop {
@@ -623,6 +706,7 @@ impl<'c> Converter<'c> {
                         inherits,
                     } => {
                         let key = self.resolve(&table);
+                        self.seen.insert(key.clone());
                         let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
                         let def = self.defs.entry(key).or_default();
                         def.columns = columns;
@@ -761,6 +845,7 @@ impl<'c> Converter<'c> {
             return Ok(true);
         }
         self.close_open()?;
+        self.seen.insert(key.clone());
         if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
             return Ok(false);
         }
@@ -867,7 +952,16 @@ impl<'c> Converter<'c> {
     fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
         self.enter_data()?;
         let selected = self.open_table(&key, &cols)?;
-        let conv = CopyConverter::new(cols.len(), self.fw.clone());
+        // The first row's line end is the block's, as PostgreSQL reads it.
+        let crlf = loop {
+            if let Some(k) = memchr::memchr(b'\n', self.buf.avail()) {
+                break k > 0 && self.buf.avail()[k - 1] == b'\r';
+            }
+            if !self.buf.fill()? {
+                break false;
+            }
+        };
+        let conv = CopyConverter::new(cols.len(), self.fw.clone()).with_crlf(crlf);
         let mut row_no = 0u64;
         loop {
             let avail = self.buf.avail();
@@ -1077,11 +1171,15 @@ impl<'c> Converter<'c> {
         if let Some(s) = self.stdout.take() {
             s.finish()?;
         }
-        if let Some(f) = self.schema.take() {
-            f.commit()?;
-        }
-        if let Some(f) = self.post.take() {
-            f.commit()?;
+        for (f, key) in [
+            (self.schema.take(), &self.schema_key),
+            (self.post.take(), &self.post_key),
+        ] {
+            if let Some(mut f) = f {
+                let name = f.dest().to_path_buf();
+                write!(f, "\n\\unrestrict {key}\n").at(name)?;
+                f.commit()?;
+            }
         }
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
