@@ -1,7 +1,8 @@
 //! Keeping the psql scripts the toolkit writes from running what a dump smuggles in: fresh
 //! `\restrict` keys (pg_dump's guard against CVE-2025-8714) and the one reading of the
-//! meta-command lines pg_dump itself writes (`\connect`, `\restrict`, `\unrestrict`), so that
-//! every other backslash command from a dump is refused, never passed through.
+//! meta-command lines pg_dump itself writes (`\connect`, `\encoding` before a `\connect` to a
+//! database with an unusual name, `\restrict`, `\unrestrict`), so that every other backslash
+//! command from a dump is refused, never passed through.
 
 use crate::error::{IoContext, Result};
 use std::io::Read;
@@ -34,7 +35,9 @@ pub enum Meta<'a> {
     /// `\unrestrict KEY`.
     Unrestrict(&'a [u8]),
     /// `\connect` in one of the two forms pg_dump writes (`appendPsqlMetaConnect`): a plain
-    /// name of `[A-Za-z0-9_.]`, or `-reuse-previous=on "dbname=..."` with `""` doubling.
+    /// name of `[A-Za-z0-9_.]`, or `-reuse-previous=on "dbname=..."` with `""` doubling; or
+    /// `\encoding NAME`, which pg_dump writes before the second form. Both are harmless lines
+    /// that psql must run outside restricted mode.
     Connect,
     /// Anything else: the command word (e.g. `\!`), to name it in the error.
     Other(String),
@@ -65,6 +68,15 @@ pub fn classify<'a>(line: &'a [u8]) -> Meta<'a> {
         b"\\restrict" => alnum_arg(rest).map_or_else(other, Meta::Restrict),
         b"\\unrestrict" => alnum_arg(rest).map_or_else(other, Meta::Unrestrict),
         b"\\connect" | b"\\c" if connect_arg_ok(rest) => Meta::Connect,
+        b"\\encoding"
+            if rest.strip_prefix(b" ").is_some_and(|a| {
+                !a.is_empty()
+                    && a.iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            }) =>
+        {
+            Meta::Connect
+        }
         _ => other(),
     }
 }
@@ -128,6 +140,11 @@ mod tests {
             Meta::Unrestrict(b"abc9")
         );
         assert_eq!(classify(b"\\connect db_1.x\n"), Meta::Connect);
+        assert_eq!(classify(b"\\encoding SQL_ASCII\n"), Meta::Connect);
+        assert_eq!(
+            classify(b"\\encoding UTF8 \\! ls\n"),
+            Meta::Other("\\encoding".into())
+        );
         assert_eq!(
             classify(b"\\connect -reuse-previous=on \"dbname='a \"\"b\\\\c'\"\n"),
             Meta::Connect
