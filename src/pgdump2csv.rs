@@ -58,7 +58,9 @@ pub struct Args {
     pub dump: Option<PathBuf>,
 
     /// Write one CSV per table into DIR (created if missing). File names encode every byte of
-    /// the schema and table name outside [A-Za-z0-9_-] as %XX: `public.my%20table.csv`.
+    /// the schema and table name outside [A-Za-z0-9_-] as %XX: `public.my%20table.csv`. A name
+    /// longer than 200 bytes is cut between characters and ends in `~` and a 16-digit hash of
+    /// the full name (which the manifest keeps).
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 
