@@ -209,6 +209,12 @@ pub fn run(args: Args) -> Result<()> {
     conv.finish()
 }
 
+/// The error for a statement the dump ends in.
+const CUT_OFF: &str = "statement cut off: the dump ends inside it (truncated dump?)";
+
+/// Longest INSERT head (`INSERT INTO t (columns) VALUES`) looked for.
+const INSERT_HEAD_MAX: usize = 1 << 20;
+
 /// Sizes of the read buffer: data blocks are converted in pieces of about this size.
 const READ_SIZE: usize = 4 << 20;
 /// Below this, a data block is converted on the current thread.
@@ -631,6 +637,13 @@ impl<'c> Converter<'c> {
 
     /// Scans, classifies and handles one SQL statement starting at `sig`.
     fn statement(&mut self, sig: usize) -> Result<()> {
+        while self.buf.avail().len() < sig + 7 && self.buf.fill()? {}
+        if let Some(w) = self.buf.avail().get(sig..sig + 7)
+            && w[..6].eq_ignore_ascii_case(b"insert")
+            && w[6].is_ascii_whitespace()
+        {
+            return self.insert_statement(sig);
+        }
         let mut sc = StmtScanner::default();
         let mut from = sig;
         let end = loop {
@@ -689,13 +702,8 @@ impl<'c> Converter<'c> {
                 let key = self.resolve(&table);
                 self.copy_data(key, cols)
             }
-            Stmt::Insert => {
-                let ins = inserts::parse(&stmt, self.std_strings)
-                    .map_err(|(off, msg)| self.err(sig + off, msg))?;
-                let pos = self.buf.pos_at(sig);
-                self.buf.advance(unit_end);
-                self.insert_data(ins, pos)
-            }
+            // Read row by row before the statement is buffered whole (above).
+            Stmt::Insert => Err(self.err(sig, "internal error: INSERT not streamed")),
             other => {
                 self.close_open()?;
                 let unit = self.buf.avail()[..unit_end].to_vec();
@@ -1094,16 +1102,43 @@ impl<'c> Converter<'c> {
         Ok(rows)
     }
 
-    /// Writes the rows of one INSERT statement.
-    fn insert_data(&mut self, ins: inserts::Insert, pos: Pos) -> Result<()> {
+    /// Reads one INSERT statement starting at `sig`, row by row: memory is bounded by the
+    /// largest row, not by the statement (one INSERT of a --rows-per-insert dump can hold a
+    /// whole table).
+    fn insert_statement(&mut self, sig: usize) -> Result<()> {
+        let hl = loop {
+            if let Some(n) = inserts::head_len(&self.buf.avail()[sig..]) {
+                break n;
+            }
+            if self.buf.avail().len() - sig > INSERT_HEAD_MAX {
+                return Err(self.err(sig, "INSERT without VALUES in its first MiB"));
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(sig, CUT_OFF));
+            }
+        };
+        let head = inserts::parse_head(&self.buf.avail()[sig..sig + hl], self.std_strings)
+            .map_err(|(off, msg)| self.err(sig + off, msg))?;
+        let pos = self.buf.pos_at(sig);
+        self.footer_seen = false;
+        self.pending_data = None;
+        // The comments before a data statement are its TOC entry: dropped with it.
+        self.buf.advance(sig + hl);
         self.enter_data()?;
-        let key = self.resolve(&ins.table);
+        let key = self.resolve(&head.table);
+        // An unselected table is skipped before its rows are read, so that -T also leaves
+        // out a table whose rows could not be converted.
+        if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
+            self.close_open()?;
+            self.seen.insert(key);
+            return self.skip_statement();
+        }
         // Without a column list the values follow CREATE TABLE, generated columns included
         // (as DEFAULT); the CSV leaves those out, like pg_dump's COPY column list.
-        let (cols, keep): (Vec<String>, Vec<bool>) = match &ins.cols {
+        let (cols, keep): (Vec<String>, Vec<bool>) = match &head.cols {
             Some(c) => (c.clone(), vec![true; c.len()]),
             None => match self.all_columns(&key, 0) {
-                Some(d) if !d.is_empty() || ins.rows.iter().all(Vec::is_empty) => (
+                Some(d) if !d.is_empty() || head.default_values => (
                     d.iter()
                         .filter(|c| !c.generated)
                         .map(|c| c.name.clone())
@@ -1121,50 +1156,190 @@ impl<'c> Converter<'c> {
                 }
             },
         };
-        if !self.open_table(&key, &cols)? {
-            return Ok(());
-        }
+        self.open_table(&key, &cols)?;
         let mut out = Vec::new();
-        for (r, row) in ins.rows.iter().enumerate() {
-            if row.len() != keep.len() {
-                return Err(Error::input(
-                    pos.clone(),
-                    format!(
-                        "INSERT into {}.{}: row {} of the statement has {} values for {} columns",
-                        key.0,
-                        key.1,
-                        r + 1,
-                        row.len(),
-                        keep.len()
-                    ),
-                ));
-            }
-            let mut first = true;
-            for (v, &k) in row.iter().zip(&keep) {
-                if !k {
-                    continue;
+        let mut pending_rows = 0u64;
+        if head.default_values {
+            self.row_csv(&[], &keep, &key, 1, &mut out)?;
+            pending_rows = 1;
+        } else {
+            let mut r = 0u64;
+            loop {
+                let i = self.skip_ws()?;
+                if self.buf.avail()[i] != b'(' {
+                    return Err(self.err(i, "expected '(' to start a row of VALUES"));
                 }
-                if !first {
-                    out.push(b',');
-                }
-                first = false;
-                match v {
-                    Value::Null => self.fw.field(&mut out, None),
-                    Value::Text(t) => self.fw.field(&mut out, Some(t)),
-                    Value::Default => {
-                        return Err(Error::input(
-                            pos.clone(),
-                            format!(
-                                "INSERT into {}.{}: DEFAULT for a column that is not generated; its value is not in the dump",
-                                key.0, key.1
-                            ),
-                        ));
+                self.buf.advance(i);
+                let mut sc = inserts::RowScan::default();
+                let len = loop {
+                    match sc
+                        .scan(self.buf.avail(), self.std_strings)
+                        .map_err(|(off, msg)| self.err(off, msg))?
+                    {
+                        Some(n) => break n,
+                        None => {
+                            if !self.buf.fill()? {
+                                return Err(self.err(0, CUT_OFF));
+                            }
+                        }
                     }
+                };
+                let row = inserts::parse_row(&self.buf.avail()[..len], self.std_strings)
+                    .map_err(|(off, msg)| self.err(off, msg))?;
+                r += 1;
+                self.row_csv(&row, &keep, &key, r, &mut out)?;
+                pending_rows += 1;
+                self.buf.advance(len);
+                if out.len() >= 1 << 20 {
+                    self.write_open(&out, pending_rows)?;
+                    out.clear();
+                    pending_rows = 0;
+                }
+                let i = self.skip_ws()?;
+                if self.buf.avail()[i] == b',' {
+                    self.buf.advance(i + 1);
+                } else {
+                    self.buf.advance(i);
+                    break;
                 }
             }
-            out.push(b'\n');
         }
-        self.write_open(&out, ins.rows.len() as u64)
+        self.write_open(&out, pending_rows)?;
+        // The tail: [ON CONFLICT DO NOTHING] ;
+        let tl = loop {
+            if let Some(k) = memchr::memchr(b';', self.buf.avail()) {
+                break k + 1;
+            }
+            if self.buf.avail().len() > 4096 {
+                return Err(self.err(0, "unexpected text at the end of INSERT"));
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(0, CUT_OFF));
+            }
+        };
+        inserts::parse_tail(&self.buf.avail()[..tl], self.std_strings)
+            .map_err(|(off, msg)| self.err(off, msg))?;
+        let end = self.line_end(tl)?;
+        self.buf.advance(end);
+        Ok(())
+    }
+
+    /// Offset of the next non-whitespace byte from `pos`, reading more as needed.
+    fn skip_ws(&mut self) -> Result<usize> {
+        let mut i = 0;
+        loop {
+            let avail = self.buf.avail();
+            while i < avail.len() && avail[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i < avail.len() {
+                return Ok(i);
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(i, CUT_OFF));
+            }
+        }
+    }
+
+    /// Offset just past the line that `end` (relative to `pos`) is on, when only blanks
+    /// follow it there: a statement's unit runs to the end of its line.
+    fn line_end(&mut self, end: usize) -> Result<usize> {
+        let mut unit_end = end;
+        loop {
+            let avail = self.buf.avail();
+            while unit_end < avail.len() && matches!(avail[unit_end], b' ' | b'\t' | b'\r') {
+                unit_end += 1;
+            }
+            if unit_end < avail.len() || self.buf.eof {
+                break;
+            }
+            if !self.buf.fill()? {
+                break;
+            }
+        }
+        if self.buf.avail().get(unit_end) == Some(&b'\n') {
+            unit_end += 1;
+        }
+        Ok(unit_end)
+    }
+
+    /// Moves past the rest of a statement without interpreting it (a table not selected).
+    fn skip_statement(&mut self) -> Result<()> {
+        let mut sc = StmtScanner::default();
+        let mut from = 0;
+        let end = loop {
+            match sc.scan(self.buf.avail(), from, self.std_strings, self.buf.eof) {
+                Scan::End(e) => break e,
+                Scan::More(f) => {
+                    if self.buf.eof {
+                        return Err(self.err(0, CUT_OFF));
+                    }
+                    // What was scanned is let go, so memory stays flat; the scanner may look
+                    // one byte back (E'...'), so that byte stays.
+                    let keep = f.saturating_sub(1);
+                    self.buf.advance(keep);
+                    from = f - keep;
+                    self.buf.fill()?;
+                }
+            }
+        };
+        if sc.meta_command_at().is_some() {
+            return Err(self.err(
+                0,
+                "backslash outside quotes in a statement: psql would run it as a meta-command, which no pg_dump writes there; refusing the dump",
+            ));
+        }
+        let end = self.line_end(end)?;
+        self.buf.advance(end);
+        Ok(())
+    }
+
+    /// Appends row `r` (1-based) of an INSERT as CSV, leaving out generated columns.
+    fn row_csv(
+        &self,
+        row: &[Value],
+        keep: &[bool],
+        key: &(String, String),
+        r: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        if row.len() != keep.len() {
+            return Err(self.err(
+                0,
+                format!(
+                    "INSERT into {}.{}: row {r} of the statement has {} values for {} columns",
+                    key.0,
+                    key.1,
+                    row.len(),
+                    keep.len()
+                ),
+            ));
+        }
+        let mut first = true;
+        for (v, &k) in row.iter().zip(keep) {
+            if !k {
+                continue;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            match v {
+                Value::Null => self.fw.field(out, None),
+                Value::Text(t) => self.fw.field(out, Some(t)),
+                Value::Default => {
+                    return Err(self.err(
+                        0,
+                        format!(
+                            "INSERT into {}.{}: DEFAULT for a column that is not generated; its value is not in the dump",
+                            key.0, key.1
+                        ),
+                    ));
+                }
+            }
+        }
+        out.push(b'\n');
+        Ok(())
     }
 
     /// Commits all outputs and writes the manifest.

@@ -591,3 +591,54 @@ fn closed_stdout_ends_quietly() {
         "status {status:?}, stderr {err}"
     );
 }
+
+#[test]
+fn a_long_multi_row_insert_is_read_row_by_row() {
+    // About 12 MB in one statement: several read buffers, rows cut at every kind of place.
+    let mut body = String::from(
+        "CREATE TABLE public.t (\n    id integer,\n    v text,\n    w text\n);\n\nINSERT INTO public.t VALUES\n",
+    );
+    let mut want = String::new();
+    let n = 120_000;
+    for i in 0..n {
+        let v = format!("it''s (row) {i}, {}", "z".repeat(i % 97));
+        body.push_str(&format!(
+            "\t({i}, '{v}', {}){}\n",
+            if i % 3 == 0 { "NULL" } else { "E'a\\\\b\\n'" },
+            if i + 1 < n {
+                ","
+            } else {
+                " ON CONFLICT DO NOTHING;"
+            }
+        ));
+        want.push_str(&format!(
+            "{i},\"{}\",{}\n",
+            v.replace("''", "'"),
+            if i % 3 == 0 { "" } else { "\"a\\b\n\"" }
+        ));
+    }
+    let o = run(dump(&body).as_bytes(), &["-t", "t"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o) == want, "output differs");
+    // A broken row deep inside is reported at its line.
+    let broken = body.replacen("(100000, ", "(100000, now(), ", 1);
+    let o = run(dump(&broken).as_bytes(), &["-t", "t"]);
+    assert_fails(&o, &["<stdin>:100015:", "unexpected 'now'"]);
+}
+
+#[test]
+fn excluded_tables_are_skipped_before_their_inserts_are_read() {
+    let body = "CREATE TABLE public.a (id integer);\n\nCREATE TABLE public.odd (id integer);\n\nINSERT INTO public.odd VALUES (now());\nINSERT INTO public.odd VALUES ('x'), (1 + 2);\nINSERT INTO public.a VALUES (1);\n";
+    let o = run(dump(body).as_bytes(), &["-t", "a"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1\n");
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        dump(body).as_bytes(),
+        &["-T", "odd", "-o", d.path().to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["public.a.csv"]);
+    let o = run(dump(body).as_bytes(), &["-o", d.path().to_str().unwrap()]);
+    assert_fails(&o, &["<stdin>:12:", "unexpected 'now'"]);
+}
