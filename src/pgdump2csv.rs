@@ -352,6 +352,10 @@ struct Converter<'c> {
     dump_key: Option<Vec<u8>>,
     /// Every table the dump creates or has data for, to check that each --table matched.
     seen: HashSet<(String, String)>,
+    /// Composite types (`CREATE TYPE t AS (...)`): the columns of tables typed `OF` them.
+    types: HashMap<(String, String), Vec<ColumnDef>>,
+    /// Tables already warned about for an uncertain INSERT column order.
+    order_warned: HashSet<(String, String)>,
 }
 
 impl<'c> Converter<'c> {
@@ -405,6 +409,8 @@ impl<'c> Converter<'c> {
             post_key,
             dump_key: None,
             seen: HashSet::new(),
+            types: HashMap::new(),
+            order_warned: HashSet::new(),
         })
     }
 
@@ -718,6 +724,15 @@ impl<'c> Converter<'c> {
                         let key = self.resolve(&table);
                         self.seen.insert(key.clone());
                         let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
+                        // A typed table (CREATE TABLE t OF type) has the type's columns.
+                        let columns = match typed_table_type(&stmt, self.std_strings) {
+                            Some(ty) if columns.is_empty() => self
+                                .types
+                                .get(&self.resolve(&ty))
+                                .cloned()
+                                .unwrap_or_default(),
+                            _ => columns,
+                        };
                         let def = self.defs.entry(key).or_default();
                         def.columns = columns;
                         def.inherits = inherits;
@@ -766,6 +781,10 @@ impl<'c> Converter<'c> {
                             .map(u8::to_ascii_uppercase)
                             .collect::<Vec<_>>();
                         session_setting = w.starts_with(b"SET ");
+                        if let Some((name, cols)) = composite_type(&stmt, self.std_strings) {
+                            let key = self.resolve(&name);
+                            self.types.insert(key, cols);
+                        }
                     }
                 }
                 if session_setting && self.phase == Phase::Pre {
@@ -1135,6 +1154,9 @@ impl<'c> Converter<'c> {
         }
         // Without a column list the values follow CREATE TABLE, generated columns included
         // (as DEFAULT); the CSV leaves those out, like pg_dump's COPY column list.
+        if head.cols.is_none() {
+            self.warn_uncertain_order(&key);
+        }
         let (cols, keep): (Vec<String>, Vec<bool>) = match &head.cols {
             Some(c) => (c.clone(), vec![true; c.len()]),
             None => match self.all_columns(&key, 0) {
@@ -1222,6 +1244,33 @@ impl<'c> Converter<'c> {
         let end = self.line_end(tl)?;
         self.buf.advance(end);
         Ok(())
+    }
+
+    /// INSERTs without column names give values in the source table's physical column
+    /// order. For an INHERITS child with columns from more than one place (its own and a
+    /// parent's, or two parents') that order is not in the dump: a column added to a parent
+    /// after the child was created comes last in the child, but the dump declares it with the
+    /// parent. Neither psql nor we can tell, so say so once per table.
+    fn warn_uncertain_order(&mut self, key: &(String, String)) {
+        let Some(def) = self.defs.get(key) else {
+            return;
+        };
+        let uncertain = match def.inherits.as_slice() {
+            [] => false,
+            [parent] => {
+                let pcols = self.all_columns(parent, 1).unwrap_or_default();
+                def.columns
+                    .iter()
+                    .any(|c| !pcols.iter().any(|p| p.name == c.name))
+            }
+            _ => true,
+        };
+        if uncertain && self.order_warned.insert(key.clone()) {
+            eprintln!(
+                "pgdump2csv: warning: {}.{} inherits columns, and INSERTs without column names do not show its column order (a column added to a parent later comes last in the child); check the CSV, or re-dump with --column-inserts",
+                key.0, key.1
+            );
+        }
     }
 
     /// Offset of the next non-whitespace byte from `pos`, reading more as needed.
@@ -1397,6 +1446,93 @@ impl<'c> Converter<'c> {
         }
         Ok(())
     }
+}
+
+/// `CREATE TYPE name AS (attr type, ...)`: the composite type and its attributes in order.
+fn composite_type(stmt: &[u8], std_strings: bool) -> Option<(QName, Vec<ColumnDef>)> {
+    use crate::pgdump::sql::{Tok, tokenize};
+    let toks = tokenize(stmt, std_strings).ok()?;
+    let t = |i: usize| toks.get(i).map(|s| &s.tok);
+    if !(t(0)?.is_kw("create") && t(1)?.is_kw("type")) {
+        return None;
+    }
+    let (name, mut i) = qname_at(&toks, 2)?;
+    if !(t(i)?.is_kw("as") && t(i + 1)?.is_op("(")) {
+        return None;
+    }
+    i += 2;
+    let mut cols = Vec::new();
+    loop {
+        let Tok::Ident { name: attr, .. } = t(i)? else {
+            return None;
+        };
+        i += 1;
+        // The type runs to the next ',' or ')' outside parentheses.
+        let start = toks.get(i)?.start;
+        let mut depth = 0u32;
+        while !(depth == 0 && (t(i)?.is_op(",") || t(i)?.is_op(")"))) {
+            if t(i)?.is_op("(") {
+                depth += 1;
+            } else if t(i)?.is_op(")") {
+                depth -= 1;
+            }
+            i += 1;
+        }
+        let type_name = String::from_utf8_lossy(&stmt[start..toks.get(i)?.start])
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        cols.push(ColumnDef {
+            name: attr.clone(),
+            type_name,
+            not_null: false,
+            generated: false,
+        });
+        i += 1;
+        if t(i - 1)?.is_op(")") {
+            return Some((name, cols));
+        }
+    }
+}
+
+/// `CREATE TABLE name OF type ...`: the type.
+fn typed_table_type(stmt: &[u8], std_strings: bool) -> Option<QName> {
+    let toks = crate::pgdump::sql::tokenize(stmt, std_strings).ok()?;
+    let mut i = toks.iter().position(|s| s.tok.is_kw("table"))? + 1;
+    if toks.get(i)?.tok.is_kw("if") {
+        i += 3;
+    }
+    let (_, i) = qname_at(&toks, i)?;
+    if !toks.get(i)?.tok.is_kw("of") {
+        return None;
+    }
+    qname_at(&toks, i + 1).map(|(q, _)| q)
+}
+
+/// A `[schema.]name` at token `i`, and the index after it.
+fn qname_at(toks: &[crate::pgdump::sql::Spanned], i: usize) -> Option<(QName, usize)> {
+    use crate::pgdump::sql::Tok;
+    let Tok::Ident { name: first, .. } = &toks.get(i)?.tok else {
+        return None;
+    };
+    if toks.get(i + 1).is_some_and(|s| s.tok.is_op("."))
+        && let Some(Tok::Ident { name, .. }) = toks.get(i + 2).map(|s| &s.tok)
+    {
+        return Some((
+            QName {
+                schema: Some(first.clone()),
+                name: name.clone(),
+            },
+            i + 3,
+        ));
+    }
+    Some((
+        QName {
+            schema: None,
+            name: first.clone(),
+        },
+        i + 1,
+    ))
 }
 
 /// Schema and table of a `-- Data for Name: T; Type: TABLE DATA; Schema: S; Owner: O` TOC

@@ -484,3 +484,47 @@ fn longest_cyrillic_names() {
     }
     assert_eq!(files.len(), 3, "{files:?}");
 }
+
+/// `--inserts` shapes found on PostgreSQL's regression database, through a real pg_dump: a
+/// typed table (columns from its composite type) converts exactly; an INHERITS child whose
+/// parent gained a column after it was created gets a warning naming it, once.
+#[test]
+fn inserts_typed_table_and_late_parent_column() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("reg");
+    pg.psql(
+        "reg",
+        "CREATE TYPE person_type AS (name text, age numeric(5, 1), tags text[]);
+         CREATE TABLE persons OF person_type;
+         INSERT INTO persons VALUES ('ann', 31.5, '{a,\"b c\"}'), ('bob', NULL, NULL);
+         CREATE TABLE parent (a int);
+         CREATE TABLE child (b int) INHERITS (parent);
+         ALTER TABLE parent ADD COLUMN c int;
+         INSERT INTO child VALUES (1, 2, 3), (4, 5, 6);",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = pg
+        .client("pg_dump")
+        .args(["--inserts", "--rows-per-insert", "10", "-d", "reg", "-f"])
+        .arg(d.join("dump.sql"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = std::process::Command::new(cli::pgdump2csv_bin())
+        .current_dir(d)
+        .args(["dump.sql", "-o", "csv", "--header"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("csv/public.persons.csv")).unwrap(),
+        "name,age,tags\nann,31.5,\"{a,\"\"b c\"\"}\"\nbob,,\n"
+    );
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("public.child") && err.contains("--column-inserts"),
+        "{err}"
+    );
+}
