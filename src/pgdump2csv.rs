@@ -34,7 +34,11 @@ columns are left out, as in pg_dump's COPY. bytea stays in PostgreSQL's \\x hex 
 The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
-before it keep their files and the table being written leaves none.";
+before it keep their files and the table being written leaves none.
+
+Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
+accepted; any other (\\! and the like) is refused with its position, so the schema files never
+run what a dump smuggles in. A --table pattern that matches no table is an error.";
 
 /// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
 ///
@@ -90,13 +94,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
     pub level: u32,
 
-    /// Write every statement that is not table data (the DDL), in dump order, to FILE.
+    /// Write every statement that is not table data (the DDL), in dump order, to FILE. It
+    /// starts with its own `\restrict` (fresh random key) and ends with `\unrestrict`.
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
 
     /// Write what comes after the data (primary keys, indexes, foreign keys, triggers,
     /// setval) to FILE instead of --schema, so tables can be loaded bare and indexed after.
-    /// The dump's session settings are repeated at its top so it runs on its own.
+    /// The dump's session settings are repeated at its top so it runs on its own, inside its
+    /// own `\restrict`/`\unrestrict` pair.
     #[arg(long = "post-data", value_name = "FILE")]
     pub post_data: Option<PathBuf>,
 

@@ -149,7 +149,9 @@ pub struct Args {
     pub import_sql: Option<String>,
 
     /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
-    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory).
+    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It
+    /// sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a
+    /// line that is exactly `\.`, which psql 17 and older cannot load, are warned about.
     #[arg(long, requires = "table")]
     pub copy_sql: bool,
 
