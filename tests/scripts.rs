@@ -300,3 +300,54 @@ fn copy_sql_with_nasty_names() {
         assert!(!o.status.success(), "psql <= 17 cannot load this shard");
     }
 }
+
+/// pg_dumpall output (several `\restrict` sections and `\connect`s) converts, and its schema
+/// script recreates the databases under psql.
+#[test]
+fn cluster_dump_schema_runs() {
+    let Some(pg) = pg::Pg::start() else { return };
+    pg.createdb("one");
+    pg.createdb("two");
+    pg.psql("one", "CREATE TABLE a (id int); INSERT INTO a VALUES (1);");
+    pg.psql("two", "CREATE TABLE b (id int); INSERT INTO b VALUES (2);");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = pg
+        .client("pg_dumpall")
+        .arg("-f")
+        .arg(d.join("all.sql"))
+        .output()
+        .unwrap();
+    ok(&o);
+    ok(&run_in(
+        d,
+        "pgdump2csv",
+        &["all.sql", "-o", "csv", "--schema", "schema.sql"],
+    ));
+    assert_eq!(
+        std::fs::read_to_string(d.join("csv/public.b.csv")).unwrap(),
+        "2\n"
+    );
+    pg.psql("postgres", "DROP DATABASE one");
+    pg.psql("postgres", "DROP DATABASE two");
+    // The roles exist already: let psql go on past those errors, and check the result.
+    let o = pg
+        .client("psql")
+        .current_dir(d)
+        .args(["-X", "-q", "-d", "postgres", "-f", "schema.sql"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("restrict") && !stderr(&o).contains("invalid command"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        pg.psql("two", "SELECT count(*) FROM pg_class WHERE relname = 'b'")
+            .trim(),
+        "1",
+        "{}",
+        stderr(&o)
+    );
+}
