@@ -200,36 +200,41 @@ fn copy_sql_with_nasty_names() {
         t["file"].as_str().unwrap().to_string()
     };
 
-    // Quotes and backslashes: the script loads the table exactly.
+    // Quotes and backslashes: the script loads the table exactly, from plain shards and
+    // through `PROGRAM 'gzip -dc ...'` (shell quoting inside a SQL literal) alike.
     let file = csv_of(schema, NASTY_TABLE);
     let qualified = format!("{schema}.{NASTY_TABLE}");
-    let o = run_in(
-        d,
-        "csvsplit",
-        &[
-            "-r",
-            "7",
-            "--manifest-in",
-            "m.json",
-            "--table",
-            &qualified,
-            "-o",
-            "sh'a\\rd-{n}.csv",
-            "--copy-sql",
-            &file,
-        ],
-    );
-    ok(&o);
-    let script = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(script.starts_with("\\set ON_ERROR_STOP on\n"), "{script}");
-    std::fs::write(d.join("load.psql"), &script).unwrap();
-    ok(&psql_file(&pg, d, "dst", "load.psql"));
     let sel = format!(
-        "SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM {}.{} t",
+        "SELECT count(*), md5(string_agg(t::text, ',' ORDER BY id)) FROM {}.{} t",
         q(schema),
         q(NASTY_TABLE)
     );
-    assert_eq!(pg.psql("dst", &sel), pg.psql("src", &sel));
+    for ext in ["csv", "csv.gz"] {
+        let tmpl = format!("sh'a\\rd $(x)-{{n}}.{ext}");
+        let o = run_in(
+            d,
+            "csvsplit",
+            &[
+                "-r",
+                "7",
+                "--manifest-in",
+                "m.json",
+                "--table",
+                &qualified,
+                "-o",
+                &tmpl,
+                "--copy-sql",
+                &file,
+            ],
+        );
+        ok(&o);
+        let script = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(script.starts_with("\\set ON_ERROR_STOP on\n"), "{script}");
+        std::fs::write(d.join("load.psql"), &script).unwrap();
+        pg.psql("dst", &format!("TRUNCATE {}.{}", q(schema), q(NASTY_TABLE)));
+        ok(&psql_file(&pg, d, "dst", "load.psql"));
+        assert_eq!(pg.psql("dst", &sel), pg.psql("src", &sel), "{ext}");
+    }
 
     // A line break in a name: refused, naming the table, before any shard is written.
     let file = csv_of(schema, nl_table);
