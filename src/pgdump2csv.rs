@@ -605,6 +605,7 @@ impl<'c> Converter<'c> {
         };
         let line = self.buf.avail()[sig..eol].to_vec();
         let lead = self.buf.avail()[..sig].to_vec();
+        self.emit(&lead)?;
         // The dump's \restrict/\unrestrict pairs are followed as psql would (a wrong key is a
         // cut or tampered dump) and replaced by our own keys in the outputs. A \connect pg_dump
         // writes is kept, outside our restricted mode as pg_dump does it. Anything else could
@@ -621,7 +622,6 @@ impl<'c> Converter<'c> {
                 ));
             }
             psql::Meta::Connect if self.dump_key.is_none() => {
-                self.emit(&lead)?;
                 let key = self.emit_key();
                 let mut text = format!("\\unrestrict {key}\n").into_bytes();
                 text.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(&line));
@@ -652,7 +652,7 @@ impl<'c> Converter<'c> {
         while self.buf.avail().len() < sig + 7 && self.buf.fill()? {}
         if let Some(w) = self.buf.avail().get(sig..sig + 7)
             && w[..6].eq_ignore_ascii_case(b"insert")
-            && w[6].is_ascii_whitespace()
+            && !w[6].is_ascii_alphabetic()
         {
             return self.insert_statement(sig);
         }

@@ -307,6 +307,22 @@ fn connect_lines_stay_outside_restricted_mode() {
 }
 
 #[test]
+fn comments_around_the_dumps_own_guard_stay() {
+    // As pg_dump writes it: \restrict right after the header, \unrestrict after the footer.
+    let d = format!(
+        "--\n-- PostgreSQL database dump\n--\n\n\\restrict k1\n\nSET standard_conforming_strings = on;\n{TWO_TABLES}{FOOT}\\unrestrict k1\n\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("s.sql");
+    let o = run(d.as_bytes(), &["--schema", schema.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = std::fs::read_to_string(&schema).unwrap();
+    guard_key(&s);
+    assert!(s.contains("-- PostgreSQL database dump\n"), "{s}");
+    assert!(s.contains("-- PostgreSQL database dump complete\n"), "{s}");
+}
+
+#[test]
 fn smuggled_meta_commands_are_refused() {
     let d = tempfile::tempdir().unwrap();
     let schema = d.path().join("s.sql");
