@@ -562,10 +562,10 @@ fn manifest_in_drives_header_columns_and_sql() {
     );
     ok(&o);
     let script = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(script.lines().count(), 3, "{script}");
+    assert_eq!(script.lines().count(), 4, "{script}");
     assert!(
         script.starts_with(
-            "\\copy \"public\".\"t\" (\"id\", \"Note\") FROM 'h/0.csv' WITH (FORMAT csv, HEADER true, NULL '\\N')"
+            "\\set ON_ERROR_STOP on\n\\copy \"public\".\"t\" (\"id\", \"Note\") FROM 'h/0.csv' WITH (FORMAT csv, HEADER true, NULL '\\N')"
         ),
         "{script}"
     );

@@ -149,7 +149,9 @@ pub struct Args {
     pub import_sql: Option<String>,
 
     /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
-    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory).
+    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It
+    /// sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a
+    /// line that is exactly `\.`, which psql 17 and older cannot load, are warned about.
     #[arg(long, requires = "table")]
     pub copy_sql: bool,
 
@@ -307,6 +309,9 @@ impl Config {
             .clone()
             .or_else(|| table.as_ref().map(|t| t.null.clone()))
             .unwrap_or_default();
+        if sql != SqlOut::None {
+            sql::check_names(table.as_ref(), a.table.as_deref(), &null).map_err(Error::Usage)?;
+        }
         let workers = match a.parallel {
             Some(j) => j as usize,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -1008,6 +1013,13 @@ struct ShardReport {
     /// With a key: the last record's key values.
     #[serde(skip_serializing_if = "Option::is_none")]
     last_key: Option<KeyValues>,
+    /// Lines that are exactly `\.`, which psql 17 and older cannot load with `\copy`.
+    #[serde(skip_serializing_if = "is_zero")]
+    copy_end_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The shard's path as the manifest records it: relative to the manifest's directory when
@@ -1043,6 +1055,13 @@ impl StripDot for PathBuf {
 
 fn report(cfg: &Config, split: &Split) -> Result<()> {
     let done = split.shards.as_slice();
+    for d in done.iter().filter(|d| d.copy_end_lines > 0 && !cfg.quiet) {
+        eprintln!(
+            "csvsplit: warning: {}: {} line(s) that are exactly \\. inside quoted values; psql 17 and older end \\copy data there, so load this shard with csvload or a server-side COPY",
+            d.path.display(),
+            d.copy_end_lines
+        );
+    }
     let keys = split.keys.as_ref();
     if let Some(m) = &cfg.manifest {
         let stdout = input::is_stdin(m);
@@ -1110,6 +1129,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                     crc32: format!("{:08x}", d.crc32),
                     first_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.first.clone())),
                     last_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.last.clone())),
+                    copy_end_lines: d.copy_end_lines,
                 })
                 .collect(),
         };
@@ -1164,13 +1184,15 @@ fn print_sql(cfg: &Config, done: &[Done]) -> Result<()> {
             let _ = prefix;
             "-- csvsplit: the input had no records, so there is nothing to import\n".to_string()
         }
-        SqlOut::Import(prefix) => sql::import_into(&t, prefix, &files, cfg.header),
+        SqlOut::Import(prefix) => {
+            sql::import_into(&t, prefix, &files, cfg.header).map_err(Error::Usage)?
+        }
         SqlOut::Copy => {
             let header: Vec<bool> = done
                 .iter()
                 .map(|d| cfg.header && (cfg.repeat_header || d.shard == 0))
                 .collect();
-            sql::copy_script(&t, &files, &header)
+            sql::copy_script(&t, &files, &header).map_err(Error::Usage)?
         }
         SqlOut::None => return Ok(()),
     };
