@@ -498,6 +498,8 @@ pub struct Guard {
     entries: Vec<Entry>,
     /// What the files created under names the tool chose are, for messages.
     created: String,
+    /// Output directories, with their options.
+    dirs: Vec<(String, PathBuf)>,
 }
 
 fn guard_state() -> &'static Mutex<Option<Guard>> {
@@ -512,6 +514,7 @@ impl Guard {
         Guard {
             entries: Vec::new(),
             created: created.to_string(),
+            dirs: Vec::new(),
         }
     }
 
@@ -543,6 +546,15 @@ impl Guard {
         self
     }
 
+    /// A directory the tool writes into, named by `option`: refused at [`Guard::install`]
+    /// when it exists and is not a directory (`-o /dev/full`, `-o FILE`).
+    pub fn output_dir(mut self, option: &str, dir: Option<&Path>) -> Guard {
+        if let Some(d) = dir {
+            self.dirs.push((option.to_string(), d.to_path_buf()));
+        }
+        self
+    }
+
     /// An output named by `option` (`None`, `-`, devices and FIFOs are ignored).
     pub fn output(self, option: &str, path: Option<&Path>) -> Guard {
         self.add(option, path, true)
@@ -551,6 +563,14 @@ impl Guard {
     /// Refuses (usage error, exit 2) any output that is an input or another output, naming
     /// both options; then makes the set active for the rest of the process.
     pub fn install(self) -> Result<()> {
+        for (option, d) in &self.dirs {
+            if fs::metadata(d).is_ok_and(|m| !m.is_dir()) {
+                return Err(Error::Usage(format!(
+                    "{option} {}: exists and is not a directory",
+                    d.display()
+                )));
+            }
+        }
         for (i, a) in self.entries.iter().enumerate() {
             for b in &self.entries[..i] {
                 if (a.output || b.output) && a.id.same(&b.id) {

@@ -201,6 +201,7 @@ impl Config {
 pub fn run(args: Args) -> Result<()> {
     crate::output::Guard::new("a table file under -o")
         .input("DUMP", args.dump.as_deref())
+        .output_dir("-o", args.output_dir.as_deref())
         .output("--schema", args.schema.as_deref())
         .output("--post-data", args.post_data.as_deref())
         .output("--manifest", args.manifest.as_deref())

@@ -322,7 +322,15 @@ fn run_config(cfg: &Config) -> Result<()> {
         cfg.table.as_ref(),
         cfg.nulls,
         cfg.null_token.clone(),
-    )?;
+    )
+    .map_err(|e| match (&header, &cfg.table, sources.first()) {
+        // With --header, an empty input has no header to name the key columns by.
+        (None, None, Some(s)) if cfg.header => Error::file(
+            s.names.join(", "),
+            "is empty, but --header says it starts with a header record naming the key columns",
+        ),
+        _ => e,
+    })?;
     match cfg.mode {
         Mode::Check => check(cfg, &spec, sources),
         Mode::Merge => merge_inputs(cfg, &spec, sources, header),

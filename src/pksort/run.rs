@@ -10,7 +10,7 @@
 //! both records' lines.
 
 use super::batch::Loc;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
