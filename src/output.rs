@@ -603,6 +603,15 @@ impl Guard {
             }
             if e.output && !e.claimed && e.path == dest && own.is_none() {
                 own = Some(i);
+            } else if e.output && e.claimed && e.path == dest {
+                // A declared output written late (a manifest) whose name a file the tool
+                // named itself took first: that file stays, the output is not written.
+                return Err(Error::Usage(format!(
+                    "{} {} is also {} written earlier in this run: refusing to write it",
+                    e.option,
+                    dest.display(),
+                    self.created
+                )));
             } else {
                 return Err(overlap(&created, dest, e));
             }
