@@ -563,6 +563,13 @@ impl Guard {
     /// Refuses (usage error, exit 2) any output that is an input or another output, naming
     /// both options; then makes the set active for the rest of the process.
     pub fn install(self) -> Result<()> {
+        self.check()?;
+        *guard_state().lock().unwrap_or_else(|e| e.into_inner()) = Some(self);
+        Ok(())
+    }
+
+    /// The checks of [`Guard::install`].
+    fn check(&self) -> Result<()> {
         for (option, d) in &self.dirs {
             if fs::metadata(d).is_ok_and(|m| !m.is_dir()) {
                 return Err(Error::Usage(format!(
@@ -579,7 +586,6 @@ impl Guard {
                 }
             }
         }
-        *guard_state().lock().unwrap_or_else(|e| e.into_inner()) = Some(self);
         Ok(())
     }
 
@@ -659,6 +665,8 @@ mod tests {
         let mut f = AtomicFile::create(&dest).unwrap();
         f.write_all(b"a,b\n").unwrap();
         assert!(!dest.exists());
+        // Written through an unnamed file: nothing in the directory that SIGKILL could leave.
+        assert_eq!(fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0);
         f.commit().unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
 
@@ -686,5 +694,53 @@ mod tests {
         let mut f = AtomicFile::create(Path::new("/dev/full")).unwrap();
         let r = f.write_all(&[0u8; 1 << 20]).and_then(|_| f.flush());
         assert!(r.is_err(), "/dev/full must report ENOSPC");
+    }
+
+    #[test]
+    fn guard_refuses_overlaps_and_second_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("in.csv"), "x").unwrap();
+        fs::hard_link(d.join("in.csv"), d.join("link.csv")).unwrap();
+        std::os::unix::fs::symlink(d.join("in.csv"), d.join("sym.csv")).unwrap();
+        let fresh = |out: &str, other: &Path| {
+            Guard::new("a file")
+                .input("FILE", Some(&d.join("in.csv")))
+                .output(out, Some(other))
+        };
+        for other in [
+            d.join("in.csv"),
+            d.join("link.csv"),
+            d.join("sym.csv"),
+            d.join("sub/../in.csv"),
+        ] {
+            let err = fresh("-o", &other).check().unwrap_err().to_string();
+            assert!(err.contains("-o") && err.contains("FILE"), "{err}");
+        }
+        fresh("-o", &d.join("out.csv")).check().unwrap();
+        let err = Guard::new("")
+            .output_dir("-o", Some(&d.join("in.csv")))
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not a directory"), "{err}");
+        // Two outputs not created yet, named differently.
+        let a = Ident::of(&d.join("new/x.csv")).unwrap();
+        let b = Ident::of(&d.join("new/./y/../x.csv")).unwrap();
+        assert!(a.same(&b));
+        // Devices and stdin are not files anyone could destroy by renaming.
+        assert!(Ident::of(Path::new("/dev/null")).is_none());
+        assert!(Ident::of(Path::new("-")).is_none());
+        // A declared output may be created once; a tool-named file may not replace it.
+        let out = d.join("o.csv");
+        let mut g = Guard::new("a shard").output("-o", Some(&out));
+        g.check_new(&out).unwrap();
+        let err = g.check_new(&out).unwrap_err().to_string();
+        assert!(err.contains("-o") && err.contains("a shard"), "{err}");
+        let err = g.check_new(&d.join("in.csv")).map(|_| ());
+        assert!(err.is_ok(), "not an input of this guard");
+        let mut g = Guard::new("a shard").input("FILE", Some(&d.join("in.csv")));
+        let err = g.check_new(&d.join("link.csv")).unwrap_err().to_string();
+        assert!(err.contains("would overwrite FILE"), "{err}");
     }
 }

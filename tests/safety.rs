@@ -95,8 +95,15 @@ fn outputs_never_overwrite_inputs_or_each_other() {
         assert!(err.contains("refusing"), "{cmd}: {err}");
         let now: Vec<String> = entries(d).into_iter().filter(|e| e != "out").collect();
         assert_eq!(now, before, "{cmd} wrote or removed files");
-        assert_eq!(fs::read(d.join("d.sql")).unwrap(), fs::read(nasty_dump()).unwrap());
-        assert!(fs::read_to_string(d.join("in.csv")).unwrap().starts_with("id,v\n1,"));
+        assert_eq!(
+            fs::read(d.join("d.sql")).unwrap(),
+            fs::read(nasty_dump()).unwrap()
+        );
+        assert!(
+            fs::read_to_string(d.join("in.csv"))
+                .unwrap()
+                .starts_with("id,v\n1,")
+        );
     }
     // The table file whose name the manifest was given stays a CSV: the manifest, written
     // last, is refused instead of replacing it.
@@ -118,7 +125,10 @@ fn csvsplit_refuses_stale_shards_unless_forced() {
     let out = bash(d, "$CSVSPLIT -n 4 -o 'sh/p-{n:02}.csv' in.csv");
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("sh/p-00.csv") && err.contains("--force"), "{err}");
+    assert!(
+        err.contains("sh/p-00.csv") && err.contains("--force"),
+        "{err}"
+    );
     assert_eq!(entries(&d.join("sh")).len(), 16, "refused before writing");
     fs::write(d.join("sh/other.csv"), "not mine").unwrap();
     let out = bash(d, "$CSVSPLIT -n 4 -o 'sh/p-{n:02}.csv' --force in.csv");
@@ -192,8 +202,14 @@ fn a_failed_producer_fails_every_consumer() {
     ];
     let consumers = [
         ("$PKSORT --header -k 1 -o sorted.csv", vec!["sorted.csv"]),
-        ("$CSVSPLIT --header -n 2 -o 'sh/p-{n}.csv' --manifest m.json", vec!["sh/p-0.csv", "m.json"]),
-        ("$CSVCHECK --header --report r.json --bad-rows b.csv", vec!["r.json", "b.csv"]),
+        (
+            "$CSVSPLIT --header -n 2 -o 'sh/p-{n}.csv' --manifest m.json",
+            vec!["sh/p-0.csv", "m.json"],
+        ),
+        (
+            "$CSVCHECK --header --report r.json --bad-rows b.csv",
+            vec!["r.json", "b.csv"],
+        ),
     ];
     for p in producers {
         for (c, outputs) in &consumers {
@@ -204,7 +220,10 @@ fn a_failed_producer_fails_every_consumer() {
             let codes: Vec<&str> = codes.split_whitespace().collect();
             assert_eq!(codes.last(), Some(&"2"), "consumer of {cmd}: {err}");
             assert_ne!(codes[codes.len() - 2], "0", "producer of {cmd}: {err}");
-            assert!(err.contains("the tool that wrote it failed"), "{cmd}: {err}");
+            assert!(
+                err.contains("the tool that wrote it failed"),
+                "{cmd}: {err}"
+            );
             for o in outputs {
                 assert!(!d.join(o).exists(), "{cmd} left {o}");
             }
@@ -233,7 +252,11 @@ fn wait_for_thread(pid: u32, name: &str) {
 
 #[test]
 fn signals_exit_128_plus_their_number() {
-    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+    for (sig, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGINT, 130),
+        (libc::SIGHUP, 129),
+    ] {
         let mut child = Command::new(PKSORT)
             .args(["-k", "1"])
             .stdin(Stdio::piped())
@@ -317,13 +340,34 @@ fn messages_say_what_is_wrong() {
     fs::write(d.join("junk.gz"), [&gz[..], b"junk"].concat()).unwrap();
     fs::write(d.join("padded.gz"), [&gz[..], &[0u8; 1000][..]].concat()).unwrap();
     let cases = [
-        ("$PGDUMP2CSV $DUMP -o /dev/full", "-o /dev/full: exists and is not a directory"),
-        ("$PGDUMP2CSV $DUMP -o in.csv", "-o in.csv: exists and is not a directory"),
-        ("$PKSORT -k 1 -S 64K -T /proc in.csv -o o.csv", "/proc: cannot hold temporary files"),
-        ("$PKSORT --header -k id empty.csv", "empty.csv: is empty, but --header"),
-        ("$PKSORT -k 1 bare.csv", "bare quote in unquoted field at line 2, byte 8"),
-        ("$PKSORT --header -k 1 cut.gz", "cut.gz: cannot decompress (the file is truncated)"),
-        ("$PKSORT --header -k 1 junk.gz", "bytes after the last gzip member"),
+        (
+            "$PGDUMP2CSV $DUMP -o /dev/full",
+            "-o /dev/full: exists and is not a directory",
+        ),
+        (
+            "$PGDUMP2CSV $DUMP -o in.csv",
+            "-o in.csv: exists and is not a directory",
+        ),
+        (
+            "$PKSORT -k 1 -S 64K -T /proc in.csv -o o.csv",
+            "/proc: cannot hold temporary files",
+        ),
+        (
+            "$PKSORT --header -k id empty.csv",
+            "empty.csv: is empty, but --header",
+        ),
+        (
+            "$PKSORT -k 1 bare.csv",
+            "bare quote in unquoted field at line 2, byte 8",
+        ),
+        (
+            "$PKSORT --header -k 1 cut.gz",
+            "cut.gz: cannot decompress (the file is truncated)",
+        ),
+        (
+            "$PKSORT --header -k 1 junk.gz",
+            "bytes after the last gzip member",
+        ),
     ];
     for (cmd, want) in cases {
         let out = bash(d, cmd);
@@ -333,7 +377,13 @@ fn messages_say_what_is_wrong() {
     }
     let out = bash(d, "$PKSORT --header -k 1 cut.gz");
     let err = text(&out.stderr);
-    assert!(err.contains("compressed byte") && err.contains("decompressed byte"), "{err}");
-    let out = bash(d, "$PKSORT --header -k id:int --on-dup keep padded.gz | wc -l");
+    assert!(
+        err.contains("compressed byte") && err.contains("decompressed byte"),
+        "{err}"
+    );
+    let out = bash(
+        d,
+        "$PKSORT --header -k id:int --on-dup keep padded.gz | wc -l",
+    );
     assert_eq!(text(&out.stdout).trim(), "50001", "{}", text(&out.stderr));
 }
