@@ -183,6 +183,12 @@ impl<R: BufRead> Read for GzMembers<R> {
                     }
                     src.consume(zeros);
                 }
+                Some(b'"') if buf[1..].starts_with(&crate::output::INCOMPLETE[..8]) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "the input is incomplete: the tool that wrote it failed (see its error)",
+                    ));
+                }
                 Some(_) => {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,

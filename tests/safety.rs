@@ -197,6 +197,8 @@ fn a_failed_producer_fails_every_consumer() {
     let producers = [
         // The dump cut inside the customer table's COPY data.
         "head -c 60000 $DUMP | $PGDUMP2CSV -t public.customer --header",
+        // Compressed stdout: the mark follows the gzip stream.
+        "head -c 60000 $DUMP | $PGDUMP2CSV -t public.customer --header --gzip",
         "$PKSORT --header -k id:int -S 1M dup.csv",
         "$CSVCHECK --columns id:int,v:text --header --filter cut.csv.gz",
     ];
