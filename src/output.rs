@@ -665,8 +665,11 @@ mod tests {
         let mut f = AtomicFile::create(&dest).unwrap();
         f.write_all(b"a,b\n").unwrap();
         assert!(!dest.exists());
-        // Written through an unnamed file: nothing in the directory that SIGKILL could leave.
-        assert_eq!(fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0);
+        // Written through an unnamed file (where the file system has O_TMPFILE): nothing in
+        // the directory that SIGKILL could leave.
+        if has_tmpfile(dest.parent().unwrap()) {
+            assert_eq!(fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0);
+        }
         f.commit().unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
 
@@ -681,6 +684,15 @@ mod tests {
         drop(f);
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "only sub/ and nothing else: {names:?}");
+    }
+
+    fn has_tmpfile(dir: &Path) -> bool {
+        OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_TMPFILE)
+            .mode(0o600)
+            .open(dir)
+            .is_ok()
     }
 
     #[test]
