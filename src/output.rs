@@ -363,7 +363,7 @@ impl Sink {
     /// Name for messages.
     pub fn name(&self) -> String {
         match self {
-            Sink::Stdout(_) | Sink::GzipStdout(_) => "<stdout>".into(),
+            Sink::Stdout(_) | Sink::GzipStdout(_) => crate::error::STDOUT.into(),
             Sink::File(f) => f.dest().display().to_string(),
             Sink::Gzip(g) => g.get_ref().dest().display().to_string(),
         }
