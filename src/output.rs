@@ -73,12 +73,20 @@ impl AtomicFile {
         }
         fs::create_dir_all(parent).at(parent)?;
         let tmp = temp_name(dest);
-        if let Ok(f) = OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_TMPFILE)
-            .mode(0o666)
-            .open(parent)
-        {
+        // The unnamed file is linked by its /proc/self/fd name at commit: without /proc it
+        // could not be committed at all.
+        let unnamed = Path::new("/proc/self/fd")
+            .is_dir()
+            .then(|| {
+                OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_TMPFILE)
+                    .mode(0o666)
+                    .open(parent)
+                    .ok()
+            })
+            .flatten();
+        if let Some(f) = unnamed {
             return Ok(AtomicFile {
                 tmp,
                 unnamed: true,
