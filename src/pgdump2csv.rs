@@ -208,6 +208,13 @@ impl Config {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
+    crate::output::Guard::new("a table file under -o")
+        .input("DUMP", args.dump.as_deref())
+        .output_dir("-o", args.output_dir.as_deref())
+        .output("--schema", args.schema.as_deref())
+        .output("--post-data", args.post_data.as_deref())
+        .output("--manifest", args.manifest.as_deref())
+        .install()?;
     let cfg = Config::from_args(args)?;
     let input = crate::input::open(cfg.dump.as_deref())?;
     let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;

@@ -160,7 +160,8 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
-    /// Worker threads that checksum and compress shards [default: number of CPUs].
+    /// Worker threads that checksum and compress shards, at most 4 per CPU (and 256)
+    /// [default: number of CPUs].
     #[arg(short = 'j', long, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub parallel: Option<u64>,
@@ -168,6 +169,13 @@ pub struct Args {
     /// No warnings on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Replace the files of an earlier run: without it, a run refuses (exit 2, before writing
+    /// anything) when files matching the --output template exist already; with it, those the
+    /// run does not write itself are removed once the new shards are in place, so the
+    /// directory never mixes shards of two runs.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn size_arg(s: &str) -> std::result::Result<u64, String> {
@@ -237,6 +245,8 @@ pub struct Config {
     pub workers: usize,
     /// Suppress warnings.
     pub quiet: bool,
+    /// Replace (and remove) the files of an earlier run.
+    pub force: bool,
 }
 
 impl Config {
@@ -312,10 +322,7 @@ impl Config {
         if sql != SqlOut::None {
             sql::check_names(table.as_ref(), a.table.as_deref(), &null).map_err(Error::Usage)?;
         }
-        let workers = match a.parallel {
-            Some(j) => j as usize,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        let workers = crate::cli::threads("--parallel", a.parallel.map(|j| j as usize))?;
         Ok(Config {
             input: a.file.filter(|p| !input::is_stdin(p)),
             mode,
@@ -332,6 +339,7 @@ impl Config {
             null,
             workers,
             quiet: a.quiet,
+            force: a.force,
         })
     }
 }
@@ -342,8 +350,43 @@ const CHUNK: usize = 1 << 20;
 
 /// Runs csvsplit.
 pub fn run(args: Args) -> Result<()> {
+    crate::output::Guard::new("a shard of --output")
+        .input("FILE", args.file.as_deref())
+        .input("--manifest-in", args.manifest_in.as_deref())
+        .output("--manifest", args.manifest.as_deref())
+        .install()?;
     let cfg = Config::from_args(args)?;
+    if let Some(m) = cfg.manifest.as_deref()
+        && let Some(n) = cfg.template.number_of(m)
+    {
+        return Err(Error::Usage(format!(
+            "--manifest {} is the name of shard {n} of --output: refusing to write it",
+            m.display()
+        )));
+    }
+    let old = cfg.template.existing()?;
+    if !old.is_empty() && !cfg.force {
+        let names: Vec<String> = old
+            .iter()
+            .take(5)
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        return Err(Error::Usage(format!(
+            "files of an earlier run match --output: {}{} (remove them, or use --force to replace them)",
+            names.join(", "),
+            if old.len() > 5 {
+                format!(" and {} more", old.len() - 5)
+            } else {
+                String::new()
+            }
+        )));
+    }
     let done = split(&cfg)?;
+    for (_, p) in &old {
+        if !done.shards.iter().any(|s| s.path == *p) {
+            std::fs::remove_file(p).at(p)?;
+        }
+    }
     report(&cfg, &done)
 }
 
@@ -421,17 +464,15 @@ fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Split> {
         let last = ends.last().copied().unwrap_or(begin);
         if pos >= data.len() && last < data.len() {
             if in_quote {
-                let lines = memchr::memchr_iter(b'\n', data.get(..last).unwrap_or_default());
-                let at = Pos {
-                    file: name,
-                    line: 1 + lines.count() as u64,
-                    byte: last as u64,
+                let at = |off: usize| Pos {
+                    file: name.clone(),
+                    line: 1 + memchr::memchr_iter(b'\n', data.get(..off).unwrap_or_default())
+                        .count() as u64,
+                    byte: off as u64,
                     record: Some(record + ends.len() as u64),
                 };
-                return Err(Error::input(
-                    at,
-                    "unterminated quoted field: the input ends inside quotes",
-                ));
+                let tail = data.get(last..).unwrap_or_default();
+                return Err(crate::records::unterminated(tail, last, at));
             }
             ends.push(data.len());
         }
