@@ -62,6 +62,11 @@ fn every_tool_has_its_page_and_completions() {
 #[test]
 fn toolkit_page_names_every_tool() {
     let page = read(&root().join("man/dumpshard.7"));
+    let version = format!("\"dumpshard {}\"", env!("CARGO_PKG_VERSION"));
+    assert!(
+        page.contains(&version),
+        "dumpshard.7's .TH must say {version}"
+    );
     let see_also = page.split(".SH SEE ALSO\n").nth(1).expect("SEE ALSO");
     for tool in TOOLS {
         let r = format!(".BR {tool} (1)");
