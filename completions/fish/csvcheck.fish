@@ -11,7 +11,7 @@ complete -c csvcheck -l bad-rows-reasons -d 'Write one CSV line per problem (fil
 complete -c csvcheck -l max-errors -d 'Stop after N bad records (0 = no limit)' -r
 complete -c csvcheck -l max-error-rate -d 'Tolerate bad records up to this share of all records (e.g. 0.001 or 0.1%): exit 0 when within it. Bad records still go to --bad-rows' -r
 complete -c csvcheck -l examples -d 'Examples per check in the summary' -r
-complete -c csvcheck -s j -l threads -d 'Worker threads (default: all cores)' -r
+complete -c csvcheck -s j -l threads -d 'Worker threads, at most 4 per CPU (and 256) (default: all cores)' -r
 complete -c csvcheck -l no-key-check -d 'Skip the primary-key check'
 complete -c csvcheck -l header -d 'The first record of each file is a header (also taken from the manifest). It is checked against the column names and copied once to --filter and --bad-rows outputs; where --ddl cannot tell the column order, the header gives it'
 complete -c csvcheck -l sorted -d 'The input is sorted by primary key: check order too, in constant memory. Integer columns compare as numbers, uuids as bytes, other types as bytes (C collation)'
