@@ -63,12 +63,13 @@ impl Journal {
                 checksum text NOT NULL,
                 byte_start bigint NOT NULL,
                 byte_end bigint NOT NULL,
+                batch_xxh64 text NOT NULL,
                 first_record bigint NOT NULL,
                 records bigint NOT NULL,
                 next_line bigint NOT NULL,
                 last boolean NOT NULL,
                 loaded_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (table_name, file, checksum, byte_start))",
+                PRIMARY KEY (table_name, file, byte_start))",
             schema = super::plan::quote_ident(&self.schema),
             t = self.sql()
         );
@@ -93,13 +94,15 @@ pub fn sql_err(e: &postgres::Error) -> Error {
     Error::Usage(server_message(e))
 }
 
-/// Where a file stands in the journal.
-#[derive(Debug, Default, Clone, Copy)]
-struct Resume {
-    byte: u64,
-    record: u64,
-    line: u64,
-    done: bool,
+/// One committed batch as the journal records it.
+struct Batch {
+    start: u64,
+    end: u64,
+    hash: String,
+    next_record: u64,
+    next_line: u64,
+    last: bool,
+    file_sum: String,
 }
 
 /// How one file ended.
@@ -141,37 +144,76 @@ fn checksum(job: &FileJob) -> Result<String> {
     Ok(format!("xxh64:{:016x}", std::hash::Hasher::finish(&h)))
 }
 
+fn hex(h: &twox_hash::XxHash64) -> String {
+    format!("{:016x}", std::hash::Hasher::finish(h))
+}
+
 /// Loads one file (or what of it the journal does not yet record).
 pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> Result<Outcome> {
     let t = &plan.tables[job.table];
     let tname = t.display();
     let size = std::fs::metadata(&job.path).at(&job.path)?.len() as i64;
     let sum = checksum(job)?;
-    let resume = journal_state(client, o.journal, &tname, job, size, &sum)?;
-    if resume.done {
+    let done = journal_batches(client, o.journal, &tname, job)?;
+    if done
+        .last()
+        .is_some_and(|l| l.last && done.iter().all(|b| b.file_sum == sum))
+    {
         return Ok(Outcome::Done(0));
     }
     let inp = input::open(Some(&job.path))?;
     let name = inp.name.clone();
     let mut reader = inp.reader;
     let (mut byte, mut record, mut line) = (0u64, 1u64, 1u64);
-    if resume.byte > 0 {
-        let skipped = std::io::copy(&mut (&mut reader).take(resume.byte), &mut std::io::sink())
-            .at(&name)?;
-        if skipped != resume.byte {
+    if let Some(first) = done.first() {
+        // Resume: the committed batches must be what the file still holds there.
+        let changed = |b: &Batch| {
+            Error::file(
+                &name,
+                format!(
+                    "bytes {}..{} differ from what journal {} says was loaded from this file:                      it changed within the loaded part (restore it, or reload the table with                      --truncate)",
+                    b.start,
+                    b.end,
+                    o.journal.sql()
+                ),
+            )
+        };
+        std::io::copy(&mut (&mut reader).take(first.start), &mut std::io::sink()).at(&name)?;
+        let mut buf = vec![0u8; CHUNK];
+        for b in &done {
+            let mut h = twox_hash::XxHash64::with_seed(0);
+            let mut left = b.end - b.start;
+            while left > 0 {
+                let k = reader.read(&mut buf[..left.min(CHUNK as u64) as usize]).at(&name)?;
+                if k == 0 {
+                    return Err(changed(b));
+                }
+                std::hash::Hasher::write(&mut h, &buf[..k]);
+                left -= k as u64;
+            }
+            if hex(&h) != b.hash {
+                return Err(changed(b));
+            }
+        }
+        let l = done.last().expect("not empty");
+        if l.last {
             return Err(Error::file(
                 &name,
-                "is shorter than the journal records it; it changed since it was loaded",
+                format!(
+                    "was loaded completely (journal {}) and has changed since; reload the                      table with --truncate",
+                    o.journal.sql()
+                ),
             ));
         }
-        (byte, record, line) = (resume.byte, resume.record, resume.line);
+        (byte, record, line) = (l.end, l.next_record, l.next_line);
     }
+    let resumed = !done.is_empty();
     let mut cr = ChunkReader::new(reader, &name, CHUNK);
     // The chunk being sent and the index of its next record. Each batch runs even when
     // nothing is left, so an empty file gets its (empty) journal row too.
     let mut pending: Option<(Chunk, usize)> = None;
     let mut eof = false;
-    if job.header && resume.byte == 0 {
+    if job.header && !resumed {
         cr.set_target(1);
         match cr.next_chunk(Vec::new())? {
             Some(c) if !c.is_empty() => {
@@ -188,7 +230,8 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
     let copy_sql = t.copy_sql();
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
-         first_record, records, next_line, last) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+         batch_xxh64, first_record, records, next_line, last) \
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
         o.journal.sql()
     );
     let mut loaded = 0u64;
@@ -199,6 +242,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
         let start = (byte, record, line);
         let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
         let mut n = 0u64;
+        let mut bh = twox_hash::XxHash64::with_seed(0);
         let res: std::result::Result<(), BatchErr> = (|| {
             let mut w = tx.copy_in(&copy_sql).map_err(BatchErr::Pg)?;
             loop {
@@ -228,6 +272,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                 let to = c.ends[*i + take as usize - 1];
                 let slice = &c.data[from..to];
                 w.write_all(slice).map_err(BatchErr::Io)?;
+                std::hash::Hasher::write(&mut bh, slice);
                 byte += slice.len() as u64;
                 line += memchr::memchr_iter(b'\n', slice).count() as u64;
                 *i += take as usize;
@@ -281,6 +326,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                 &sum,
                 &(start.0 as i64),
                 &(byte as i64),
+                &hex(&bh),
                 &(start.1 as i64),
                 &(n as i64),
                 &(line as i64),
@@ -307,52 +353,45 @@ fn io_pg(e: &std::io::Error) -> Option<&postgres::Error> {
     e.get_ref()?.downcast_ref::<postgres::Error>()
 }
 
-/// Reads the journal rows of this file: they must form one run from the start.
-fn journal_state(
+/// The journal rows of this file, in order; they must form one run.
+fn journal_batches(
     client: &mut Client,
     j: &Journal,
     table: &str,
     job: &FileJob,
-    size: i64,
-    sum: &str,
-) -> Result<Resume> {
+) -> Result<Vec<Batch>> {
     let q = format!(
-        "SELECT byte_start, byte_end, first_record, records, next_line, last FROM {} \
-         WHERE table_name = $1 AND file = $2 AND checksum = $3 AND file_size = $4 \
-         ORDER BY byte_start",
+        "SELECT byte_start, byte_end, batch_xxh64, first_record + records, next_line, last, \
+         checksum FROM {} WHERE table_name = $1 AND file = $2 ORDER BY byte_start",
         j.sql()
     );
     let rows = client
-        .query(&q, &[&table, &job.key, &sum, &size])
+        .query(&q, &[&table, &job.key])
         .map_err(|e| sql_err(&e))?;
-    let mut r = Resume::default();
-    for (k, row) in rows.iter().enumerate() {
-        let (bs, be, fr, n, nl, last): (i64, i64, i64, i64, i64, bool) = (
-            row.get(0),
-            row.get(1),
-            row.get(2),
-            row.get(3),
-            row.get(4),
-            row.get(5),
-        );
-        if k > 0 && bs as u64 != r.byte {
+    let mut out: Vec<Batch> = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let b = Batch {
+            start: row.get::<_, i64>(0) as u64,
+            end: row.get::<_, i64>(1) as u64,
+            hash: row.get(2),
+            next_record: row.get::<_, i64>(3) as u64,
+            next_line: row.get::<_, i64>(4) as u64,
+            last: row.get(5),
+            file_sum: row.get(6),
+        };
+        if out.last().is_some_and(|p| p.end != b.start || p.last) {
             return Err(Error::file(
                 job.path.display().to_string(),
                 format!(
-                    "journal {} has a gap at byte {} for this file; it was edited by hand",
+                    "journal {} has a gap or overlap at byte {} for this file (edited by hand?)",
                     j.sql(),
-                    r.byte
+                    b.start
                 ),
             ));
         }
-        r = Resume {
-            byte: be as u64,
-            record: (fr + n) as u64,
-            line: nl as u64,
-            done: last,
-        };
+        out.push(b);
     }
-    Ok(r)
+    Ok(out)
 }
 
 /// Builds the message for a row the server refused: the COPY context's `line N` is the Nth

@@ -137,18 +137,13 @@ pub fn run(a: Args) -> Result<()> {
     if a.verify_only {
         return verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
     }
+    journal.ensure(&mut client)?;
     if let Some(s) = &a.schema {
-        let n = sqlfile::run(&mut client, s)?;
-        if !a.quiet {
-            eprintln!("csvload: {}: {n} statements", s.display());
-        }
+        phase(&mut client, s, &journal, a.quiet)?;
     }
-    let mut extra = vec![0i64; plan.tables.len()];
-    if !plan.files.is_empty() {
-        journal.ensure(&mut client)?;
-        for (i, t) in plan.tables.iter().enumerate() {
-            extra[i] = load::prepare_table(&mut client, &journal, t, a.truncate, a.append)?;
-        }
+    let mut extra = Vec::with_capacity(plan.tables.len());
+    for t in &plan.tables {
+        extra.push(load::prepare_table(&mut client, &journal, t, a.truncate, a.append)?);
     }
     let (refused, tallies) = load_all(&target, &plan, &journal, &a)?;
     if !a.quiet {
@@ -160,12 +155,30 @@ pub fn run(a: Args) -> Result<()> {
         )));
     }
     if let Some(p) = &a.post_data {
-        let n = sqlfile::run(&mut client, p)?;
-        if !a.quiet {
-            eprintln!("csvload: {}: {n} statements", p.display());
-        }
+        phase(&mut client, p, &journal, a.quiet)?;
     }
     verify(&mut client, &plan, &extra, a.quiet)
+}
+
+/// Runs a `--schema` or `--post-data` script and says what happened.
+fn phase(
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    quiet: bool,
+) -> Result<()> {
+    let done = sqlfile::run(client, path, journal)?;
+    if !quiet {
+        match done {
+            Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
+            None => eprintln!(
+                "csvload: {}: already run (journal {}); skipped",
+                path.display(),
+                journal.sql()
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one

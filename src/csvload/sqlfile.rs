@@ -5,9 +5,13 @@
 //! `\unrestrict` guard lines (ignored; they only matter to psql, and csvload sends no
 //! meta-command to anything). Every other backslash command (`\connect`, `\!`, `\copy`, ...)
 //! is refused before any statement runs.
+//!
+//! A script runs in one transaction (as `psql -1`): PostgreSQL's DDL is transactional, so a
+//! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh.
 
 use crate::error::{Error, Pos, Result};
 use crate::pgdump::sql::Statements;
+use super::load::{Journal, sql_err};
 use postgres::Client;
 use std::path::Path;
 
@@ -116,14 +120,33 @@ fn meta_commands(gap: &[u8]) -> Vec<(usize, String)> {
     out
 }
 
-/// Runs the script at `path` on `client`, statement by statement (autocommit, as psql
-/// does). A failing statement is reported as `FILE:LINE: (byte B) server message`.
-pub fn run(client: &mut Client, path: &Path) -> Result<usize> {
+/// Runs the script at `path` on `client`, statement by statement, in one transaction that
+/// also records the script (path and checksum) in the journal, so a rerun of the same
+/// command skips a phase that completed and redoes one that did not. Returns the number of
+/// statements run, or `None` when the journal says this script already ran.
+/// A failing statement is reported as `FILE:LINE: (byte B) server message`.
+pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option<usize>> {
     let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file = path.display().to_string();
     let stmts = split(&sql, &file)?;
+    let key = std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    let sum = format!("{:016x}", twox_hash::XxHash64::oneshot(0, &sql));
+    let j = journal.sql();
+    let seen = client
+        .query(
+            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND file = $1 AND batch_xxh64 = $2"),
+            &[&key, &sum],
+        )
+        .map_err(|e| sql_err(&e))?;
+    if !seen.is_empty() {
+        return Ok(None);
+    }
+    let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
     for s in &stmts {
-        client.batch_execute(&s.text).map_err(|e| {
+        tx.batch_execute(&s.text).map_err(|e| {
             Error::input(
                 Pos {
                     file: file.clone(),
@@ -135,7 +158,23 @@ pub fn run(client: &mut Client, path: &Path) -> Result<usize> {
             )
         })?;
     }
-    Ok(stmts.len())
+    let size = sql.len() as i64;
+    tx.execute(
+        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
+        &[&key],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.execute(
+        &format!(
+            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
+             batch_xxh64, first_record, records, next_line, last) \
+             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
+        ),
+        &[&key, &size, &format!("xxh64:{sum}"), &sum, &(stmts.len() as i64)],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.commit().map_err(|e| sql_err(&e))?;
+    Ok(Some(stmts.len()))
 }
 
 #[cfg(test)]
