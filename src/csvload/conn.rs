@@ -154,7 +154,12 @@ fn pgpass_lookup(config: &Config) -> Option<String> {
         Some(Host::Tcp(h)) => h.clone(),
         _ => "localhost".into(),
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
     let user = config.get_user().unwrap_or("").to_string();
     let db = config.get_dbname().unwrap_or(&user).to_string();
     pgpass_match(&text, [&host, &port, &db, &user])

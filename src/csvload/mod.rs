@@ -60,7 +60,11 @@ pub struct Args {
     pub batch_rows: Option<u64>,
 
     /// The journal table of committed batches, created if missing.
-    #[arg(long, value_name = "SCHEMA.TABLE", default_value = "dumpshard.load_journal")]
+    #[arg(
+        long,
+        value_name = "SCHEMA.TABLE",
+        default_value = "dumpshard.load_journal"
+    )]
     pub journal: String,
 
     /// Empty a table (and forget its journal rows) when it holds rows the journal does not
@@ -130,6 +134,9 @@ pub fn run(a: Args) -> Result<()> {
         ));
     }
     let journal = Journal::parse(&a.journal)?;
+    for p in a.schema.iter().chain(&a.post_data) {
+        sqlfile::check(p)?;
+    }
     let plan = Plan::build(&a.manifest, &a.table)?;
     let target = conn::Target::parse(&a.database)?;
     let mut client = target.connect()?;
@@ -143,7 +150,13 @@ pub fn run(a: Args) -> Result<()> {
     }
     let mut extra = Vec::with_capacity(plan.tables.len());
     for t in &plan.tables {
-        extra.push(load::prepare_table(&mut client, &journal, t, a.truncate, a.append)?);
+        extra.push(load::prepare_table(
+            &mut client,
+            &journal,
+            t,
+            a.truncate,
+            a.append,
+        )?);
     }
     let (refused, tallies) = load_all(&target, &plan, &journal, &a)?;
     if !a.quiet {
@@ -313,24 +326,21 @@ fn summary(plan: &Plan, tallies: &[Tally]) {
 
 /// Compares each table's row count with the manifests (plus rows kept by `--append`);
 /// prints expected vs found; exit 1 on any difference.
-fn verify(
-    client: &mut postgres::Client,
-    plan: &Plan,
-    extra: &[i64],
-    quiet: bool,
-) -> Result<()> {
+fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let w = |e: std::io::Error| Error::io("<stdout>", e);
     let mut bad = 0;
     if !quiet && !plan.tables.is_empty() {
-        writeln!(out, "{:<40} {:>12} {:>12}  result", "table", "expected", "found").map_err(w)?;
+        writeln!(
+            out,
+            "{:<40} {:>12} {:>12}  result",
+            "table", "expected", "found"
+        )
+        .map_err(w)?;
     }
     for (t, x) in plan.tables.iter().zip(extra) {
         let expected = t.expected_rows as i64 + x;
-        let found: std::result::Result<i64, String> = client
-            .query_one(&format!("SELECT count(*) FROM {}", t.sql_name()), &[])
-            .map(|r| r.get(0))
-            .map_err(|e| server_message(&e));
+        let found = load::count_rows(client, t).map_err(|e| server_message(&e));
         let (shown, ok) = match &found {
             Ok(n) => (n.to_string(), *n == expected),
             Err(m) => (format!("error: {m}"), false),

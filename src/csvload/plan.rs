@@ -151,7 +151,10 @@ impl Plan {
                         let file = t.file.as_deref().ok_or_else(|| {
                             Error::file(
                                 &name,
-                                format!("table {} was written to stdout; no file to load", t.qualified()),
+                                format!(
+                                    "table {} was written to stdout; no file to load",
+                                    t.qualified()
+                                ),
                             )
                         })?;
                         let idx = plan.table_index(TablePlan {

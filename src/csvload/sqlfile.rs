@@ -9,9 +9,9 @@
 //! A script runs in one transaction (as `psql -1`): PostgreSQL's DDL is transactional, so a
 //! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh.
 
+use super::load::{Journal, sql_err};
 use crate::error::{Error, Pos, Result};
 use crate::pgdump::sql::Statements;
-use super::load::{Journal, sql_err};
 use postgres::Client;
 use std::path::Path;
 
@@ -31,7 +31,11 @@ pub struct Stmt {
 pub fn split(sql: &[u8], file: &str) -> Result<Vec<Stmt>> {
     let mut out = Vec::new();
     let mut stmts = Statements::new(sql);
-    let mut prev_end = if sql.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let mut prev_end = if sql.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     let line_at = |off: usize| 1 + memchr::memchr_iter(b'\n', &sql[..off]).count() as u64;
     let check_gap = |from: usize, to: usize| -> Result<()> {
         for (off, cmd) in meta_commands(&sql[from..to]) {
@@ -120,6 +124,13 @@ fn meta_commands(gap: &[u8]) -> Vec<(usize, String)> {
     out
 }
 
+/// Reads and splits the script at `path` without running it, so a refused meta-command
+/// stops the run before anything is connected to or changed.
+pub fn check(path: &Path) -> Result<()> {
+    let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    split(&sql, &path.display().to_string()).map(|_| ())
+}
+
 /// Runs the script at `path` on `client`, statement by statement, in one transaction that
 /// also records the script (path and checksum) in the journal, so a rerun of the same
 /// command skips a phase that completed and redoes one that did not. Returns the number of
@@ -170,7 +181,13 @@ pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option
              batch_xxh64, first_record, records, next_line, last) \
              VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
         ),
-        &[&key, &size, &format!("xxh64:{sum}"), &sum, &(stmts.len() as i64)],
+        &[
+            &key,
+            &size,
+            &format!("xxh64:{sum}"),
+            &sum,
+            &(stmts.len() as i64),
+        ],
     )
     .map_err(|e| sql_err(&e))?;
     tx.commit().map_err(|e| sql_err(&e))?;
@@ -189,11 +206,16 @@ mod tests {
         assert_eq!(s[0].line, 3);
         assert_eq!(s[1].line, 6);
         assert!(s[1].text.contains("\\."));
-        for bad in [&b"SELECT 1;\n\\! rm -rf /\n"[..], b"\\connect other\nSELECT 1;"] {
+        for bad in [
+            &b"SELECT 1;\n\\! rm -rf /\n"[..],
+            b"\\connect other\nSELECT 1;",
+        ] {
             let e = split(bad, "f.sql").unwrap_err().to_string();
             assert!(e.contains("refused"), "{e}");
         }
-        let e = split(b"SELECT 1;\n\n  \\! id\n", "f.sql").unwrap_err().to_string();
+        let e = split(b"SELECT 1;\n\n  \\! id\n", "f.sql")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("f.sql:3:"), "{e}");
     }
 }
