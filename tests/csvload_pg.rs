@@ -481,3 +481,48 @@ fn url_database_and_unloadable_options() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("TLS"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn refused_row_stops_other_tables_unless_keep_going() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("g");
+    pg.psql(
+        "g",
+        "CREATE TABLE t1 (id int PRIMARY KEY, note text, v int); \
+         CREATE TABLE t2 (id int PRIMARY KEY, note text, v int)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t1.csv"), bad_csv("x")).unwrap();
+    std::fs::write(dir.path().join("t2.csv"), bad_csv("7")).unwrap();
+    let (m1, m2) = (
+        write_manifest(dir.path(), "t1", "t1.csv", 10),
+        write_manifest(dir.path(), "t2", "t2.csv", 10),
+    );
+    let base = [
+        "-m",
+        m1.to_str().unwrap(),
+        "-m",
+        m2.to_str().unwrap(),
+        "-j",
+        "1",
+        "dbname=g",
+    ];
+    // One job: t1 fails first, and t2 is not started.
+    let out = csvload(&pg, &base);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql("g", "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)")
+            .trim(),
+        "0|0",
+        "one file, one transaction: nothing of t1; t2 not started"
+    );
+    let mut kg = vec!["--keep-going"];
+    kg.extend(base);
+    let out = csvload(&pg, &kg);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql("g", "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)")
+            .trim(),
+        "0|10"
+    );
+}
