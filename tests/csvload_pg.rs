@@ -328,14 +328,18 @@ fn big_setup(pg: &Pg, db: &str, dir: &Path) -> PathBuf {
             name
         };
         shards.push(format!(
-            r#"{{"shard":{f},"file":"{name}","records":{per}}}"#
+            r#"{{"shard":{f},"file":"{name}","records":{per},"first_key":["{}"],"last_key":["{}"]}}"#,
+            f * per + 1,
+            (f + 1) * per
         ));
     }
     let m = dir.join("shards.json");
     std::fs::write(
         &m,
         format!(
-            r#"{{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"","shards":[{}]}}"#,
+            r#"{{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
+                "key":{{"columns":[{{"column":"id","field":1,"type":"int","desc":false}}],"nulls":null}},
+                "sorted_within_shards":true,"non_overlapping":true,"shards":[{}]}}"#,
             shards.join(",")
         ),
     )
@@ -417,6 +421,43 @@ fn sigkill_at_random_moments_then_rerun_loads_exactly_once() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     big_check(&pg, "k");
     eprintln!("killed {kills} times");
+    let so = text(&out.stdout);
+    assert!(so.is_empty(), "-q prints nothing when all is well: {so}");
+
+    // Verification also compares the key range: a changed key with the same row count.
+    let verify = [
+        "--verify-only",
+        "-m",
+        args[1],
+        "-t",
+        "public.big",
+        "dbname=k",
+    ];
+    let out = csvload(&pg, &verify);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("public.big max(id)"),
+        "{}",
+        text(&out.stdout)
+    );
+    pg.psql(
+        "k",
+        &format!("UPDATE big SET id = id * 10 WHERE id = {BIG_ROWS}"),
+    );
+    let out = csvload(&pg, &verify);
+    assert_eq!(out.status.code(), Some(1));
+    let so = text(&out.stdout);
+    assert!(
+        so.lines().any(|l| l.starts_with("public.big max(id)")
+            && l.contains(&format!(" {BIG_ROWS} "))
+            && l.ends_with("DIFFERENT")),
+        "{so}"
+    );
+    assert!(
+        so.lines()
+            .any(|l| l.starts_with("public.big ") && l.ends_with(" ok")),
+        "row count still ok: {so}"
+    );
 }
 
 #[test]
@@ -511,8 +552,11 @@ fn refused_row_stops_other_tables_unless_keep_going() {
     let out = csvload(&pg, &base);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(
-        pg.psql("g", "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)")
-            .trim(),
+        pg.psql(
+            "g",
+            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
+        )
+        .trim(),
         "0|0",
         "one file, one transaction: nothing of t1; t2 not started"
     );
@@ -521,8 +565,11 @@ fn refused_row_stops_other_tables_unless_keep_going() {
     let out = csvload(&pg, &kg);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(
-        pg.psql("g", "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)")
-            .trim(),
+        pg.psql(
+            "g",
+            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
+        )
+        .trim(),
         "0|10"
     );
 }

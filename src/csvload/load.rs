@@ -503,11 +503,11 @@ pub fn prepare_table(
     )))
 }
 
-/// Rows of the table itself: `ONLY`, so an inheritance parent does not count its children's
-/// rows (which the manifest lists as tables of their own); a partitioned table counts its
-/// partitions, where its rows live. Servers without `pg_class` or `ONLY` (CockroachDB) get a
-/// plain count.
-pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64, postgres::Error> {
+/// The table as a `FROM` item for counting its own rows: `ONLY`, so an inheritance parent
+/// does not count its children's rows (which the manifest lists as tables of their own); a
+/// partitioned table as is, since its rows live in its partitions. Servers without
+/// `pg_class` or `ONLY` (CockroachDB) get the plain name.
+pub fn from_item(client: &mut Client, t: &TablePlan) -> String {
     let partitioned: Option<bool> = client
         .query_opt(
             "SELECT relkind::text = 'p' FROM pg_catalog.pg_class WHERE oid = $1::text::regclass",
@@ -516,12 +516,16 @@ pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64
         .ok()
         .flatten()
         .map(|r| r.get(0));
-    let only = if partitioned == Some(false) {
-        "ONLY "
-    } else {
-        ""
-    };
+    match partitioned {
+        Some(false) => format!("ONLY {}", t.sql_name()),
+        _ => t.sql_name(),
+    }
+}
+
+/// Rows of the table itself (see [`from_item`]).
+pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64, postgres::Error> {
+    let from = from_item(client, t);
     Ok(client
-        .query_one(&format!("SELECT count(*) FROM {only}{}", t.sql_name()), &[])?
+        .query_one(&format!("SELECT count(*) FROM {from}"), &[])?
         .get(0))
 }

@@ -345,19 +345,25 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
             Ok(n) => (n.to_string(), *n == expected),
             Err(m) => (format!("error: {m}"), false),
         };
-        if !ok {
-            bad += 1;
+        let mut lines = vec![(t.display(), expected.to_string(), shown, ok)];
+        if let Some(k) = &t.key_range {
+            lines.extend(key_check(client, t, k));
         }
-        if !quiet || !ok {
-            writeln!(
-                out,
-                "{:<40} {:>12} {:>12}  {}",
-                t.display(),
-                expected,
-                shown,
-                if ok { "ok" } else { "DIFFERENT" }
-            )
-            .map_err(w)?;
+        for (name, want, got, ok) in lines {
+            if !ok {
+                bad += 1;
+            }
+            if !quiet || !ok {
+                writeln!(
+                    out,
+                    "{:<40} {:>12} {:>12}  {}",
+                    name,
+                    want,
+                    got,
+                    if ok { "ok" } else { "DIFFERENT" }
+                )
+                .map_err(w)?;
+            }
         }
     }
     out.flush().map_err(w)?;
@@ -367,4 +373,54 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
         )));
     }
     Ok(())
+}
+
+/// Compares the key's min and max in the table with the manifest's range, letting the server
+/// cast the manifest's values to the column's type and compare them in its own order.
+/// Returns `(label, expected, found, ok)` lines.
+fn key_check(
+    client: &mut postgres::Client,
+    t: &plan::TablePlan,
+    k: &plan::KeyRange,
+) -> Vec<(String, String, String, bool)> {
+    let col = plan::quote_ident(&k.column);
+    let ty: std::result::Result<String, String> = client
+        .query_one(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_catalog.pg_attribute \
+             WHERE attrelid = $1::text::regclass AND attname = $2 AND NOT attisdropped",
+            &[&t.sql_name(), &k.column],
+        )
+        .map(|r| r.get(0))
+        .map_err(|e| server_message(&e));
+    let from = load::from_item(client, t);
+    let res = ty.and_then(|ty| {
+        let q = format!(
+            "SELECT (SELECT min(CAST(v AS {ty}))::text FROM unnest($1::text[]) v), \
+                    (SELECT max(CAST(v AS {ty}))::text FROM unnest($2::text[]) v), \
+                    min({col})::text, max({col})::text FROM {from}"
+        );
+        client
+            .query_one(&q, &[&k.firsts, &k.lasts])
+            .map(|r| {
+                let g = |i| {
+                    r.get::<_, Option<String>>(i)
+                        .unwrap_or_else(|| "(none)".into())
+                };
+                (g(0), g(1), g(2), g(3))
+            })
+            .map_err(|e| server_message(&e))
+    });
+    let label = |m: &str| format!("{} {m}({})", t.display(), k.column);
+    match res {
+        Ok((emin, emax, fmin, fmax)) => vec![
+            (label("min"), emin.clone(), fmin.clone(), emin == fmin),
+            (label("max"), emax.clone(), fmax.clone(), emax == fmax),
+        ],
+        Err(m) => vec![(
+            label("min/max"),
+            String::new(),
+            format!("error: {m}"),
+            false,
+        )],
+    }
 }

@@ -37,6 +37,21 @@ pub struct TablePlan {
     pub null: String,
     /// Rows the manifests say the table gets.
     pub expected_rows: u64,
+    /// The key's smallest and largest value, where a csvsplit manifest gives them.
+    pub key_range: Option<KeyRange>,
+}
+
+/// The range of a one-column key, from a csvsplit manifest's per-shard first and last keys.
+/// Only offered when it is exact: every shard sorted ascending, no NULL key, and a key type
+/// whose order is the server's (not `text`, whose order depends on the collation).
+#[derive(Debug, Clone)]
+pub struct KeyRange {
+    /// Column name.
+    pub column: String,
+    /// Each non-empty shard's first key (the shard's minimum).
+    pub firsts: Vec<String>,
+    /// Each non-empty shard's last key (the shard's maximum).
+    pub lasts: Vec<String>,
 }
 
 impl TablePlan {
@@ -99,6 +114,23 @@ struct SplitManifest {
     header: bool,
     null: String,
     shards: Vec<Shard>,
+    #[serde(default)]
+    key: Option<SplitKey>,
+    #[serde(default)]
+    sorted_within_shards: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct SplitKey {
+    columns: Vec<SplitKeyColumn>,
+}
+
+#[derive(Deserialize)]
+struct SplitKeyColumn {
+    column: String,
+    #[serde(rename = "type")]
+    ty: String,
+    desc: bool,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +138,44 @@ struct Shard {
     file: String,
     records: u64,
     crc32: Option<String>,
+    #[serde(default)]
+    first_key: Option<Vec<Option<String>>>,
+    #[serde(default)]
+    last_key: Option<Vec<Option<String>>>,
+}
+
+impl SplitManifest {
+    fn key_range(&self) -> Option<KeyRange> {
+        let [col] = self.key.as_ref()?.columns.as_slice() else {
+            return None;
+        };
+        if col.desc
+            || col.ty == "text"
+            || col.column.parse::<u64>().is_ok()
+            || self.sorted_within_shards != Some(true)
+        {
+            return None;
+        }
+        let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+        for s in &self.shards {
+            match (&s.first_key, &s.last_key) {
+                (Some(f), Some(l)) => {
+                    let ([Some(f)], [Some(l)]) = (f.as_slice(), l.as_slice()) else {
+                        return None;
+                    };
+                    firsts.push(f.clone());
+                    lasts.push(l.clone());
+                }
+                (None, None) if s.records == 0 => {}
+                _ => return None,
+            }
+        }
+        Some(KeyRange {
+            column: col.column.clone(),
+            firsts,
+            lasts,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -163,7 +233,9 @@ impl Plan {
                             columns: t.columns.iter().map(|c| c.name.clone()).collect(),
                             null: t.null.clone(),
                             expected_rows: 0,
+                            key_range: None,
                         });
+                        plan.tables[idx].key_range = None;
                         plan.tables[idx].expected_rows += t.rows;
                         let path = manifest::resolve_file(mpath, file);
                         plan.files.push(FileJob {
@@ -190,13 +262,19 @@ impl Plan {
                         Some((s, n)) => (Some(s.to_string()), n.to_string()),
                         None => (None, t.clone()),
                     };
+                    let fresh = plan.tables.len();
                     let idx = plan.table_index(TablePlan {
                         schema,
                         name: tname,
                         columns: Vec::new(),
                         null: m.null.clone(),
                         expected_rows: 0,
+                        key_range: m.key_range(),
                     });
+                    if idx != fresh {
+                        // Several manifests feed the table: their ranges are not combined.
+                        plan.tables[idx].key_range = None;
+                    }
                     if plan.tables[idx].null != m.null {
                         return Err(Error::file(
                             &name,

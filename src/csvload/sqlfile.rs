@@ -58,11 +58,8 @@ pub fn split(sql: &[u8], file: &str) -> Result<Vec<Stmt>> {
         }
         Ok(())
     };
-    loop {
-        // Track `SET standard_conforming_strings` as psql's lexer does.
-        let Some((start, text)) = stmts.next() else {
-            break;
-        };
+    // Not a `for`: the loop follows `SET standard_conforming_strings` as psql's lexer does.
+    while let Some((start, text)) = stmts.next() {
         check_gap(prev_end, start)?;
         prev_end = start + text.len();
         let s = String::from_utf8_lossy(text).into_owned();
