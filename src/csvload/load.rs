@@ -2,7 +2,7 @@
 //! records, each batch committed together with its journal row, so a rerun loads exactly
 //! what is missing.
 //!
-//! Memory per worker is bounded by the read chunk ([`CHUNK`]) plus the input's
+//! Memory per worker is bounded by the read chunk (1 MiB, or the longest record) plus the input's
 //! decompression buffers, whatever the file or batch size: records go to the server as
 //! they are read.
 
