@@ -190,6 +190,7 @@ fn refused_row_named_then_fixed_and_verified() {
     let out = csvload(&pg, &targs);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let err = text(&out.stderr);
+    eprintln!("{err}");
     // Record 7 starts on line 13; the server's message comes along.
     assert!(
         err.contains(&format!("{}:13: (record 7, byte ", csv.display())),
