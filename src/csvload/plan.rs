@@ -210,9 +210,14 @@ impl Plan {
                     } else {
                         let mut v = Vec::new();
                         for (i, t) in tables.iter().enumerate() {
-                            if let Ok(found) = m.table(t) {
-                                selected_found[i] = true;
-                                v.push(found);
+                            match m.table(t) {
+                                Ok(found) => {
+                                    selected_found[i] = true;
+                                    v.push(found);
+                                }
+                                // Ambiguous here (a bare name in several schemas): say so.
+                                Err(e) if m.tables.iter().any(|x| x.name == *t) => return Err(e),
+                                Err(_) => {}
                             }
                         }
                         v
