@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-bench/data/customer.csv}
 MANIFEST=${DATA%.csv}.manifest.json
-BINDIR=${BINDIR:-${CARGO_TARGET_DIR:-target}/release}
+BINDIR=$(realpath -m "${BINDIR:-${CARGO_TARGET_DIR:-target}/release}")
 RUNS=${RUNS:-3}
 [ -f "$DATA" ] || { echo "no $DATA: python3 bench/gen_customer.py 2000000 $DATA" >&2; exit 1; }
 [ -f "$MANIFEST" ] || { echo "no $MANIFEST (gen_customer.py writes it)" >&2; exit 1; }
@@ -23,6 +23,7 @@ done
 command -v hyperfine >/dev/null || { echo "needs hyperfine" >&2; exit 1; }
 OUT=$(realpath -m "${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/csvload-bench.XXXXXX")}")
 mkdir -p "$OUT"
+chmod 755 "$OUT" # the server user must reach its directory inside
 . bench/pgserver.sh
 trap 'pg_stop; rm -rf "$OUT"' EXIT
 pg_start "$OUT/pg"
