@@ -123,7 +123,15 @@ struct Tally {
     files: u64,
     rows: u64,
     bytes: u64,
-    secs: f64,
+    /// When the table's first file started and its last one ended (wall time, so parallel
+    /// files of one table are not counted twice).
+    span: Option<(Instant, Instant)>,
+}
+
+impl Tally {
+    fn secs(&self) -> f64 {
+        self.span.map_or(0.0, |(a, b)| (b - a).as_secs_f64())
+    }
 }
 
 /// Runs csvload.
@@ -261,7 +269,7 @@ fn load_all(
                     }
                     let t0 = Instant::now();
                     let out = load::load_file(&mut client, plan, job, &opts);
-                    let secs = t0.elapsed().as_secs_f64();
+                    let t1 = Instant::now();
                     let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
                     match out {
                         Ok(Outcome::Done(n)) => {
@@ -270,7 +278,10 @@ fn load_all(
                             t.files += 1;
                             t.rows += n;
                             t.bytes += bytes;
-                            t.secs += secs;
+                            t.span = Some(match t.span {
+                                Some((a, b)) => (a.min(t0), b.max(t1)),
+                                None => (t0, t1),
+                            });
                         }
                         Ok(Outcome::Stopped(n)) => {
                             tallies.lock().unwrap()[job.table].rows += n;
@@ -307,8 +318,9 @@ fn summary(plan: &Plan, tallies: &[Tally]) {
         "table", "files", "rows", "seconds", "MB/s"
     );
     for (t, y) in plan.tables.iter().zip(tallies) {
-        let mbs = if y.secs > 0.0 {
-            y.bytes as f64 / 1e6 / y.secs
+        let secs = y.secs();
+        let mbs = if secs > 0.0 {
+            y.bytes as f64 / 1e6 / secs
         } else {
             0.0
         };
@@ -318,7 +330,7 @@ fn summary(plan: &Plan, tallies: &[Tally]) {
             t.display(),
             y.files,
             y.rows,
-            y.secs,
+            secs,
             mbs
         );
     }
