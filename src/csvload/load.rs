@@ -175,7 +175,9 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
             Error::file(
                 &name,
                 format!(
-                    "bytes {}..{} differ from what journal {} says was loaded from this file:                      it changed within the loaded part (restore it, or reload the table with                      --truncate)",
+                    "bytes {}..{} differ from what journal {} says was loaded from this file: it \
+                     changed within the loaded part (restore it, or reload the table with \
+                     --truncate)",
                     b.start,
                     b.end,
                     o.journal.sql()
