@@ -334,3 +334,63 @@ impl Plan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn manifests_and_table_selection() {
+        let d = tempfile::tempdir().unwrap();
+        let dump = write(
+            d.path(),
+            "m.json",
+            r#"{"format":"dumpshard-manifest","version":1,"tables":[
+              {"schema":"a","name":"t","file":"a.t.csv","columns":[{"name":"x\"y","type":"int","not_null":true}],
+               "rows":2,"bytes":4,"header":true,"null":"it's"},
+              {"schema":"b","name":"t","file":"b.t.csv","columns":[],"rows":1,"bytes":2,"header":false,"null":""}]}"#,
+        );
+        let split = write(
+            d.path(),
+            "s.json",
+            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"","records":3,
+              "key":{"columns":[{"column":"id","field":1,"type":"int","desc":false}],"nulls":null},
+              "sorted_within_shards":true,
+              "shards":[{"shard":0,"file":"s0.csv","records":3,"crc32":"0badf00d","first_key":["1"],"last_key":["3"]},
+                        {"shard":1,"file":"s1.csv","records":0,"crc32":"00000000","first_key":null,"last_key":null}]}"#,
+        );
+        let p = Plan::build(std::slice::from_ref(&dump), &[]).unwrap();
+        assert_eq!(p.tables.len(), 2);
+        assert_eq!(
+            p.tables[0].copy_sql(),
+            r#"COPY "a"."t" ("x""y") FROM STDIN WITH (FORMAT csv, NULL 'it''s')"#
+        );
+        assert!(p.files[0].header && p.files[0].key.ends_with("a.t.csv"));
+        // A bare name in two schemas is ambiguous; a qualified one selects.
+        let e = Plan::build(std::slice::from_ref(&dump), &["t".into()]).unwrap_err();
+        assert!(e.to_string().contains("ambiguous"), "{e}");
+        let p = Plan::build(std::slice::from_ref(&dump), &["b.t".into()]).unwrap();
+        assert_eq!((p.tables.len(), p.tables[0].expected_rows), (1, 1));
+        assert!(Plan::build(std::slice::from_ref(&dump), &["nope".into()]).is_err());
+        // A csvsplit manifest needs its table.
+        assert!(Plan::build(std::slice::from_ref(&split), &[]).is_err());
+        let p = Plan::build(std::slice::from_ref(&split), &["public.big".into()]).unwrap();
+        let t = &p.tables[0];
+        assert_eq!(
+            (t.sql_name(), t.expected_rows),
+            (r#""public"."big""#.into(), 3)
+        );
+        assert_eq!(p.files[0].checksum.as_deref(), Some("crc32:0badf00d"));
+        let k = t.key_range.as_ref().unwrap();
+        assert_eq!(
+            (k.firsts.clone(), k.lasts.clone()),
+            (vec!["1".into()], vec!["3".into()])
+        );
+    }
+}
