@@ -128,6 +128,8 @@ pub struct Opts<'a> {
     pub journal: &'a Journal,
     /// True when the run must stop after the current batch.
     pub stop: &'a dyn Fn(usize) -> bool,
+    /// Told the records of each committed batch (for the progress bar).
+    pub committed: &'a dyn Fn(u64),
 }
 
 /// The checksum that identifies `job`'s file in the journal.
@@ -351,6 +353,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
         tx.commit().map_err(|e| sql_err(&e))?;
         record += n;
         loaded += n;
+        (o.committed)(n);
         if last {
             return Ok(Outcome::Done(loaded));
         }

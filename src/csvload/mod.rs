@@ -166,7 +166,9 @@ pub fn run(a: Args) -> Result<()> {
             a.append,
         )?);
     }
-    let (refused, tallies) = load_all(&target, &plan, &journal, &a)?;
+    let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
+    let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
+    bar.finish_and_clear();
     if !a.quiet {
         summary(&plan, &tallies);
     }
@@ -225,7 +227,14 @@ fn load_all(
     plan: &Plan,
     journal: &Journal,
     a: &Args,
+    bar: &indicatif::ProgressBar,
 ) -> Result<(usize, Vec<Tally>)> {
+    let mut files_left = vec![0usize; plan.tables.len()];
+    for f in &plan.files {
+        files_left[f.table] += 1;
+    }
+    let files_left = Mutex::new(files_left);
+    let committed = |n: u64| bar.inc(n);
     let queue: Mutex<VecDeque<usize>> = Mutex::new((0..plan.files.len()).collect());
     let stop_all = AtomicBool::new(false);
     let failed_tables: Mutex<Vec<bool>> = Mutex::new(vec![false; plan.tables.len()]);
@@ -258,6 +267,7 @@ fn load_all(
                     batch_rows: a.batch_rows,
                     journal,
                     stop: &stop,
+                    committed: &committed,
                 };
                 loop {
                     let Some(fi) = queue.lock().unwrap().pop_front() else {
@@ -273,6 +283,11 @@ fn load_all(
                     let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
                     match out {
                         Ok(Outcome::Done(n)) => {
+                            let mut left = files_left.lock().unwrap();
+                            left[job.table] -= 1;
+                            let done = left.iter().filter(|&&l| l == 0).count();
+                            bar.set_message(format!("tables done {done}/{}", left.len()));
+                            drop(left);
                             let mut t = tallies.lock().unwrap();
                             let t = &mut t[job.table];
                             t.files += 1;
@@ -308,6 +323,36 @@ fn load_all(
         refused.load(Ordering::SeqCst) as usize,
         tallies.into_inner().unwrap(),
     ))
+}
+
+/// A progress bar on stderr when it is a terminal and not `-q` (hidden otherwise): rows of
+/// the manifests committed (those the journal already holds count as done), rows/s, ETA,
+/// tables done.
+fn progress_bar(
+    client: &mut postgres::Client,
+    plan: &Plan,
+    journal: &Journal,
+    quiet: bool,
+) -> Result<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() || plan.files.is_empty() {
+        return Ok(indicatif::ProgressBar::hidden());
+    }
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let style = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {per_sec}, ETA {eta}, {msg}",
+    )
+    .expect("valid template");
+    bar.set_style(style);
+    bar.set_position(done.min(total));
+    bar.reset_eta();
+    bar.set_message(format!("tables done 0/{}", plan.tables.len()));
+    Ok(bar)
 }
 
 fn summary(plan: &Plan, tallies: &[Tally]) {
