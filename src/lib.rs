@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod csvcheck;
+pub mod csvload;
 pub mod csvout;
 pub mod csvsplit;
 pub mod error;

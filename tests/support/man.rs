@@ -13,7 +13,7 @@ use clap_complete::Shell;
 /// SEE ALSO, and tests/install.rs checks it against `src/bin/*.rs` and the committed pages
 /// and completions. Adding a tool is one line here (then rebless every tool's test crate:
 /// each page's SEE ALSO changes).
-pub const TOOLS: &[&str] = &["pgdump2csv", "csvcheck", "pksort", "csvsplit"];
+pub const TOOLS: &[&str] = &["pgdump2csv", "csvcheck", "pksort", "csvsplit", "csvload"];
 
 /// The shells completions are generated for, each with the file a tool's script goes to,
 /// relative to `completions/`: the same layout `install.sh` copies under

@@ -549,3 +549,21 @@ pub fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     f.write_all(bytes).unwrap();
     p
 }
+
+impl Pg {
+    /// Crashes the server (`pg_ctl restart -m immediate`: every connection is cut, no
+    /// checkpoint) and starts it again with the same options.
+    pub fn restart_immediate(&self) {
+        let log = self.root.path().join("server.log");
+        let c = self.server_cmd("pg_ctl", |c| {
+            c.arg("-D").arg(&self.data).arg("-l").arg(&log);
+            c.args(["-m", "immediate", "-w", "-t", "60", "-s", "restart"]);
+        });
+        let out = run(c).expect("pg_ctl restart");
+        assert!(
+            out.status.success(),
+            "pg_ctl restart failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

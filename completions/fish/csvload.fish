@@ -1,0 +1,14 @@
+complete -c csvload -s m -l manifest -d 'A manifest to load: pgdump2csv\'s (every table in it, or those of -t) or csvsplit\'s (one table\'s shards; name the table with -t). Repeatable' -r -F
+complete -c csvload -s t -l table -d 'Load only this table (`name` or `schema.name`); repeatable. Names the target table of csvsplit manifests (then give exactly one)' -r
+complete -c csvload -s j -l jobs -d 'Files loaded at once, one connection each (at most 64)' -r
+complete -c csvload -l batch-rows -d 'Commit every N records (cut at record ends) as its own COPY and transaction; default: one file, one transaction' -r
+complete -c csvload -l journal -d 'The journal table of committed batches, created if missing' -r
+complete -c csvload -l schema -d 'Run this SQL script before the data, statement by statement (pgdump2csv\'s schema.sql)' -r -F
+complete -c csvload -l post-data -d 'Run this SQL script after all data (pgdump2csv\'s post.sql: indexes, constraints)' -r -F
+complete -c csvload -l truncate -d 'Empty a table (and forget its journal rows) when it holds rows the journal does not account for, instead of refusing it. A table whose rows are all journaled resumes'
+complete -c csvload -l append -d 'Load into a table even when it holds rows the journal does not account for; they are added to the expected row count'
+complete -c csvload -l verify-only -d 'Only compare each table\'s row count with the manifests (for data loaded any other way); load nothing'
+complete -c csvload -l keep-going -d 'When the server refuses a row, load the other tables to the end (default: every job stops after its current batch)'
+complete -c csvload -s q -l quiet -d 'Print no summary; only errors and verification differences'
+complete -c csvload -s h -l help -d 'Print help'
+complete -c csvload -s V -l version -d 'Print version'

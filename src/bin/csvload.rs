@@ -1,0 +1,7 @@
+//! `csvload`: loads manifests' CSV files into PostgreSQL exactly once; see `dumpshard::csvload`.
+
+fn main() -> std::process::ExitCode {
+    dumpshard::cli::run("csvload", || {
+        dumpshard::csvload::run(<dumpshard::csvload::Args as clap::Parser>::parse())
+    })
+}

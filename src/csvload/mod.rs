@@ -1,0 +1,483 @@
+//! `csvload`: loads the CSV files of pgdump2csv and csvsplit manifests into PostgreSQL (and
+//! YugabyteDB or CockroachDB, which speak the same COPY) in parallel, exactly once,
+//! resumably, and verifies the result.
+//!
+//! Phases: `--schema` SQL, the data (one connection per job, each file streamed into
+//! `COPY ... FROM STDIN` in batches that commit together with their journal row), the
+//! `--post-data` SQL, then verification of every table's row count against the manifests.
+
+pub mod conn;
+pub mod load;
+pub mod plan;
+pub mod sqlfile;
+
+use crate::error::{Error, Result};
+use load::{Journal, Opts, Outcome};
+use plan::Plan;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Most connections csvload opens at once.
+pub const MAX_JOBS: usize = 64;
+
+/// Load CSV files described by dumpshard manifests into PostgreSQL, YugabyteDB or
+/// CockroachDB: in parallel, exactly once (each committed batch is recorded in a journal
+/// table in the same transaction), resumable after any interruption by rerunning the same
+/// command, and verified (row counts against the manifests).
+#[derive(Debug, clap::Parser)]
+#[command(name = "csvload", version)]
+pub struct Args {
+    /// The target database: a libpq URL (`postgresql://user@host:port/db`) or `key=value`
+    /// string (`host=/run/postgresql dbname=db`; a host starting with `/` is a unix-socket
+    /// directory). What it leaves open comes from PGHOST, PGPORT, PGUSER, PGDATABASE,
+    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGAPPNAME and PGCONNECT_TIMEOUT, as
+    /// in psql. TLS is not built in: sslmode=require is refused.
+    #[arg(value_name = "DATABASE", default_value = "")]
+    pub database: String,
+
+    /// A manifest to load: pgdump2csv's (every table in it, or those of -t) or csvsplit's
+    /// (one table's shards; name the table with -t). Repeatable.
+    #[arg(short = 'm', long, value_name = "FILE")]
+    pub manifest: Vec<PathBuf>,
+
+    /// Load only this table (`name` or `schema.name`); repeatable. Names the target table of
+    /// csvsplit manifests (then give exactly one).
+    #[arg(short = 't', long, value_name = "TABLE")]
+    pub table: Vec<String>,
+
+    /// Files loaded at once, one connection each (at most 64).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
+    pub jobs: u64,
+
+    /// Commit every N records (cut at record ends) as its own COPY and transaction; default:
+    /// one file, one transaction.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_rows: Option<u64>,
+
+    /// The journal table of committed batches, created if missing.
+    #[arg(
+        long,
+        value_name = "SCHEMA.TABLE",
+        default_value = "dumpshard.load_journal"
+    )]
+    pub journal: String,
+
+    /// Empty a table (and forget its journal rows) when it holds rows the journal does not
+    /// account for, instead of refusing it. A table whose rows are all journaled resumes.
+    #[arg(long, conflicts_with = "append")]
+    pub truncate: bool,
+
+    /// Load into a table even when it holds rows the journal does not account for; they are
+    /// added to the expected row count.
+    #[arg(long)]
+    pub append: bool,
+
+    /// Run this SQL script before the data, statement by statement (pgdump2csv's schema.sql).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// Run this SQL script after all data (pgdump2csv's post.sql: indexes, constraints).
+    #[arg(long, value_name = "FILE")]
+    pub post_data: Option<PathBuf>,
+
+    /// Only compare each table's row count with the manifests (for data loaded any other
+    /// way); load nothing.
+    #[arg(long, conflicts_with_all = ["schema", "post_data", "truncate", "append"])]
+    pub verify_only: bool,
+
+    /// When the server refuses a row, load the other tables to the end (default: every job
+    /// stops after its current batch).
+    #[arg(long)]
+    pub keep_going: bool,
+
+    /// Print no summary; only errors and verification differences.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// The server's message for `e`, with detail and context when it has them.
+pub fn server_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => {
+            let mut m = format!("{}: {}", d.severity(), d.message());
+            if let Some(x) = d.detail() {
+                m.push_str(&format!(" (DETAIL: {x})"));
+            }
+            if let Some(x) = d.where_() {
+                m.push_str(&format!(" (CONTEXT: {x})"));
+            }
+            m
+        }
+        None => e.to_string(),
+    }
+}
+
+/// Per-table tallies for the summary.
+#[derive(Default)]
+struct Tally {
+    files: u64,
+    rows: u64,
+    bytes: u64,
+    /// When the table's first file started and its last one ended (wall time, so parallel
+    /// files of one table are not counted twice).
+    span: Option<(Instant, Instant)>,
+}
+
+impl Tally {
+    fn secs(&self) -> f64 {
+        self.span.map_or(0.0, |(a, b)| (b - a).as_secs_f64())
+    }
+}
+
+/// Runs csvload.
+pub fn run(a: Args) -> Result<()> {
+    if a.manifest.is_empty() && a.schema.is_none() && a.post_data.is_none() {
+        return Err(Error::Usage(
+            "nothing to do: give --manifest, --schema or --post-data".into(),
+        ));
+    }
+    let journal = Journal::parse(&a.journal)?;
+    for p in a.schema.iter().chain(&a.post_data) {
+        sqlfile::check(p)?;
+    }
+    let plan = Plan::build(&a.manifest, &a.table)?;
+    let target = conn::Target::parse(&a.database)?;
+    let mut client = target.connect()?;
+    yugabyte_session(&mut client)?;
+    if a.verify_only {
+        return verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
+    }
+    journal.ensure(&mut client)?;
+    if let Some(s) = &a.schema {
+        phase(&mut client, s, &journal, a.quiet)?;
+    }
+    let mut extra = Vec::with_capacity(plan.tables.len());
+    for t in &plan.tables {
+        extra.push(load::prepare_table(
+            &mut client,
+            &journal,
+            t,
+            a.truncate,
+            a.append,
+        )?);
+    }
+    let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
+    let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
+    bar.finish_and_clear();
+    if !a.quiet {
+        summary(&plan, &tallies);
+    }
+    if refused > 0 {
+        return Err(Error::Found(format!(
+            "{refused} file(s) had rows the server refused; fix them and rerun the same command"
+        )));
+    }
+    if let Some(p) = &a.post_data {
+        phase(&mut client, p, &journal, a.quiet)?;
+    }
+    verify(&mut client, &plan, &extra, a.quiet)
+}
+
+/// Runs a `--schema` or `--post-data` script and says what happened.
+fn phase(
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    quiet: bool,
+) -> Result<()> {
+    let done = sqlfile::run(client, path, journal)?;
+    if !quiet {
+        match done {
+            Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
+            None => eprintln!(
+                "csvload: {}: already run (journal {}); skipped",
+                path.display(),
+                journal.sql()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one
+/// transaction a batch shares with its journal row; turn that off for the session.
+fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
+    let v: String = client
+        .query_one("SELECT version()", &[])
+        .map_err(|e| load::sql_err(&e))?
+        .get(0);
+    if v.contains("-YB-") {
+        client
+            .batch_execute("SET yb_default_copy_from_rows_per_transaction = 0")
+            .map_err(|e| load::sql_err(&e))?;
+    }
+    Ok(())
+}
+
+/// The data phase: `-j` workers take files from one queue. Returns the number of files
+/// with refused rows; connection and I/O errors end the run (exit 2) after the other
+/// workers finish their batch.
+fn load_all(
+    target: &conn::Target,
+    plan: &Plan,
+    journal: &Journal,
+    a: &Args,
+    bar: &indicatif::ProgressBar,
+) -> Result<(usize, Vec<Tally>)> {
+    let mut files_left = vec![0usize; plan.tables.len()];
+    for f in &plan.files {
+        files_left[f.table] += 1;
+    }
+    let files_left = Mutex::new(files_left);
+    let committed = |n: u64| bar.inc(n);
+    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..plan.files.len()).collect());
+    let stop_all = AtomicBool::new(false);
+    let failed_tables: Mutex<Vec<bool>> = Mutex::new(vec![false; plan.tables.len()]);
+    let tallies: Mutex<Vec<Tally>> =
+        Mutex::new((0..plan.tables.len()).map(|_| Tally::default()).collect());
+    let refused = AtomicU64::new(0);
+    let fatal: Mutex<Option<Error>> = Mutex::new(None);
+    let jobs = (a.jobs as usize).min(plan.files.len()).min(MAX_JOBS);
+    let stop = |table: usize| {
+        stop_all.load(Ordering::SeqCst) || failed_tables.lock().map(|f| f[table]).unwrap_or(true)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                let fail = |e: Error| {
+                    stop_all.store(true, Ordering::SeqCst);
+                    let mut f = fatal.lock().unwrap();
+                    if f.is_none() {
+                        *f = Some(e);
+                    }
+                };
+                let mut client = match target.connect() {
+                    Ok(c) => c,
+                    Err(e) => return fail(e),
+                };
+                if let Err(e) = yugabyte_session(&mut client) {
+                    return fail(e);
+                }
+                let opts = Opts {
+                    batch_rows: a.batch_rows,
+                    journal,
+                    stop: &stop,
+                    committed: &committed,
+                };
+                loop {
+                    let Some(fi) = queue.lock().unwrap().pop_front() else {
+                        return;
+                    };
+                    let job = &plan.files[fi];
+                    if stop(job.table) {
+                        continue;
+                    }
+                    let t0 = Instant::now();
+                    let out = load::load_file(&mut client, plan, job, &opts);
+                    let t1 = Instant::now();
+                    let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
+                    match out {
+                        Ok(Outcome::Done(n)) => {
+                            let mut left = files_left.lock().unwrap();
+                            left[job.table] -= 1;
+                            let done = left.iter().filter(|&&l| l == 0).count();
+                            bar.set_message(format!("tables done {done}/{}", left.len()));
+                            drop(left);
+                            let mut t = tallies.lock().unwrap();
+                            let t = &mut t[job.table];
+                            t.files += 1;
+                            t.rows += n;
+                            t.bytes += bytes;
+                            t.span = Some(match t.span {
+                                Some((a, b)) => (a.min(t0), b.max(t1)),
+                                None => (t0, t1),
+                            });
+                        }
+                        Ok(Outcome::Stopped(n)) => {
+                            tallies.lock().unwrap()[job.table].rows += n;
+                        }
+                        Ok(Outcome::Refused(msg, n)) => {
+                            eprintln!("csvload: {msg}");
+                            tallies.lock().unwrap()[job.table].rows += n;
+                            refused.fetch_add(1, Ordering::SeqCst);
+                            failed_tables.lock().unwrap()[job.table] = true;
+                            if !a.keep_going {
+                                stop_all.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        Err(e) => return fail(e),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = fatal.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok((
+        refused.load(Ordering::SeqCst) as usize,
+        tallies.into_inner().unwrap(),
+    ))
+}
+
+/// A progress bar on stderr when it is a terminal and not `-q` (hidden otherwise): rows of
+/// the manifests committed (those the journal already holds count as done), rows/s, ETA,
+/// tables done.
+fn progress_bar(
+    client: &mut postgres::Client,
+    plan: &Plan,
+    journal: &Journal,
+    quiet: bool,
+) -> Result<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() || plan.files.is_empty() {
+        return Ok(indicatif::ProgressBar::hidden());
+    }
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let style = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {per_sec}, ETA {eta}, {msg}",
+    )
+    .expect("valid template");
+    bar.set_style(style);
+    bar.set_position(done.min(total));
+    bar.reset_eta();
+    bar.set_message(format!("tables done 0/{}", plan.tables.len()));
+    Ok(bar)
+}
+
+fn summary(plan: &Plan, tallies: &[Tally]) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{:<40} {:>6} {:>12} {:>9} {:>9}",
+        "table", "files", "rows", "seconds", "MB/s"
+    );
+    for (t, y) in plan.tables.iter().zip(tallies) {
+        let secs = y.secs();
+        let mbs = if secs > 0.0 {
+            y.bytes as f64 / 1e6 / secs
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            err,
+            "{:<40} {:>6} {:>12} {:>9.2} {:>9.1}",
+            t.display(),
+            y.files,
+            y.rows,
+            secs,
+            mbs
+        );
+    }
+}
+
+/// Compares each table's row count with the manifests (plus rows kept by `--append`);
+/// prints expected vs found; exit 1 on any difference.
+fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let w = |e: std::io::Error| Error::io("<stdout>", e);
+    let mut bad = 0;
+    if !quiet && !plan.tables.is_empty() {
+        writeln!(
+            out,
+            "{:<40} {:>12} {:>12}  result",
+            "table", "expected", "found"
+        )
+        .map_err(w)?;
+    }
+    for (t, x) in plan.tables.iter().zip(extra) {
+        let expected = t.expected_rows as i64 + x;
+        let found = load::count_rows(client, t).map_err(|e| server_message(&e));
+        let (shown, ok) = match &found {
+            Ok(n) => (n.to_string(), *n == expected),
+            Err(m) => (format!("error: {m}"), false),
+        };
+        let mut lines = vec![(t.display(), expected.to_string(), shown, ok)];
+        if let Some(k) = &t.key_range {
+            lines.extend(key_check(client, t, k));
+        }
+        for (name, want, got, ok) in lines {
+            if !ok {
+                bad += 1;
+            }
+            if !quiet || !ok {
+                writeln!(
+                    out,
+                    "{:<40} {:>12} {:>12}  {}",
+                    name,
+                    want,
+                    got,
+                    if ok { "ok" } else { "DIFFERENT" }
+                )
+                .map_err(w)?;
+            }
+        }
+    }
+    out.flush().map_err(w)?;
+    if bad > 0 {
+        return Err(Error::Found(format!(
+            "verification failed: {bad} table(s) differ from the manifests"
+        )));
+    }
+    Ok(())
+}
+
+/// Compares the key's min and max in the table with the manifest's range, letting the server
+/// cast the manifest's values to the column's type and compare them in its own order.
+/// Returns `(label, expected, found, ok)` lines.
+fn key_check(
+    client: &mut postgres::Client,
+    t: &plan::TablePlan,
+    k: &plan::KeyRange,
+) -> Vec<(String, String, String, bool)> {
+    let col = plan::quote_ident(&k.column);
+    let ty: std::result::Result<String, String> = client
+        .query_one(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_catalog.pg_attribute \
+             WHERE attrelid = $1::text::regclass AND attname = $2 AND NOT attisdropped",
+            &[&t.sql_name(), &k.column],
+        )
+        .map(|r| r.get(0))
+        .map_err(|e| server_message(&e));
+    let from = load::from_item(client, t);
+    let res = ty.and_then(|ty| {
+        let q = format!(
+            "SELECT (SELECT min(CAST(v AS {ty}))::text FROM unnest($1::text[]) v), \
+                    (SELECT max(CAST(v AS {ty}))::text FROM unnest($2::text[]) v), \
+                    min({col})::text, max({col})::text FROM {from}"
+        );
+        client
+            .query_one(&q, &[&k.firsts, &k.lasts])
+            .map(|r| {
+                let g = |i| {
+                    r.get::<_, Option<String>>(i)
+                        .unwrap_or_else(|| "(none)".into())
+                };
+                (g(0), g(1), g(2), g(3))
+            })
+            .map_err(|e| server_message(&e))
+    });
+    let label = |m: &str| format!("{} {m}({})", t.display(), k.column);
+    match res {
+        Ok((emin, emax, fmin, fmax)) => vec![
+            (label("min"), emin.clone(), fmin.clone(), emin == fmin),
+            (label("max"), emax.clone(), fmax.clone(), emax == fmax),
+        ],
+        Err(m) => vec![(
+            label("min/max"),
+            String::new(),
+            format!("error: {m}"),
+            false,
+        )],
+    }
+}

@@ -1,0 +1,396 @@
+//! What to load: the tables and files named by pgdump2csv and csvsplit manifests, with the
+//! COPY options each file needs and the row counts verification expects.
+
+use crate::error::{Error, Result};
+use crate::manifest::{self, Manifest};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One file to load into one table.
+#[derive(Debug, Clone)]
+pub struct FileJob {
+    /// Index of its table in [`Plan::tables`].
+    pub table: usize,
+    /// The file as found on disk.
+    pub path: PathBuf,
+    /// Its identity in the journal: the absolute path.
+    pub key: String,
+    /// The first record is a header.
+    pub header: bool,
+    /// Data records the manifest says it holds.
+    pub records: u64,
+    /// `crc32:XXXXXXXX` from a csvsplit manifest (of the uncompressed content); computed
+    /// (`xxh64:` of the file's bytes) when absent.
+    pub checksum: Option<String>,
+}
+
+/// One target table.
+#[derive(Debug, Clone)]
+pub struct TablePlan {
+    /// Schema, unquoted; `None` when a csvsplit `--table` gave a bare name (search_path).
+    pub schema: Option<String>,
+    /// Name, unquoted.
+    pub name: String,
+    /// Column names for the COPY column list (empty: all columns in table order).
+    pub columns: Vec<String>,
+    /// The NULL token.
+    pub null: String,
+    /// Rows the manifests say the table gets.
+    pub expected_rows: u64,
+    /// The key's smallest and largest value, where a csvsplit manifest gives them.
+    pub key_range: Option<KeyRange>,
+}
+
+/// The range of a one-column key, from a csvsplit manifest's per-shard first and last keys.
+/// Only offered when it is exact: every shard sorted ascending, no NULL key, and a key type
+/// whose order is the server's (not `text`, whose order depends on the collation).
+#[derive(Debug, Clone)]
+pub struct KeyRange {
+    /// Column name.
+    pub column: String,
+    /// Each non-empty shard's first key (the shard's minimum).
+    pub firsts: Vec<String>,
+    /// Each non-empty shard's last key (the shard's maximum).
+    pub lasts: Vec<String>,
+}
+
+impl TablePlan {
+    /// `schema.name` for messages and the journal.
+    pub fn display(&self) -> String {
+        match &self.schema {
+            Some(s) => format!("{s}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// The quoted, qualified name for SQL.
+    pub fn sql_name(&self) -> String {
+        match &self.schema {
+            Some(s) => format!("{}.{}", quote_ident(s), quote_ident(&self.name)),
+            None => quote_ident(&self.name),
+        }
+    }
+
+    /// `COPY t (cols) FROM STDIN WITH (FORMAT csv, NULL '...')`. Headers are skipped by
+    /// csvload itself, so a resumed file and a fresh one use the same statement.
+    pub fn copy_sql(&self) -> String {
+        let cols = if self.columns.is_empty() {
+            String::new()
+        } else {
+            let c: Vec<String> = self.columns.iter().map(|c| quote_ident(c)).collect();
+            format!(" ({})", c.join(", "))
+        };
+        format!(
+            "COPY {}{cols} FROM STDIN WITH (FORMAT csv, NULL {})",
+            self.sql_name(),
+            quote_literal(&self.null)
+        )
+    }
+}
+
+/// Everything to load.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Target tables, in manifest order.
+    pub tables: Vec<TablePlan>,
+    /// Files, in manifest order.
+    pub files: Vec<FileJob>,
+}
+
+/// `"name"` with inner quotes doubled.
+pub fn quote_ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// `'text'` with inner quotes doubled (standard_conforming_strings is on in every server
+/// csvload supports; a backslash is then an ordinary character).
+pub fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+#[derive(Deserialize)]
+struct SplitManifest {
+    format: String,
+    header: bool,
+    null: String,
+    shards: Vec<Shard>,
+    #[serde(default)]
+    key: Option<SplitKey>,
+    #[serde(default)]
+    sorted_within_shards: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct SplitKey {
+    columns: Vec<SplitKeyColumn>,
+}
+
+#[derive(Deserialize)]
+struct SplitKeyColumn {
+    column: String,
+    #[serde(rename = "type")]
+    ty: String,
+    desc: bool,
+}
+
+#[derive(Deserialize)]
+struct Shard {
+    file: String,
+    records: u64,
+    crc32: Option<String>,
+    #[serde(default)]
+    first_key: Option<Vec<Option<String>>>,
+    #[serde(default)]
+    last_key: Option<Vec<Option<String>>>,
+}
+
+impl SplitManifest {
+    fn key_range(&self) -> Option<KeyRange> {
+        let [col] = self.key.as_ref()?.columns.as_slice() else {
+            return None;
+        };
+        if col.desc
+            || col.ty == "text"
+            || col.column.parse::<u64>().is_ok()
+            || self.sorted_within_shards != Some(true)
+        {
+            return None;
+        }
+        let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+        for s in &self.shards {
+            match (&s.first_key, &s.last_key) {
+                (Some(f), Some(l)) => {
+                    let ([Some(f)], [Some(l)]) = (f.as_slice(), l.as_slice()) else {
+                        return None;
+                    };
+                    firsts.push(f.clone());
+                    lasts.push(l.clone());
+                }
+                (None, None) if s.records == 0 => {}
+                _ => return None,
+            }
+        }
+        Some(KeyRange {
+            column: col.column.clone(),
+            firsts,
+            lasts,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct Probe {
+    format: Option<String>,
+}
+
+fn absolute(p: &Path) -> String {
+    std::fs::canonicalize(p)
+        .or_else(|_| std::path::absolute(p))
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
+}
+
+impl Plan {
+    /// Reads the manifests. `tables` (from `-t`) selects tables of pgdump2csv manifests and
+    /// names the table of csvsplit manifests (then exactly one is allowed).
+    pub fn build(manifests: &[PathBuf], tables: &[String]) -> Result<Plan> {
+        let mut plan = Plan::default();
+        let mut selected_found = vec![false; tables.len()];
+        for mpath in manifests {
+            let bytes = std::fs::read(mpath).map_err(|e| Error::io(mpath, e))?;
+            let name = mpath.display().to_string();
+            let probe: Probe = serde_json::from_slice(&bytes)
+                .map_err(|e| Error::file(&name, format!("not a valid manifest: {e}")))?;
+            match probe.format.as_deref() {
+                Some(manifest::FORMAT) => {
+                    let m = Manifest::parse(&mut bytes.clone(), &name)?;
+                    let chosen: Vec<&manifest::Table> = if tables.is_empty() {
+                        m.tables.iter().collect()
+                    } else {
+                        let mut v = Vec::new();
+                        for (i, t) in tables.iter().enumerate() {
+                            match m.table(t) {
+                                Ok(found) => {
+                                    selected_found[i] = true;
+                                    v.push(found);
+                                }
+                                // Ambiguous here (a bare name in several schemas): say so.
+                                Err(e) if m.tables.iter().any(|x| x.name == *t) => return Err(e),
+                                Err(_) => {}
+                            }
+                        }
+                        v
+                    };
+                    for t in chosen {
+                        let file = t.file.as_deref().ok_or_else(|| {
+                            Error::file(
+                                &name,
+                                format!(
+                                    "table {} was written to stdout; no file to load",
+                                    t.qualified()
+                                ),
+                            )
+                        })?;
+                        let idx = plan.table_index(TablePlan {
+                            schema: Some(t.schema.clone()),
+                            name: t.name.clone(),
+                            columns: t.columns.iter().map(|c| c.name.clone()).collect(),
+                            null: t.null.clone(),
+                            expected_rows: 0,
+                            key_range: None,
+                        });
+                        plan.tables[idx].key_range = None;
+                        plan.tables[idx].expected_rows += t.rows;
+                        let path = manifest::resolve_file(mpath, file);
+                        plan.files.push(FileJob {
+                            table: idx,
+                            key: absolute(&path),
+                            path,
+                            header: t.header,
+                            records: t.rows,
+                            checksum: None,
+                        });
+                    }
+                }
+                Some("dumpshard-csvsplit") => {
+                    let m: SplitManifest = serde_json::from_slice(&bytes)
+                        .map_err(|e| Error::file(&name, format!("not a valid manifest: {e}")))?;
+                    debug_assert_eq!(m.format, "dumpshard-csvsplit");
+                    let [t] = tables else {
+                        return Err(Error::Usage(format!(
+                            "{name} is a csvsplit manifest: give its table with exactly one -t/--table"
+                        )));
+                    };
+                    selected_found[0] = true;
+                    let (schema, tname) = match t.split_once('.') {
+                        Some((s, n)) => (Some(s.to_string()), n.to_string()),
+                        None => (None, t.clone()),
+                    };
+                    let fresh = plan.tables.len();
+                    let idx = plan.table_index(TablePlan {
+                        schema,
+                        name: tname,
+                        columns: Vec::new(),
+                        null: m.null.clone(),
+                        expected_rows: 0,
+                        key_range: m.key_range(),
+                    });
+                    if idx != fresh {
+                        // Several manifests feed the table: their ranges are not combined.
+                        plan.tables[idx].key_range = None;
+                    }
+                    if plan.tables[idx].null != m.null {
+                        return Err(Error::file(
+                            &name,
+                            format!("its NULL token differs from another manifest's for table {t}"),
+                        ));
+                    }
+                    for s in m.shards {
+                        plan.tables[idx].expected_rows += s.records;
+                        let path = manifest::resolve_file(mpath, &s.file);
+                        plan.files.push(FileJob {
+                            table: idx,
+                            key: absolute(&path),
+                            path,
+                            header: m.header,
+                            records: s.records,
+                            checksum: s.crc32.map(|c| format!("crc32:{c}")),
+                        });
+                    }
+                }
+                other => {
+                    return Err(Error::file(
+                        &name,
+                        format!(
+                            "not a dumpshard manifest (format is {})",
+                            other.map_or("missing".to_string(), |f| format!("'{f}'"))
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(i) = selected_found.iter().position(|f| !f) {
+            return Err(Error::Usage(format!(
+                "table '{}' is in none of the manifests",
+                tables[i]
+            )));
+        }
+        Ok(plan)
+    }
+
+    /// The index of an equal table (same schema and name), adding it if new.
+    fn table_index(&mut self, t: TablePlan) -> usize {
+        match self
+            .tables
+            .iter()
+            .position(|x| x.schema == t.schema && x.name == t.name)
+        {
+            Some(i) => i,
+            None => {
+                self.tables.push(t);
+                self.tables.len() - 1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn manifests_and_table_selection() {
+        let d = tempfile::tempdir().unwrap();
+        let dump = write(
+            d.path(),
+            "m.json",
+            r#"{"format":"dumpshard-manifest","version":1,"tables":[
+              {"schema":"a","name":"t","file":"a.t.csv","columns":[{"name":"x\"y","type":"int","not_null":true}],
+               "rows":2,"bytes":4,"header":true,"null":"it's"},
+              {"schema":"b","name":"t","file":"b.t.csv","columns":[],"rows":1,"bytes":2,"header":false,"null":""}]}"#,
+        );
+        let split = write(
+            d.path(),
+            "s.json",
+            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"","records":3,
+              "key":{"columns":[{"column":"id","field":1,"type":"int","desc":false}],"nulls":null},
+              "sorted_within_shards":true,
+              "shards":[{"shard":0,"file":"s0.csv","records":3,"crc32":"0badf00d","first_key":["1"],"last_key":["3"]},
+                        {"shard":1,"file":"s1.csv","records":0,"crc32":"00000000","first_key":null,"last_key":null}]}"#,
+        );
+        let p = Plan::build(std::slice::from_ref(&dump), &[]).unwrap();
+        assert_eq!(p.tables.len(), 2);
+        assert_eq!(
+            p.tables[0].copy_sql(),
+            r#"COPY "a"."t" ("x""y") FROM STDIN WITH (FORMAT csv, NULL 'it''s')"#
+        );
+        assert!(p.files[0].header && p.files[0].key.ends_with("a.t.csv"));
+        // A bare name in two schemas is ambiguous; a qualified one selects.
+        let e = Plan::build(std::slice::from_ref(&dump), &["t".into()]).unwrap_err();
+        assert!(e.to_string().contains("ambiguous"), "{e}");
+        let p = Plan::build(std::slice::from_ref(&dump), &["b.t".into()]).unwrap();
+        assert_eq!((p.tables.len(), p.tables[0].expected_rows), (1, 1));
+        assert!(Plan::build(std::slice::from_ref(&dump), &["nope".into()]).is_err());
+        // A csvsplit manifest needs its table.
+        assert!(Plan::build(std::slice::from_ref(&split), &[]).is_err());
+        let p = Plan::build(std::slice::from_ref(&split), &["public.big".into()]).unwrap();
+        let t = &p.tables[0];
+        assert_eq!(
+            (t.sql_name(), t.expected_rows),
+            (r#""public"."big""#.into(), 3)
+        );
+        assert_eq!(p.files[0].checksum.as_deref(), Some("crc32:0badf00d"));
+        let k = t.key_range.as_ref().unwrap();
+        assert_eq!(
+            (k.firsts.clone(), k.lasts.clone()),
+            (vec!["1".into()], vec!["3".into()])
+        );
+    }
+}

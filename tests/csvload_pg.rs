@@ -1,0 +1,610 @@
+//! csvload against a real PostgreSQL server (tests/support/pg.rs; skipped loudly when none
+//! can be started, a failure with DUMPSHARD_REQUIRE_PG=1): the fixture database migrated
+//! exactly, a refused row named by file and line with nothing of its batch committed, reruns
+//! after SIGKILL and after a server crash that load exactly what is missing, and
+//! verification that notices a deleted row.
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/man.rs"]
+mod man;
+#[path = "support/pg.rs"]
+mod pg;
+
+use cli::Input;
+use pg::Pg;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PG") {
+            c.env_remove(k);
+        }
+    }
+    c.env("PGHOST", pg.socket_dir())
+        .env("PGPORT", pg.port().to_string())
+        .env("PGUSER", pg::SUPERUSER)
+        .args(args)
+        .stdin(Stdio::null());
+    c
+}
+
+fn csvload(pg: &Pg, args: &[&str]) -> Output {
+    csvload_cmd(pg, args).output().expect("run csvload")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn man_page() {
+    man::check_man_page(<dumpshard::csvload::Args as clap::CommandFactory>::command());
+}
+
+/// Row count and md5 of the sorted rows of every table (as tests/roundtrip_pg.rs does),
+/// without csvload's journal.
+fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
+    let sql = r#"
+CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
+BEGIN
+    IF NOT (SELECT relispopulated FROM pg_class WHERE oid = r) THEN
+        n := -1; h := 'not populated'; RETURN;
+    END IF;
+    EXECUTE format('SELECT count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM ONLY %s t', r)
+        INTO n, h;
+END
+$f$;
+SELECT format('%I.%I', n.nspname, c.relname) || E'\t' || f.n || ' ' || f.h
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL pg_temp.fp(c.oid) AS f
+WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('information_schema', 'dumpshard')
+  AND n.nspname !~ '^pg_'
+ORDER BY 1;
+"#;
+    pg.psql(db, sql)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once('\t').unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
+    let Some(pg) = Pg::start() else { return };
+    let dump = cli::dump_path("nasty.sql");
+    let conv = cli::convert(&dump, Input::Path, extra);
+    // The data has what psql's \copy cannot load: a line that is exactly `\.` inside a
+    // quoted value, and one-column NULL rows (blank lines).
+    let mut all = Vec::new();
+    for f in cli::list_files(&conv.csv_dir) {
+        all.extend(cli::read_maybe_gz(&conv.csv_dir.join(f)));
+    }
+    assert!(
+        all.windows(4).any(|w| w == b"\n\\.\n" || w == b"\n\\.\r"),
+        "fixture lost its \\. line"
+    );
+    pg.createdb("a");
+    pg.psql_file("a", &dump);
+    pg.createdb("b");
+    let (m, s, p) = (
+        conv.manifest_path.to_str().unwrap(),
+        conv.schema.to_str().unwrap(),
+        conv.post.to_str().unwrap(),
+    );
+    let mut args = vec!["--schema", s, "--post-data", p, "-m", m, "-j", "2"];
+    args.extend(load_args);
+    args.push("dbname=b");
+    let out = csvload(&pg, &args);
+    assert!(
+        out.status.success(),
+        "csvload failed: {}\n{}",
+        text(&out.stderr),
+        text(&out.stdout)
+    );
+    assert!(text(&out.stdout).contains(" ok"), "{}", text(&out.stdout));
+    assert!(!text(&out.stdout).contains("DIFFERENT"));
+    let (fa, fb) = (fingerprints(&pg, "a"), fingerprints(&pg, "b"));
+    assert_eq!(fa, fb, "the migrated database differs from a psql restore");
+    // The same command again: every phase and file is in the journal; nothing changes.
+    let out = csvload(&pg, &args);
+    assert!(out.status.success(), "rerun: {}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("already run"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(fingerprints(&pg, "b"), fb, "a rerun changed the data");
+}
+
+#[test]
+fn fixture_migrates_exactly() {
+    migrate_fixture(&[], &[]);
+}
+
+#[test]
+fn fixture_migrates_exactly_header_null_gzip_batches() {
+    migrate_fixture(
+        &["--header", "--null", "\\N", "--gzip"],
+        &["--batch-rows", "2"],
+    );
+}
+
+fn write_manifest(dir: &Path, table: &str, file: &str, rows: u64) -> PathBuf {
+    let m = format!(
+        r#"{{"format":"dumpshard-manifest","version":1,"tables":[{{"schema":"public","name":"{table}",
+        "file":"{file}","columns":[{{"name":"id","type":"integer","not_null":true}},
+        {{"name":"note","type":"text","not_null":false}},{{"name":"v","type":"integer","not_null":false}}],
+        "primary_key":["id"],"rows":{rows},"bytes":0,"header":false,"null":""}}]}}"#
+    );
+    let p = dir.join(format!("{table}.json"));
+    std::fs::write(&p, m).unwrap();
+    p
+}
+
+/// Records 1..=10, each spanning two lines; record 7's `v` is `bad` when given.
+fn bad_csv(bad: &str) -> String {
+    (1..=10)
+        .map(|k| {
+            let v = if k == 7 {
+                bad.to_string()
+            } else {
+                k.to_string()
+            };
+            format!("{k},\"first\nsecond {k}\",{v}\n")
+        })
+        .collect()
+}
+
+#[test]
+fn refused_row_named_then_fixed_and_verified() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("d");
+    pg.psql("d", "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, bad_csv("x")).unwrap();
+    let m = write_manifest(dir.path(), "t", "t.csv", 10);
+    let m = m.to_str().unwrap();
+    let args = ["-m", m, "--batch-rows", "3", "dbname=d"];
+
+    // Rows the journal does not account for: refused, and --truncate empties the table.
+    pg.psql("d", "INSERT INTO t VALUES (99, 'stray', 0)");
+    let out = csvload(&pg, &args);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--truncate"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let mut targs = vec!["--truncate"];
+    targs.extend(args);
+    let out = csvload(&pg, &targs);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    eprintln!("{err}");
+    // Record 7 starts on line 13; the server's message comes along.
+    assert!(
+        err.contains(&format!("{}:13: (record 7, byte ", csv.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("invalid input syntax for type integer"),
+        "{err}"
+    );
+    // Batches 1-3 and 4-6 committed; nothing of the batch 7-9.
+    assert_eq!(
+        pg.psql("d", "SELECT count(*), max(id) FROM t").trim(),
+        "6|6"
+    );
+    assert_eq!(
+        pg.psql(
+            "d",
+            "SELECT count(*), sum(records) FROM dumpshard.load_journal WHERE table_name = 'public.t'"
+        )
+        .trim(),
+        "2|6"
+    );
+
+    // Fix the row and rerun the same command: only what is missing is loaded.
+    std::fs::write(&csv, bad_csv("7")).unwrap();
+    let out = csvload(&pg, &targs);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql("d", "SELECT count(*), count(DISTINCT id), sum(v) FROM t")
+            .trim(),
+        "10|10|55"
+    );
+    assert_eq!(
+        pg.psql("d", "SELECT note FROM t WHERE id = 7").trim(),
+        "first\nsecond 7"
+    );
+
+    // A file changed inside the loaded part is refused, not loaded twice.
+    let out = csvload(&pg, &["-m", m, "--batch-rows", "4", "dbname=d"]);
+    assert!(
+        out.status.success(),
+        "batch size changes nothing once loaded"
+    );
+    std::fs::write(&csv, bad_csv("7").replace("second 2", "SECOND 2")).unwrap();
+    let out = csvload(&pg, &args);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("changed"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(&csv, bad_csv("7")).unwrap();
+
+    // Verification notices a row deleted after the load.
+    let out = csvload(&pg, &["--verify-only", "-m", m, "dbname=d"]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    pg.psql("d", "DELETE FROM t WHERE id = 5");
+    let out = csvload(&pg, &["--verify-only", "-m", m, "dbname=d"]);
+    assert_eq!(out.status.code(), Some(1));
+    let so = text(&out.stdout);
+    assert!(
+        so.lines().any(|l| l.starts_with("public.t")
+            && l.contains(" 10 ")
+            && l.contains(" 9 ")
+            && l.ends_with("DIFFERENT")),
+        "{so}"
+    );
+}
+
+#[test]
+fn meta_commands_refused_before_anything_runs() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("e");
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("pwned");
+    let schema = dir.path().join("schema.sql");
+    std::fs::write(
+        &schema,
+        format!(
+            "\\restrict k\nCREATE TABLE x (a int);\n\\! touch {}\n\\unrestrict k\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let out = csvload(&pg, &["--schema", schema.to_str().unwrap(), "dbname=e"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("schema.sql:3:") && err.contains("refused"),
+        "{err}"
+    );
+    assert!(!marker.exists());
+    assert!(pg.try_psql("e", "SELECT * FROM x").is_err(), "nothing ran");
+
+    // A failing statement is named by line, and the phase leaves nothing behind.
+    std::fs::write(
+        &schema,
+        "CREATE TABLE x (a int);\n\nCREATE TABLE y (a nosuchtype);\n",
+    )
+    .unwrap();
+    let out = csvload(&pg, &["--schema", schema.to_str().unwrap(), "dbname=e"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("schema.sql:3:") && err.contains("nosuchtype"),
+        "{err}"
+    );
+    assert!(pg.try_psql("e", "SELECT * FROM x").is_err(), "rolled back");
+}
+
+// --- interruptions ------------------------------------------------------------------------
+
+const BIG_ROWS: u64 = 300_000;
+const BIG_FILES: u64 = 4;
+
+/// A table `big` and a csvsplit manifest of BIG_FILES shards (one gzip-compressed).
+fn big_setup(pg: &Pg, db: &str, dir: &Path) -> PathBuf {
+    pg.createdb(db);
+    pg.psql(db, "CREATE TABLE big (id bigint PRIMARY KEY, payload text)");
+    let per = BIG_ROWS / BIG_FILES;
+    let mut shards = Vec::new();
+    for f in 0..BIG_FILES {
+        let mut s = String::new();
+        for id in f * per + 1..=(f + 1) * per {
+            s.push_str(&format!("{id},\"p{id}\n,\"\"{}\"\"\"\n", id * 7919 % 10007));
+        }
+        let name = if f == 0 {
+            let name = format!("s{f}.csv.gz");
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut enc, s.as_bytes()).unwrap();
+            std::fs::write(dir.join(&name), enc.finish().unwrap()).unwrap();
+            name
+        } else {
+            let name = format!("s{f}.csv");
+            std::fs::write(dir.join(&name), s).unwrap();
+            name
+        };
+        shards.push(format!(
+            r#"{{"shard":{f},"file":"{name}","records":{per},"first_key":["{}"],"last_key":["{}"]}}"#,
+            f * per + 1,
+            (f + 1) * per
+        ));
+    }
+    let m = dir.join("shards.json");
+    std::fs::write(
+        &m,
+        format!(
+            r#"{{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
+                "key":{{"columns":[{{"column":"id","field":1,"type":"int","desc":false}}],"nulls":null}},
+                "sorted_within_shards":true,"non_overlapping":true,"shards":[{}]}}"#,
+            shards.join(",")
+        ),
+    )
+    .unwrap();
+    m
+}
+
+/// The table equals its source exactly, with no duplicate, and the journal is one run of
+/// batches per file accounting for every row.
+fn big_check(pg: &Pg, db: &str) {
+    assert_eq!(
+        pg.psql(
+            db,
+            "SELECT count(*), count(DISTINCT id), min(id), max(id), \
+             count(*) FILTER (WHERE payload <> format(E'p%s\\n,\"%s\"', id, id * 7919 % 10007)) \
+             FROM big"
+        )
+        .trim(),
+        format!("{BIG_ROWS}|{BIG_ROWS}|1|{BIG_ROWS}|0")
+    );
+    assert_eq!(
+        pg.psql(
+            db,
+            "SELECT sum(records), count(DISTINCT file), \
+                    count(*) FILTER (WHERE prev IS NOT NULL AND prev <> byte_start), \
+                    count(*) FILTER (WHERE last) \
+             FROM (SELECT *, lag(byte_end) OVER (PARTITION BY file ORDER BY byte_start) AS prev \
+                   FROM dumpshard.load_journal WHERE table_name = 'public.big') j"
+        )
+        .trim(),
+        format!("{BIG_ROWS}|{BIG_FILES}|0|{BIG_FILES}")
+    );
+}
+
+fn wait_timeout(child: &mut Child, secs: u64) -> Option<std::process::ExitStatus> {
+    for _ in 0..secs * 20 {
+        if let Some(st) = child.try_wait().unwrap() {
+            return Some(st);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn sigkill_at_six_moments_then_rerun_loads_exactly_once() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = big_setup(&pg, "k", dir.path());
+    let args = [
+        "-m",
+        m.to_str().unwrap(),
+        "-t",
+        "public.big",
+        "-j",
+        "3",
+        "--batch-rows",
+        "1000",
+        "-q",
+        "dbname=k",
+    ];
+    // Kill moments tied to progress, not to the clock: each run is killed once the journal
+    // has passed the next eighth of the rows, plus a pseudo-random 0-40 ms (fixed seed) so
+    // the kill falls anywhere in a batch: inside a COPY, between COPY and COMMIT, between
+    // files.
+    let journaled = || -> u64 {
+        pg.try_psql(
+            "k",
+            "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal \
+             WHERE table_name = 'public.big'",
+        )
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+    };
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut kills = 0;
+    for k in 1..=6 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut child = csvload_cmd(&pg, &args).spawn().unwrap();
+        while child.try_wait().unwrap().is_none() && journaled() < k * BIG_ROWS / 8 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(seed % 40));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL
+            kills += 1;
+        }
+        let _ = child.wait();
+    }
+    let out = csvload(&pg, &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    big_check(&pg, "k");
+    assert!(
+        kills >= 3,
+        "only {kills} of 6 kills landed before the load ended"
+    );
+    let so = text(&out.stdout);
+    assert!(so.is_empty(), "-q prints nothing when all is well: {so}");
+
+    // Verification also compares the key range: a changed key with the same row count.
+    let verify = [
+        "--verify-only",
+        "-m",
+        args[1],
+        "-t",
+        "public.big",
+        "dbname=k",
+    ];
+    let out = csvload(&pg, &verify);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("public.big max(id)"),
+        "{}",
+        text(&out.stdout)
+    );
+    pg.psql(
+        "k",
+        &format!("UPDATE big SET id = id * 10 WHERE id = {BIG_ROWS}"),
+    );
+    let out = csvload(&pg, &verify);
+    assert_eq!(out.status.code(), Some(1));
+    let so = text(&out.stdout);
+    assert!(
+        so.lines().any(|l| l.starts_with("public.big max(id)")
+            && l.contains(&format!(" {BIG_ROWS} "))
+            && l.ends_with("DIFFERENT")),
+        "{so}"
+    );
+    assert!(
+        so.lines()
+            .any(|l| l.starts_with("public.big ") && l.ends_with(" ok")),
+        "row count still ok: {so}"
+    );
+}
+
+#[test]
+fn server_crash_mid_load_then_rerun_completes() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = big_setup(&pg, "c", dir.path());
+    let args = [
+        "-m",
+        m.to_str().unwrap(),
+        "-t",
+        "public.big",
+        "-j",
+        "2",
+        "--batch-rows",
+        "3000",
+        "dbname=c",
+    ];
+    let mut child = csvload_cmd(&pg, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Crash the server once a quarter of the rows is journaled (progress, not the clock).
+    let journaled = || -> u64 {
+        pg.try_psql(
+            "c",
+            "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal \
+             WHERE table_name = 'public.big'",
+        )
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+    };
+    while child.try_wait().unwrap().is_none() && journaled() < BIG_ROWS / 4 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    pg.restart_immediate();
+    let st = wait_timeout(&mut child, 120).expect("csvload hangs after the server went away");
+    // Commits may be lost in the crash (synchronous_commit is off): rows and journal together.
+    let after = journaled();
+    assert!(
+        after < BIG_ROWS,
+        "the load ended before the crash; nothing was tested"
+    );
+    assert_eq!(st.code(), Some(2), "a lost connection is exit 2");
+    let out = csvload(&pg, &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    big_check(&pg, "c");
+}
+
+#[test]
+fn url_database_and_unloadable_options() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("u");
+    pg.psql("u", "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.csv"), bad_csv("7")).unwrap();
+    let m = write_manifest(dir.path(), "t", "t.csv", 10);
+    let sock: String = pg
+        .socket_dir()
+        .to_str()
+        .unwrap()
+        .replace('%', "%25")
+        .replace('/', "%2F");
+    let url = format!("postgresql://{}@{sock}:{}/u", pg::SUPERUSER, pg.port());
+    let mut c = csvload_cmd(&pg, &["-m", m.to_str().unwrap(), &url]);
+    c.env_remove("PGHOST")
+        .env_remove("PGPORT")
+        .env_remove("PGUSER");
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(pg.psql("u", "SELECT count(*) FROM t").trim(), "10");
+    let out = csvload(
+        &pg,
+        &["-m", m.to_str().unwrap(), "dbname=u sslmode=require"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("TLS"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn refused_row_stops_other_tables_unless_keep_going() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("g");
+    pg.psql(
+        "g",
+        "CREATE TABLE t1 (id int PRIMARY KEY, note text, v int); \
+         CREATE TABLE t2 (id int PRIMARY KEY, note text, v int)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t1.csv"), bad_csv("x")).unwrap();
+    std::fs::write(dir.path().join("t2.csv"), bad_csv("7")).unwrap();
+    let (m1, m2) = (
+        write_manifest(dir.path(), "t1", "t1.csv", 10),
+        write_manifest(dir.path(), "t2", "t2.csv", 10),
+    );
+    let base = [
+        "-m",
+        m1.to_str().unwrap(),
+        "-m",
+        m2.to_str().unwrap(),
+        "-j",
+        "1",
+        "dbname=g",
+    ];
+    // One job: t1 fails first, and t2 is not started.
+    let out = csvload(&pg, &base);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql(
+            "g",
+            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
+        )
+        .trim(),
+        "0|0",
+        "one file, one transaction: nothing of t1; t2 not started"
+    );
+    let mut kg = vec!["--keep-going"];
+    kg.extend(base);
+    let out = csvload(&pg, &kg);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql(
+            "g",
+            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
+        )
+        .trim(),
+        "0|10"
+    );
+}
