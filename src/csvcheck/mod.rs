@@ -9,8 +9,8 @@
 pub mod ddl;
 
 use crate::error::{Error, IoContext, Pos, Result};
-use crate::manifest::Manifest;
 use crate::keys::{self, ColumnRef, KeyArg, KeyType};
+use crate::manifest::Manifest;
 use crate::output::{Sink, wants_gzip};
 use crate::pgtypes::{Catalog, PgType, check_type_name, excerpt};
 use crate::records::{Chunk, ChunkReader, Field, Malformed, split_fields, strip_terminator};

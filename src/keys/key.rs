@@ -29,9 +29,9 @@ pub enum KeyType {
     Bool,
     /// ISO date, `infinity`/`-infinity` and ` BC` included.
     Date,
-    /// ISO timestamp without time zone.
+    /// ISO timestamp without time zone (an offset, as in PostgreSQL, is ignored).
     Timestamp,
-    /// ISO timestamp with a UTC offset, compared as an instant.
+    /// ISO timestamp with a UTC offset, compared as an instant (no offset: UTC).
     Timestamptz,
 }
 
@@ -453,7 +453,11 @@ fn parse_timestamp(v: &[u8], tz: bool) -> Result<i128, ()> {
         return Ok(i128::MIN);
     }
     let (s, bc) = strip_bc(v);
-    let sep = s.iter().position(|&c| c == b' ' || c == b'T').ok_or(())?;
+    let Some(sep) = s.iter().position(|&c| c == b' ' || c == b'T') else {
+        // A date alone is its midnight, as in PostgreSQL.
+        let days = parse_ymd(s, bc).ok_or(())?;
+        return Ok(i128::from(days * 86_400) * 1_000_000_000);
+    };
     let days = parse_ymd(&s[..sep], bc).ok_or(())?;
     let rest = s[sep + 1..].trim_ascii_start();
     // The time ends where the offset starts (+, -, Z) or at the end.
@@ -485,16 +489,14 @@ fn parse_timestamp(v: &[u8], tz: bool) -> Result<i128, ()> {
     if h > 24 || mi > 59 || sec > 60 || (h == 24 && (mi > 0 || sec > 0 || nanos > 0)) {
         return Err(());
     }
+    // As PostgreSQL: a timestamp without time zone ignores a given offset, and a
+    // timestamptz without one is in the session's zone, which a key cannot know; it is
+    // taken as UTC (pg_dump always writes the offset).
     let offset_secs: i64 = if off.is_empty() {
-        if tz {
-            return Err(());
-        }
         0
     } else {
-        if !tz {
-            return Err(());
-        }
-        parse_offset(off).ok_or(())?
+        let o = parse_offset(off).ok_or(())?;
+        if tz { o } else { 0 }
     };
     let secs =
         days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec) - offset_secs;
@@ -654,6 +656,18 @@ mod tests {
             ],
         );
         assert_eq!(
+            enc(KeyType::Timestamp, "2001-01-01 10:00:00+01"),
+            enc(KeyType::Timestamp, "2001-01-01 10:00:00")
+        );
+        assert_eq!(
+            enc(KeyType::Timestamp, "2001-01-01"),
+            enc(KeyType::Timestamp, "2001-01-01 00:00")
+        );
+        assert_eq!(
+            enc(KeyType::Timestamptz, "2001-01-01 10:00:00"),
+            enc(KeyType::Timestamptz, "2001-01-01 10:00:00+00")
+        );
+        assert_eq!(
             enc(KeyType::Timestamptz, "2000-01-01 05:30:00+05:30"),
             enc(KeyType::Timestamptz, "2000-01-01 00:00:00+00")
         );
@@ -703,8 +717,7 @@ mod tests {
             bad(KeyType::Date, v);
         }
         bad(KeyType::Timestamp, "2001-01-01 25:00:00");
-        bad(KeyType::Timestamp, "2001-01-01 10:00:00+01");
-        bad(KeyType::Timestamptz, "2001-01-01 10:00:00");
+        bad(KeyType::Timestamp, "2001-01-01 10:00:00+1:00:00:00");
         bad(KeyType::Timestamptz, "2001-01-01 10:00:00+1:00:00:00");
     }
 
@@ -756,11 +769,31 @@ mod tests {
             (KeyType::Float, PgType::Float8, "\u{b}-0\u{c}"),
             (KeyType::Bool, PgType::Bool, "\u{b}on"),
             (KeyType::Date, PgType::Date, "\u{b}2000-01-01"),
-            (KeyType::Uuid, PgType::Uuid, "a0eebc999c0b4ef8bb6d6bb9bd380a11"),
-            (KeyType::Uuid, PgType::Uuid, " a0eebc999c0b4ef8bb6d6bb9bd380a11"),
-            (KeyType::Uuid, PgType::Uuid, "a0e-ebc999c0b4ef8bb6d6bb9bd380a11"),
-            (KeyType::Uuid, PgType::Uuid, "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11"),
-            (KeyType::Uuid, PgType::Uuid, "{a0eebc999c0b4ef8bb6d6bb9bd380a11"),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                " a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0e-ebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "{a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
         ];
         for (kt, pt, v) in cases {
             let key = encode(*kt, v.as_bytes(), &mut Vec::new()).is_ok();
