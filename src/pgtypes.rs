@@ -487,6 +487,19 @@ pub fn int_digits(v: &[u8]) -> Option<(bool, &[u8])> {
     (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some((neg, digits))
 }
 
+/// The value of an integer in [`int_digits`] syntax, when it fits an `i64`.
+pub fn int_value(v: &[u8]) -> Option<i64> {
+    let (neg, digits) = int_digits(v)?;
+    let mut acc: i128 = 0;
+    for &d in digits {
+        acc = acc * 10 + i128::from(d - b'0');
+        if acc > 1 << 64 {
+            return None;
+        }
+    }
+    i64::try_from(if neg { -acc } else { acc }).ok()
+}
+
 fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), String> {
     let (neg, digits) = int_digits(v).ok_or_else(|| syntax(t))?;
     let mut acc: i128 = 0;

@@ -131,12 +131,12 @@ fn agree(ty: Ty, values: &[String], desc: bool) {
         }
     }
     // pksort's order passes both checkers.
-    let ckey = format!("v{dir},n");
+    let cvn = format!("v{dir},n");
     let cargs = [
         "--columns",
         columns.as_str(),
         "--key",
-        ckey.as_str(),
+        cvn.as_str(),
         "--sorted",
         "-q",
     ];
@@ -151,6 +151,25 @@ fn agree(ty: Ty, values: &[String], desc: bool) {
     let pargs = ["-c", "-k", key.as_str()];
     let out = run(PKSORT, &pargs, &sorted.stdout);
     assert_eq!(code(&out), 0, "{}", describe(PKSORT, &pargs, &out));
+    // Duplicates of the value alone (equal keys, e.g. `1.5` and `1.50`): pksort -c and
+    // csvcheck, with the order check and with its duplicate set, find the same.
+    let vkey = format!("2:{}{dir}", ty.cli);
+    let vargs = ["-c", "-k", vkey.as_str()];
+    let p = run(PKSORT, &vargs, &sorted.stdout);
+    let ckey = format!("v{dir}");
+    for extra in [None, Some("--sorted")] {
+        let mut args = vec!["--columns", columns.as_str(), "--key", ckey.as_str(), "-q"];
+        args.extend(extra);
+        let c = run(CSVCHECK, &args, &sorted.stdout);
+        assert_eq!(
+            code(&c),
+            code(&p),
+            "input {:?}\n{}\n{}",
+            String::from_utf8_lossy(&sorted.stdout),
+            describe(CSVCHECK, &args, &c),
+            describe(PKSORT, &vargs, &p)
+        );
+    }
     // On the input as given, the checkers agree (sorted or not).
     let c = run(CSVCHECK, &cargs, good_csv.as_bytes());
     let p = run(PKSORT, &pargs, good_csv.as_bytes());
@@ -485,4 +504,84 @@ fn csvcheck_key_syntax_is_pksorts() {
     let out = run(CSVCHECK, &["--key", "1:wat"], b"1\n");
     assert_eq!(code(&out), 2, "{}", describe(CSVCHECK, &[], &out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad key '1:wat'"));
+}
+
+/// Integer keys in sorted mode compare as encodings, not as the duplicate set's exact
+/// two's-complement bytes (where -1 would sort after 1).
+#[test]
+fn sorted_negative_integers() {
+    for columns in ["a:int2", "a:int4", "a:int8"] {
+        let args = ["--columns", columns, "--key", "a", "--sorted"];
+        let out = run(CSVCHECK, &args, b"-5\n-1\n0\n1\n");
+        assert_eq!(code(&out), 0, "{}", describe(CSVCHECK, &args, &out));
+    }
+}
+
+/// Equal keys in different spellings are duplicates, with keys stored exactly (fixed-width
+/// types within 16 bytes, four int4 columns included) and hashed.
+#[test]
+fn duplicates_are_equal_values() {
+    let uuid = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11";
+    // (columns, key, a record, the same key spelled differently, a different key)
+    let cases: &[[&str; 5]] = &[
+        [
+            "a:int4,b:int4,c:int4,d:int4",
+            "a,b,c,d",
+            "1,2,3,-4\n",
+            "+1,02,3, -4\n",
+            "1,2,3,4\n",
+        ],
+        ["a:int2,b:int8", "a,b", "-1,7\n", "-001,+7\n", "1,7\n"],
+        [
+            "u:uuid",
+            "u",
+            "U\n",
+            "{A0EEBC999C0B4EF8BB6D6BB9BD380A11}\n",
+            "b0eebc999c0b4ef8bb6d6bb9bd380a11\n",
+        ],
+        [
+            "d:date,i:int8",
+            "d,i",
+            "2000-01-01,-1\n",
+            "\" 2000-01-01\",-1\n",
+            "2000-01-01,1\n",
+        ],
+        [
+            "t:timestamptz,u:uuid",
+            "t,u",
+            "2000-01-01 10:00:00+02,U\n",
+            "2000-01-01 08:00:00Z,U\n",
+            "2000-01-01 10:00:00Z,U\n",
+        ],
+        ["f:float8,b:bool", "f,b", "-0,t\n", "0e5,yes\n", "0,f\n"],
+        ["n:numeric,s:text", "n,s", "1.5,x\n", "1.50,x\n", "1.5,y\n"],
+    ];
+    for [columns, key, a, b, other] in cases {
+        let (a, b) = (a.replace('U', uuid), b.replace('U', uuid));
+        let other = other.replace('U', uuid);
+        for sorted in [false, true] {
+            let mut args = vec!["--columns", columns, "--key", key];
+            if sorted {
+                args.push("--sorted");
+            }
+            let out = run(CSVCHECK, &args, format!("{a}{b}").as_bytes());
+            assert_eq!(
+                code(&out),
+                1,
+                "{a:?} {b:?}: {}",
+                describe(CSVCHECK, &args, &out)
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("duplicate"), "{err}");
+            if !sorted {
+                let out = run(CSVCHECK, &args, format!("{a}{other}").as_bytes());
+                assert_eq!(
+                    code(&out),
+                    0,
+                    "{a:?} {other:?}: {}",
+                    describe(CSVCHECK, &args, &out)
+                );
+            }
+        }
+    }
 }

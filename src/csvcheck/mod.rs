@@ -627,9 +627,20 @@ struct Ctx<'a> {
     key: Vec<usize>,
     /// How each key column compares, in key order.
     key_cols: Vec<KeyCol>,
-    /// Keys padded to these widths fit in 16 bytes and are used exactly (see
-    /// [`KeyType::max_width`]); `None`: keys are hashed.
-    exact_widths: Option<Vec<usize>>,
+    /// Keys so packed fit in 16 bytes and are used exactly; `None`: keys are hashed.
+    exact_widths: Option<Vec<Exact>>,
+}
+
+/// How a key column goes into a 16-byte exact key (the duplicate check needs equality only,
+/// not order).
+#[derive(Clone, Copy)]
+enum Exact {
+    /// Its encoding padded with zeros to this width ([`KeyType::max_width`]): encodings are
+    /// prefix-free, so padded ones stay distinct.
+    Pad(usize),
+    /// An integer column's value (in the column type's range, checked before) as this many
+    /// big-endian bytes, one byte less than its encoding, so that four int4 columns fit.
+    Int(usize),
 }
 
 /// One key column's comparison: pksort's key type and direction.
@@ -668,13 +679,30 @@ fn key_col(cfg: &Config, k: usize, col_ty: &PgType) -> KeyCol {
 
 /// The padded width of each key column, when all are bounded and together fit in 16 bytes:
 /// such keys are used as they are, with no hashing and so no collisions.
-fn exact_key_widths(cols: &[KeyCol], types: &[PgType]) -> Option<Vec<usize>> {
-    let w: Vec<usize> = cols
+fn exact_key_widths(cols: &[KeyCol], types: &[PgType]) -> Option<Vec<Exact>> {
+    let w: Vec<Exact> = cols
         .iter()
         .zip(types)
-        .map(|(c, t)| c.ty.max_width(t))
+        .map(|(c, t)| {
+            let base = match t {
+                PgType::Domain(d) => &d.base,
+                t => t,
+            };
+            match (c.ty, base) {
+                (KeyType::Int, PgType::Int2) => Some(Exact::Int(2)),
+                (KeyType::Int, PgType::Int4) => Some(Exact::Int(4)),
+                (KeyType::Int, PgType::Int8) => Some(Exact::Int(8)),
+                _ => c.ty.max_width(t).map(Exact::Pad),
+            }
+        })
         .collect::<Option<_>>()?;
-    (w.iter().sum::<usize>() <= 16).then_some(w)
+    let total: usize = w
+        .iter()
+        .map(|e| match e {
+            Exact::Pad(n) | Exact::Int(n) => n,
+        })
+        .sum();
+    (total <= 16).then_some(w)
 }
 
 fn hash128(k: &[u8]) -> u128 {
@@ -868,9 +896,14 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
                     *b = !*b;
                 }
             }
-            if let Some(w) = &ctx.exact_widths {
-                // Prefix-free encodings padded with zeros stay distinct.
-                keybuf.resize(start + w[k], 0);
+            match ctx.exact_widths.as_ref().map(|w| w[k]) {
+                Some(Exact::Pad(n)) => keybuf.resize(start + n, 0),
+                Some(Exact::Int(n)) => {
+                    keybuf.truncate(start);
+                    let x = crate::pgtypes::int_value(&v).unwrap_or_default();
+                    keybuf.extend_from_slice(&x.to_be_bytes()[8 - n..]);
+                }
+                None => {}
             }
         }
         if !ok {
@@ -1592,7 +1625,10 @@ pub fn check(cfg: &Config) -> Result<()> {
                 };
                 m.key = key.clone();
                 let mut ctx = ctx;
-                ctx.exact_widths = exact_key_widths(&ctx.key_cols, &key_types);
+                // Exact keys are for the duplicate set only: --sorted compares encodings.
+                if !cfg.sorted {
+                    ctx.exact_widths = exact_key_widths(&ctx.key_cols, &key_types);
+                }
                 let skip0 = first_chunk && cfg.header;
                 let prev = pending.take();
                 let merger = &mut m;
