@@ -880,7 +880,15 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
             let kc = &ctx.key_cols[k];
             let v = fields[c].value(rec);
             let start = keybuf.len();
-            if keys::encode(kc.ty, &v, &mut keybuf).is_err() {
+            let exact = ctx.exact_widths.as_ref().map(|w| w[k]);
+            let encoded = match exact {
+                // Equality is all the duplicate set needs: the value, parsed once.
+                Some(Exact::Int(n)) => crate::pgtypes::int_value(&v)
+                    .map(|x| keybuf.extend_from_slice(&x.to_be_bytes()[8 - n..]))
+                    .is_some(),
+                _ => keys::encode(kc.ty, &v, &mut keybuf).is_ok(),
+            };
+            if !encoded {
                 ok = false;
                 out.problems.push(problem(
                     i,
@@ -896,14 +904,8 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
                     *b = !*b;
                 }
             }
-            match ctx.exact_widths.as_ref().map(|w| w[k]) {
-                Some(Exact::Pad(n)) => keybuf.resize(start + n, 0),
-                Some(Exact::Int(n)) => {
-                    keybuf.truncate(start);
-                    let x = crate::pgtypes::int_value(&v).unwrap_or_default();
-                    keybuf.extend_from_slice(&x.to_be_bytes()[8 - n..]);
-                }
-                None => {}
+            if let Some(Exact::Pad(n)) = exact {
+                keybuf.resize(start + n, 0);
             }
         }
         if !ok {
