@@ -73,6 +73,9 @@ pub enum Error {
     StoppedEarly,
 }
 
+/// How standard output is named in messages (and recognised in [`Error::is_broken_pipe`]).
+pub const STDOUT: &str = "<stdout>";
+
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -110,10 +113,12 @@ impl Error {
         }
     }
 
-    /// True when the error is a closed pipe on output, which a filter treats as a normal end
-    /// (`pgdump2csv ... | head` must not complain).
+    /// True when the error is standard output closed early, which a filter treats as a
+    /// normal end (`pgdump2csv ... | head` must not complain). A named output whose reader
+    /// went away (`--dups-out >(head)`) is not: that output is incomplete.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+        matches!(self, Error::Io { path, source }
+            if source.kind() == io::ErrorKind::BrokenPipe && path == STDOUT)
     }
 }
 

@@ -139,7 +139,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub examples: usize,
 
-    /// Worker threads (default: all cores).
+    /// Worker threads, at most 4 per CPU (and 256) (default: all cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 
@@ -1397,7 +1397,16 @@ impl KeySet {
 }
 
 /// Runs csvcheck.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
+    crate::output::Guard::new("an output")
+        .inputs("FILE", &args.files)
+        .input("--manifest", args.manifest.as_deref())
+        .input("--ddl", args.ddl.as_deref())
+        .output("--report", args.report.as_deref())
+        .output("--bad-rows", args.bad_rows.as_deref())
+        .output("--bad-rows-reasons", args.bad_rows_reasons.as_deref())
+        .install()?;
+    args.threads = Some(crate::cli::threads("--threads", args.threads)?);
     let cfg = Config::from_args(args)?;
     check(&cfg)
 }

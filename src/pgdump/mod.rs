@@ -5,4 +5,5 @@ pub mod copytext;
 pub mod ddl;
 pub mod inserts;
 pub mod naming;
+pub mod psql;
 pub mod sql;
