@@ -12,10 +12,11 @@ complete -c csvsplit -l manifest-in -d 'Read column names, the NULL token, wheth
 complete -c csvsplit -l table -d 'Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql' -r
 complete -c csvsplit -l import-sql -d 'Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table)' -r
 complete -c csvsplit -l null -d 'The NULL token of the input (default: from --manifest-in, else the unquoted empty field). Used by --by-hash, the key ranges and in the generated SQL' -r
-complete -c csvsplit -s j -l parallel -d 'Worker threads that checksum and compress shards [default: number of CPUs]' -r
+complete -c csvsplit -s j -l parallel -d 'Worker threads that checksum and compress shards, at most 4 per CPU (and 256) [default: number of CPUs]' -r
 complete -c csvsplit -l header -d 'The input starts with a header record; it is repeated at the top of every shard'
 complete -c csvsplit -l no-repeat-header -d 'With --header: only the first shard gets the header (so the shards concatenate back to the input exactly)'
 complete -c csvsplit -l copy-sql -d 'Print to stdout a psql script of `\\copy table (cols) FROM ... CSV` lines, one per shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a line that is exactly `\\.`, which psql 17 and older cannot load, are warned about'
 complete -c csvsplit -s q -l quiet -d 'No warnings on stderr'
+complete -c csvsplit -l force -d 'Replace the files of an earlier run: without it, a run refuses (exit 2, before writing anything) when files matching the --output template exist already; with it, those the run does not write itself are removed once the new shards are in place, so the directory never mixes shards of two runs'
 complete -c csvsplit -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c csvsplit -s V -l version -d 'Print version'

@@ -3,7 +3,7 @@ complete -c pksort -l manifest -d 'A pgdump2csv manifest: key columns and types 
 complete -c pksort -l table -d 'The manifest table (`name` or `schema.name`); optional when the manifest has one table' -r
 complete -c pksort -s S -l buffer-size -d 'Memory budget, e.g. 512M or 2G or 25%. Larger inputs are sorted in runs spilled to disk and merged. [default: half of the available memory]' -r
 complete -c pksort -s T -l temporary-directory -d 'Directory for the spilled runs. [default: $TMPDIR or /tmp]' -r -F
-complete -c pksort -s j -l parallel -d 'Threads for sorting and key encoding. [default: all cores]' -r
+complete -c pksort -s j -l parallel -d 'Threads for sorting and key encoding, at most 4 per CPU (and 256). [default: all cores]' -r
 complete -c pksort -s o -l output -d 'Write to FILE instead of standard output; it appears only when complete. A `.gz` name compresses' -r -F
 complete -c pksort -l on-dup -d 'What to do with records whose keys are equal: error (stop, naming both records), keep all, or keep only the first or last in input order' -r -f -a "error\t'Stop with an error naming both records (a primary-key import would fail anyway)'
 keep\t'Keep them all, in input order'
