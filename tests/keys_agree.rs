@@ -255,7 +255,7 @@ fn float_values() -> impl Strategy<Value = String> {
             |(s, z, i, f, e)| format!("{s}{z}{i}.{f}e{e}")
         )),
         1 => padded(prop::sample::select(vec![
-            "NaN", "-NaN", "+nan", "Infinity", "-Infinity", "inf", "-inf", "-0", "0",
+            "NaN", "-NaN", "+nan", "nan(x1)", "-NAN(abc_9)", "nan(", "Infinity", "-Infinity", "inf", "-inf", "-0", "0",
             "1e400", "-1e400", "1e-400", "4.9e-324", "1,5", "one", "", "1e", ".", "1.",
             ".5", "--1",
         ])

@@ -343,7 +343,16 @@ fn encode_numeric(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
 /// quiet NaN (greater than +Infinity) and -0 made 0, as PostgreSQL compares them.
 fn encode_float(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
     let s = std::str::from_utf8(v).map_err(|_| ())?;
-    let f: f64 = s.parse().map_err(|_| ())?;
+    // strtod's `nan(chars)`, which PostgreSQL reads as NaN and Rust's parser does not.
+    let f: f64 = if s
+        .trim_start_matches(['+', '-'])
+        .to_ascii_lowercase()
+        .starts_with("nan(")
+    {
+        f64::NAN
+    } else {
+        s.parse().map_err(|_| ())?
+    };
     let f = if f.is_nan() {
         f64::NAN
     } else if f == 0.0 {
@@ -618,6 +627,7 @@ mod tests {
             ],
         );
         assert_eq!(enc(KeyType::Float, "-0"), enc(KeyType::Float, "0"));
+        assert_eq!(enc(KeyType::Float, "nan(x1)"), enc(KeyType::Float, "NaN"));
         ascending(
             KeyType::Text,
             &["", "\0", "\0\0", "\0a", "a", "a\0", "ab", "b"],
@@ -767,6 +777,7 @@ mod tests {
             (KeyType::Numeric, PgType::Numeric(None), "1e99999999"),
             (KeyType::Float, PgType::Float8, "1e400"),
             (KeyType::Float, PgType::Float8, "\u{b}-0\u{c}"),
+            (KeyType::Float, PgType::Float8, "-nan(x1)"),
             (KeyType::Bool, PgType::Bool, "\u{b}on"),
             (KeyType::Date, PgType::Date, "\u{b}2000-01-01"),
             (
