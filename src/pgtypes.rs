@@ -445,9 +445,11 @@ impl PgType {
     }
 }
 
-/// C `isspace` in the C locale, which PostgreSQL's input functions use to trim.
+/// C `isspace` in the C locale, which PostgreSQL's input functions use to trim: the one
+/// whitespace rule of the toolkit (keys trim with it too, so a value csvcheck accepts is a
+/// value pksort can key on; `u8::is_ascii_whitespace` misses vertical tab).
 #[inline]
-fn is_space(b: u8) -> bool {
+pub fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
@@ -457,8 +459,9 @@ fn trim_start(v: &[u8]) -> &[u8] {
     &v[i..]
 }
 
+/// `v` without leading and trailing [`is_space`] bytes.
 #[inline]
-fn trim(v: &[u8]) -> &[u8] {
+pub fn trim(v: &[u8]) -> &[u8] {
     let v = trim_start(v);
     let j = v.iter().rposition(|&b| !is_space(b)).map_or(0, |j| j + 1);
     &v[..j]
@@ -471,16 +474,34 @@ fn syntax(t: &str) -> String {
 // ---------------------------------------------------------------------------------------
 // Integers: optional whitespace, sign, decimal digits (PostgreSQL 15 has no `0x` or `_`).
 
-fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), String> {
+/// The one integer syntax of the toolkit (`int2in`/`int4in`/`int8in` before the range
+/// check): [`is_space`] around, an optional sign, one or more ASCII digits. Returns the
+/// sign (true = negative) and the digits; the integer key type encodes them at any length.
+pub fn int_digits(v: &[u8]) -> Option<(bool, &[u8])> {
     let s = trim(v);
     let (neg, digits) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(syntax(t));
+    (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some((neg, digits))
+}
+
+/// The value of an integer in [`int_digits`] syntax, when it fits an `i64`.
+pub fn int_value(v: &[u8]) -> Option<i64> {
+    let (neg, digits) = int_digits(v)?;
+    let mut acc: i128 = 0;
+    for &d in digits {
+        acc = acc * 10 + i128::from(d - b'0');
+        if acc > 1 << 64 {
+            return None;
+        }
     }
+    i64::try_from(if neg { -acc } else { acc }).ok()
+}
+
+fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), String> {
+    let (neg, digits) = int_digits(v).ok_or_else(|| syntax(t))?;
     let mut acc: i128 = 0;
     for &d in digits {
         acc = acc * 10 + (d - b'0') as i128;
@@ -493,30 +514,6 @@ fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), String> {
         return Err(format!("value out of range for type {t}"));
     }
     Ok(())
-}
-
-/// Parses an integer the way the integer types' [`PgType::check`] accepts it (for keys).
-pub fn parse_int(v: &[u8]) -> Option<i64> {
-    let s = trim(v);
-    let (neg, digits) = match s.first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let mut acc: i128 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        acc = acc * 10 + (d - b'0') as i128;
-        if acc > 1 << 64 {
-            return None;
-        }
-    }
-    i64::try_from(if neg { -acc } else { acc }).ok()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1373,17 +1370,27 @@ fn check_iso_interval(s: &[u8]) -> Result<(), ()> {
 // uuid: 32 hex digits, an optional `-` after any group of four, optional braces.
 
 fn check_uuid(v: &[u8]) -> Result<(), String> {
-    let bad = || syntax("uuid");
-    let mut s = v;
-    let braces = s.first() == Some(&b'{');
-    if braces {
-        s = &s[1..];
-    }
-    let mut i = 0;
-    for byte in 0..16 {
-        if s.len() < i + 2 || !s[i].is_ascii_hexdigit() || !s[i + 1].is_ascii_hexdigit() {
-            return Err(bad());
+    uuid_bytes(v).map(|_| ()).ok_or_else(|| syntax("uuid"))
+}
+
+/// The one uuid parser of the toolkit (`uuid_in`'s rule: no surrounding space, optional
+/// braces, a `-` allowed after any group of four digits): the 16 bytes, or `None` where
+/// PostgreSQL refuses the value.
+pub fn uuid_bytes(v: &[u8]) -> Option<[u8; 16]> {
+    fn hex(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
         }
+    }
+    let braces = v.first() == Some(&b'{');
+    let s = if braces { &v[1..] } else { v };
+    let mut out = [0u8; 16];
+    let mut i = 0;
+    for (byte, o) in out.iter_mut().enumerate() {
+        *o = hex(*s.get(i)?)? << 4 | hex(*s.get(i + 1)?)?;
         i += 2;
         if s.get(i) == Some(&b'-') && byte % 2 == 1 && byte < 15 {
             i += 1;
@@ -1391,37 +1398,11 @@ fn check_uuid(v: &[u8]) -> Result<(), String> {
     }
     if braces {
         if s.get(i) != Some(&b'}') {
-            return Err(bad());
+            return None;
         }
         i += 1;
     }
-    if i != s.len() {
-        return Err(bad());
-    }
-    Ok(())
-}
-
-/// Canonical 16 bytes of a uuid that [`PgType::check`] accepts (for key normalisation).
-pub fn uuid_bytes(v: &[u8]) -> Option<[u8; 16]> {
-    let mut out = [0u8; 16];
-    let mut n = 0;
-    let mut hi = None;
-    for &b in v {
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => continue,
-        };
-        match hi.take() {
-            None => hi = Some(d),
-            Some(h) => {
-                *out.get_mut(n)? = h << 4 | d;
-                n += 1;
-            }
-        }
-    }
-    (n == 16).then_some(out)
+    (i == s.len()).then_some(out)
 }
 
 // ---------------------------------------------------------------------------------------

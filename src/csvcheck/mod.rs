@@ -9,6 +9,7 @@
 pub mod ddl;
 
 use crate::error::{Error, IoContext, Pos, Result};
+use crate::keys::{self, ColumnRef, KeyArg, KeyType};
 use crate::manifest::Manifest;
 use crate::output::{Sink, wants_gzip};
 use crate::pgtypes::{Catalog, PgType, check_type_name, excerpt};
@@ -70,11 +71,14 @@ pub struct Args {
     #[arg(long, value_name = "SPEC")]
     pub columns: Option<String>,
 
-    /// Primary-key columns, comma-separated (overrides the schema's key; with --columns or
-    /// no schema, the only way to get a key check; columns are named by header or 1-based
-    /// number).
-    #[arg(long, value_name = "COLS")]
-    pub key: Option<String>,
+    /// Primary-key column, most significant first: `COLUMN[:TYPE][:desc]`, as `-k` in pksort
+    /// and csvsplit. Repeat the option or separate specs with commas. Overrides the schema's
+    /// key; with --columns or no schema, the only way to get a key check. COLUMN is a name
+    /// (from the schema or header) or a 1-based number. TYPE says how keys compare (int,
+    /// numeric, float, text, uuid, bool, date, timestamp, timestamptz; default: the column's
+    /// type, else text) and its values are checked as that type.
+    #[arg(long, value_name = "SPEC", value_delimiter = ',')]
+    pub key: Vec<String>,
 
     /// Skip the primary-key check.
     #[arg(long)]
@@ -91,8 +95,9 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
-    /// The input is sorted by primary key: check order too, in constant memory. Integer
-    /// columns compare as numbers, uuids as bytes, other types as bytes (C collation).
+    /// The input is sorted by primary key: check order too, in constant memory. Keys compare
+    /// exactly as in `pksort` (typed: numbers as numbers, timestamps as instants, text
+    /// bytewise), so `pksort` output passes.
     #[arg(long)]
     pub sorted: bool,
 
@@ -164,7 +169,12 @@ pub struct Config {
     /// Key column indexes (empty = no key check).
     pub key: Vec<usize>,
     /// Key given by name when the schema is unknown yet (resolved from the header).
-    pub key_spec: Option<String>,
+    pub key_spec: Option<Vec<String>>,
+    /// Per key column, in key order: the type given with `--key COL:TYPE` (`None`: from
+    /// the column's type). Empty when `--key` was not given.
+    pub key_types: Vec<Option<KeyType>>,
+    /// Per key column, in key order: descending (`--key COL:desc`).
+    pub key_desc: Vec<bool>,
     /// Header records.
     pub header: bool,
     /// NULL token (empty = unquoted empty field).
@@ -331,17 +341,25 @@ impl Config {
             }
         }
         let mut key_spec = None;
-        if let Some(k) = &a.key {
-            key_names = split_top(k)
-                .into_iter()
-                .map(|s| s.trim().to_string())
+        let key_args = a
+            .key
+            .iter()
+            .map(|k| KeyArg::parse(k))
+            .collect::<Result<Vec<_>>>()?;
+        if !key_args.is_empty() {
+            key_names = key_args
+                .iter()
+                .map(|k| match &k.column {
+                    ColumnRef::Number(n) => n.to_string(),
+                    ColumnRef::Name(n) => n.clone(),
+                })
                 .collect();
             if columns.is_empty() {
-                key_spec = Some(k.clone());
+                key_spec = Some(key_names.clone());
             }
         }
         let mut key = Vec::new();
-        let key_generated: Vec<&String> = if a.key.is_none() {
+        let key_generated: Vec<&String> = if key_args.is_empty() {
             key_names.iter().filter(|k| generated.contains(k)).collect()
         } else {
             Vec::new()
@@ -416,6 +434,8 @@ impl Config {
             columns,
             key,
             key_spec,
+            key_types: key_args.iter().map(|k| k.ty).collect(),
+            key_desc: key_args.iter().map(|k| k.desc).collect(),
             header,
             null: null.unwrap_or_default(),
             sorted: a.sorted,
@@ -605,9 +625,29 @@ struct Ctx<'a> {
     /// Per column: needs a value check.
     typed: Vec<bool>,
     key: Vec<usize>,
-    key_types: Vec<PgType>,
-    /// Keys fit in 16 bytes and are used exactly.
-    exact_key: bool,
+    /// How each key column compares, in key order.
+    key_cols: Vec<KeyCol>,
+    /// Keys so packed fit in 16 bytes and are used exactly; `None`: keys are hashed.
+    exact_widths: Option<Vec<Exact>>,
+}
+
+/// How a key column goes into a 16-byte exact key (the duplicate check needs equality only,
+/// not order).
+#[derive(Clone, Copy)]
+enum Exact {
+    /// Its encoding padded with zeros to this width ([`KeyType::max_width`]): encodings are
+    /// prefix-free, so padded ones stay distinct.
+    Pad(usize),
+    /// An integer column's value (in the column type's range, checked before) as this many
+    /// big-endian bytes, one byte less than its encoding, so that four int4 columns fit.
+    Int(usize),
+}
+
+/// One key column's comparison: pksort's key type and direction.
+#[derive(Clone)]
+struct KeyCol {
+    ty: KeyType,
+    desc: bool,
 }
 
 fn problem(rec: usize, check: Check, col: Option<usize>, msg: String, ex: String) -> Problem {
@@ -622,66 +662,47 @@ fn problem(rec: usize, check: Check, col: Option<usize>, msg: String, ex: String
     }
 }
 
-/// Order-preserving encoding of a key: integers as sign-flipped big-endian, uuids as 16
-/// bytes, everything else as its text with `0x00` escaped and a `0x00 0x00` terminator, so
-/// comparing encodings compares keys column by column.
-fn encode_key(out: &mut Vec<u8>, ty: &PgType, v: &[u8]) -> bool {
-    let base = match ty {
-        PgType::Domain(d) => &d.base,
-        t => t,
-    };
-    match base {
-        // Each integer type has its own fixed width, so the encoding stays order-preserving
-        // per column and small keys fit in 16 bytes (see `exact_key_width`).
-        PgType::Int2 | PgType::Int4 | PgType::Int8 => match crate::pgtypes::parse_int(v) {
-            Some(i) => match base {
-                PgType::Int2 => out.extend_from_slice(&((i as u16) ^ (1 << 15)).to_be_bytes()),
-                PgType::Int4 => out.extend_from_slice(&((i as u32) ^ (1 << 31)).to_be_bytes()),
-                _ => out.extend_from_slice(&((i as u64) ^ (1 << 63)).to_be_bytes()),
-            },
-            None => return false,
-        },
-        PgType::Uuid => match crate::pgtypes::uuid_bytes(v) {
-            Some(b) => out.extend_from_slice(&b),
-            None => return false,
-        },
-        _ => {
-            let v = if matches!(base, PgType::Char(_)) {
-                let end = v.iter().rposition(|&b| b != b' ').map_or(0, |e| e + 1);
-                &v[..end]
-            } else {
-                v
-            };
-            for &b in v {
-                out.push(b);
-                if b == 0 {
-                    out.push(0xFF);
-                }
-            }
-            out.extend_from_slice(&[0, 0]);
-        }
+/// How key column `k` (in key order) of type `col_ty` compares: the type from `--key`, else
+/// the column type's key order as in pksort (bytewise when it has none), and the direction.
+fn key_col(cfg: &Config, k: usize, col_ty: &PgType) -> KeyCol {
+    KeyCol {
+        ty: cfg
+            .key_types
+            .get(k)
+            .copied()
+            .flatten()
+            .or_else(|| KeyType::from_pg_type(col_ty))
+            .unwrap_or(KeyType::Text),
+        desc: cfg.key_desc.get(k).copied().unwrap_or(false),
     }
-    true
 }
 
-/// The encoded width of a key whose columns all have fixed-width encodings, when it fits in
-/// 16 bytes: such keys are used as they are, with no hashing and so no collisions.
-fn exact_key_width(types: &[PgType]) -> Option<usize> {
-    let mut w = 0;
-    for t in types {
-        let base = match t {
-            PgType::Domain(d) => &d.base,
-            t => t,
-        };
-        w += match base {
-            PgType::Int2 => 2,
-            PgType::Int4 => 4,
-            PgType::Int8 => 8,
-            PgType::Uuid => 16,
-            _ => return None,
-        };
-    }
-    (w <= 16).then_some(w)
+/// The padded width of each key column, when all are bounded and together fit in 16 bytes:
+/// such keys are used as they are, with no hashing and so no collisions.
+fn exact_key_widths(cols: &[KeyCol], types: &[PgType]) -> Option<Vec<Exact>> {
+    let w: Vec<Exact> = cols
+        .iter()
+        .zip(types)
+        .map(|(c, t)| {
+            let base = match t {
+                PgType::Domain(d) => &d.base,
+                t => t,
+            };
+            match (c.ty, base) {
+                (KeyType::Int, PgType::Int2) => Some(Exact::Int(2)),
+                (KeyType::Int, PgType::Int4) => Some(Exact::Int(4)),
+                (KeyType::Int, PgType::Int8) => Some(Exact::Int(8)),
+                _ => c.ty.max_width(t).map(Exact::Pad),
+            }
+        })
+        .collect::<Option<_>>()?;
+    let total: usize = w
+        .iter()
+        .map(|e| match e {
+            Exact::Pad(n) | Exact::Int(n) => n,
+        })
+        .sum();
+    (total <= 16).then_some(w)
 }
 
 fn hash128(k: &[u8]) -> u128 {
@@ -851,11 +872,41 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
         if ctx.key.is_empty() || out.problems.len() > nprob {
             continue;
         }
+        // pksort's memcomparable encoding (`keys::encode`), so that the order checked here is
+        // the order pksort sorts to, and equal keys are equal values (1.5 = 1.50).
         keybuf.clear();
         let mut ok = true;
         for (k, &c) in ctx.key.iter().enumerate() {
+            let kc = &ctx.key_cols[k];
             let v = fields[c].value(rec);
-            ok &= encode_key(&mut keybuf, &ctx.key_types[k], &v);
+            let start = keybuf.len();
+            let exact = ctx.exact_widths.as_ref().map(|w| w[k]);
+            let encoded = match exact {
+                // Equality is all the duplicate set needs: the value, parsed once.
+                Some(Exact::Int(n)) => crate::pgtypes::int_value(&v)
+                    .map(|x| keybuf.extend_from_slice(&x.to_be_bytes()[8 - n..]))
+                    .is_some(),
+                _ => keys::encode(kc.ty, &v, &mut keybuf).is_ok(),
+            };
+            if !encoded {
+                ok = false;
+                out.problems.push(problem(
+                    i,
+                    Check::Type,
+                    Some(c),
+                    format!("not a valid {} key", kc.ty),
+                    excerpt(&v),
+                ));
+                break;
+            }
+            if kc.desc {
+                for b in &mut keybuf[start..] {
+                    *b = !*b;
+                }
+            }
+            if let Some(Exact::Pad(n)) = exact {
+                keybuf.resize(start + n, 0);
+            }
         }
         if !ok {
             continue;
@@ -890,7 +941,7 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
                 None => prev_key = Some(keybuf.clone()),
             }
         } else {
-            let k = if ctx.exact_key {
+            let k = if ctx.exact_widths.is_some() {
                 keybuf.iter().fold(0u128, |a, &b| (a << 8) | b as u128)
             } else {
                 hash128(&keybuf)
@@ -1533,8 +1584,8 @@ pub fn check(cfg: &Config) -> Result<()> {
                         } else {
                             columns.clone()
                         };
-                        for n in split_top(spec) {
-                            key.push(resolve_column(&cols, n.trim())?);
+                        for n in spec {
+                            key.push(resolve_column(&cols, n)?);
                         }
                     }
                 }
@@ -1557,6 +1608,15 @@ pub fn check(cfg: &Config) -> Result<()> {
                 } else {
                     reordered.as_ref().unwrap_or(cfg)
                 };
+                let key_types: Vec<PgType> = key
+                    .iter()
+                    .map(|&k| {
+                        cfg_ref
+                            .columns
+                            .get(k)
+                            .map_or(PgType::Text, |c| c.ty.clone())
+                    })
+                    .collect();
                 let ctx = Ctx {
                     cfg: cfg_ref,
                     width: width.unwrap_or(1),
@@ -1567,20 +1627,19 @@ pub fn check(cfg: &Config) -> Result<()> {
                         .map(|c| !matches!(c.ty, PgType::Text | PgType::Unknown(_)))
                         .collect(),
                     key: key.clone(),
-                    key_types: key
+                    key_cols: key_types
                         .iter()
-                        .map(|&k| {
-                            cfg_ref
-                                .columns
-                                .get(k)
-                                .map_or(PgType::Text, |c| c.ty.clone())
-                        })
+                        .enumerate()
+                        .map(|(k, t)| key_col(cfg, k, t))
                         .collect(),
-                    exact_key: false,
+                    exact_widths: None,
                 };
                 m.key = key.clone();
                 let mut ctx = ctx;
-                ctx.exact_key = exact_key_width(&ctx.key_types).is_some();
+                // Exact keys are for the duplicate set only: --sorted compares encodings.
+                if !cfg.sorted {
+                    ctx.exact_widths = exact_key_widths(&ctx.key_cols, &key_types);
+                }
                 let skip0 = first_chunk && cfg.header;
                 let prev = pending.take();
                 let merger = &mut m;

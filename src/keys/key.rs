@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use crate::pgtypes::{self, Catalog, PgType, parse_type};
+
 /// The type a key column is compared as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyType {
@@ -27,70 +29,74 @@ pub enum KeyType {
     Bool,
     /// ISO date, `infinity`/`-infinity` and ` BC` included.
     Date,
-    /// ISO timestamp without time zone.
+    /// ISO timestamp without time zone (an offset, as in PostgreSQL, is ignored).
     Timestamp,
-    /// ISO timestamp with a UTC offset, compared as an instant.
+    /// ISO timestamp with a UTC offset, compared as an instant (no offset: UTC).
     Timestamptz,
 }
 
 impl KeyType {
-    /// Parses a type name given on the command line (`int`, `numeric`, ...).
+    /// Parses a type name given on the command line: any PostgreSQL type name that has a
+    /// key order (`int`, `bigint`, `numeric`, `varchar`, `timestamptz`, ...), and the
+    /// shorthands `double` and `bytes`.
     pub fn from_cli(s: &str) -> Option<KeyType> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "int" | "integer" | "bigint" | "smallint" | "int2" | "int4" | "int8" => KeyType::Int,
-            "numeric" | "decimal" => KeyType::Numeric,
-            "float" | "real" | "double" | "float4" | "float8" => KeyType::Float,
-            "text" | "bytes" => KeyType::Text,
-            "uuid" => KeyType::Uuid,
-            "bool" | "boolean" => KeyType::Bool,
-            "date" => KeyType::Date,
-            "timestamp" => KeyType::Timestamp,
-            "timestamptz" => KeyType::Timestamptz,
+        match s.trim().to_ascii_lowercase().as_str() {
+            "double" => Some(KeyType::Float),
+            "bytes" => Some(KeyType::Text),
+            l => KeyType::from_pg_type(&parse_type(l, &Catalog::default())),
+        }
+    }
+
+    /// The key type of a column of PostgreSQL type `t`: `None` when the type is not known to
+    /// sort bytewise (enums, ranges, intervals, arrays, json ...). A domain keys as its base.
+    pub fn from_pg_type(t: &PgType) -> Option<KeyType> {
+        Some(match t {
+            PgType::Int2 | PgType::Int4 | PgType::Int8 => KeyType::Int,
+            // numeric(p,0) too: PostgreSQL reads `1.5` or `1e3` into it, which the integer
+            // syntax would refuse.
+            PgType::Numeric(_) => KeyType::Numeric,
+            PgType::Float4 | PgType::Float8 => KeyType::Float,
+            PgType::Text | PgType::Varchar(_) | PgType::Bytea => KeyType::Text,
+            PgType::Char(_) => KeyType::Bpchar,
+            PgType::Uuid => KeyType::Uuid,
+            PgType::Bool => KeyType::Bool,
+            PgType::Date => KeyType::Date,
+            PgType::Timestamp => KeyType::Timestamp,
+            PgType::TimestampTz => KeyType::Timestamptz,
+            PgType::Domain(d) => return KeyType::from_pg_type(&d.base),
             _ => return None,
         })
     }
 
-    /// Maps a PostgreSQL type as written in a dump (`numeric(10,2)`, `timestamp(3) with time
-    /// zone`, `public.mood`, ...) to a key type. The flag is false when the type is not known
-    /// to sort bytewise (enums, ranges, intervals ...) and text order is only a guess.
+    /// Maps a PostgreSQL type as written in a dump or manifest (`numeric(10,2)`,
+    /// `timestamp(3) with time zone`, `public.mood`, ...) to a key type, through
+    /// [`parse_type`]. The flag is false when the type is not known to sort bytewise (enums,
+    /// ranges, intervals ...) and text order is only a guess.
     pub fn from_pg(t: &str) -> (KeyType, bool) {
-        let t = t.trim().to_ascii_lowercase();
-        // Strip a type modifier such as (10,2) and array brackets are not key material anyway.
-        let base: String = match t.find('(') {
-            Some(i) => {
-                let close = t[i..].find(')').map(|j| i + j + 1).unwrap_or(t.len());
-                format!("{}{}", &t[..i], &t[close..])
-            }
-            None => t.clone(),
+        match KeyType::from_pg_type(&parse_type(t, &Catalog::default())) {
+            Some(k) => (k, true),
+            None => (KeyType::Text, false),
+        }
+    }
+
+    /// The longest encoding of a value of column type `t` as this key type, when it is
+    /// bounded (integers by the column's width, fixed-size types by their size). Encodings
+    /// are prefix-free, so keys padded with zeros to this width compare and collide exactly
+    /// as the unpadded ones do: csvcheck uses that to keep small keys in 16 bytes.
+    pub fn max_width(self, t: &PgType) -> Option<usize> {
+        let base = match t {
+            PgType::Domain(d) => &d.base,
+            t => t,
         };
-        let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
-        let base = base.strip_prefix("pg_catalog.").unwrap_or(&base);
-        let ty = match base {
-            "smallint" | "integer" | "bigint" | "int" | "int2" | "int4" | "int8"
-            | "smallserial" | "serial" | "bigserial" | "serial2" | "serial4" | "serial8" => {
-                KeyType::Int
-            }
-            "numeric" | "decimal" => {
-                // numeric(p,0) holds integers only; int is the cheaper encoding for them.
-                if t.contains(",0)") || t.contains(", 0)") {
-                    KeyType::Int
-                } else {
-                    KeyType::Numeric
-                }
-            }
-            "real" | "double precision" | "float4" | "float8" | "float" => KeyType::Float,
-            "text" | "character varying" | "varchar" | "name" | "citext" | "bytea" | "\"char\"" => {
-                KeyType::Text
-            }
-            "character" | "char" | "bpchar" => KeyType::Bpchar,
-            "uuid" => KeyType::Uuid,
-            "boolean" | "bool" => KeyType::Bool,
-            "date" => KeyType::Date,
-            "timestamp" | "timestamp without time zone" => KeyType::Timestamp,
-            "timestamptz" | "timestamp with time zone" => KeyType::Timestamptz,
-            _ => return (KeyType::Text, false),
-        };
-        (ty, true)
+        Some(match (self, base) {
+            (KeyType::Int, PgType::Int2) => 3,
+            (KeyType::Int, PgType::Int4) => 5,
+            (KeyType::Int, PgType::Int8) => 9,
+            (KeyType::Float, _) | (KeyType::Date, _) => 8,
+            (KeyType::Uuid, _) | (KeyType::Timestamp, _) | (KeyType::Timestamptz, _) => 16,
+            (KeyType::Bool, _) => 1,
+            _ => return None,
+        })
     }
 }
 
@@ -135,17 +141,37 @@ fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
             encode_text(&v[..end], out);
             Ok(())
         }
-        KeyType::Int => encode_int(trim(v), out),
-        KeyType::Numeric => encode_numeric(trim(v), out),
-        KeyType::Float => encode_float(trim(v), out),
-        KeyType::Uuid => encode_uuid(trim(v), out),
-        KeyType::Bool => encode_bool(trim(v), out),
+        KeyType::Int => encode_int(v, out),
+        KeyType::Numeric => {
+            // PostgreSQL's rule decides what is a value; the encoder only orders it.
+            pg_accepts(&PgType::Numeric(None), v)?;
+            encode_numeric(trim(v), out)
+        }
+        KeyType::Float => {
+            pg_accepts(&PgType::Float8, v)?;
+            encode_float(trim(v), out)
+        }
+        KeyType::Uuid => {
+            out.extend_from_slice(&pgtypes::uuid_bytes(v).ok_or(())?);
+            Ok(())
+        }
+        KeyType::Bool => {
+            pg_accepts(&PgType::Bool, v)?;
+            encode_bool(trim(v), out)
+        }
         KeyType::Date => {
+            pg_accepts(&PgType::Date, v)?;
             let d = parse_date_value(trim(v))?;
             out.extend_from_slice(&((d as u64) ^ (1 << 63)).to_be_bytes());
             Ok(())
         }
         KeyType::Timestamp | KeyType::Timestamptz => {
+            let pg = if ty == KeyType::Timestamp {
+                PgType::Timestamp
+            } else {
+                PgType::TimestampTz
+            };
+            pg_accepts(&pg, v)?;
             let t = parse_timestamp(trim(v), ty == KeyType::Timestamptz)?;
             out.extend_from_slice(&((t as u128) ^ (1 << 127)).to_be_bytes());
             Ok(())
@@ -153,13 +179,17 @@ fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
     }
 }
 
-/// Trims C `isspace` bytes, as PostgreSQL's input functions and `pgtypes` do: `trim_ascii`
-/// misses vertical tab, so a value csvcheck accepts could fail as a key.
+/// The toolkit's one whitespace rule ([`pgtypes::trim`], C `isspace` like PostgreSQL's input
+/// functions).
 fn trim(v: &[u8]) -> &[u8] {
-    let sp = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
-    let s = v.iter().position(|b| !sp(b)).unwrap_or(v.len());
-    let e = v.iter().rposition(|b| !sp(b)).map_or(s, |e| e + 1);
-    &v[s..e]
+    pgtypes::trim(v)
+}
+
+/// Refuses what PostgreSQL (as [`PgType::check`] models it) refuses, so a value is a key
+/// exactly when csvcheck passes it; values it accepts in forms the encoders here do not
+/// read (such as `epoch` or a zone name) are still refused by them.
+fn pg_accepts(t: &PgType, v: &[u8]) -> Result<(), ()> {
+    t.check(v).map_err(|_| ())
 }
 
 /// Bytes with 0x00 escaped as 00 FF and a 00 00 terminator: order-preserving and prefix-free.
@@ -180,14 +210,7 @@ fn encode_text(v: &[u8], out: &mut Vec<u8>) {
 /// big-endian bytes; 0x89 a positive magnitude beyond u64, as a u32 digit count and the
 /// digits. Negatives mirror this below 0x80 with the bytes inverted.
 fn encode_int(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
-    let (neg, digits) = match v.first() {
-        Some(b'-') => (true, &v[1..]),
-        Some(b'+') => (false, &v[1..]),
-        _ => (false, v),
-    };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(());
-    }
+    let (neg, digits) = pgtypes::int_digits(v).ok_or(())?;
     let first = digits.iter().position(|&d| d != b'0');
     let Some(first) = first else {
         out.push(0x80);
@@ -320,7 +343,16 @@ fn encode_numeric(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
 /// quiet NaN (greater than +Infinity) and -0 made 0, as PostgreSQL compares them.
 fn encode_float(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
     let s = std::str::from_utf8(v).map_err(|_| ())?;
-    let f: f64 = s.parse().map_err(|_| ())?;
+    // strtod's `nan(chars)`, which PostgreSQL reads as NaN and Rust's parser does not.
+    let f: f64 = if s
+        .trim_start_matches(['+', '-'])
+        .to_ascii_lowercase()
+        .starts_with("nan(")
+    {
+        f64::NAN
+    } else {
+        s.parse().map_err(|_| ())?
+    };
     let f = if f.is_nan() {
         f64::NAN
     } else if f == 0.0 {
@@ -335,51 +367,6 @@ fn encode_float(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
         bits ^ (1 << 63)
     };
     out.extend_from_slice(&enc.to_be_bytes());
-    Ok(())
-}
-
-fn hex(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// UUIDs in any form PostgreSQL reads (hyphens anywhere between digit groups, braces, any
-/// case) become their 16 bytes.
-fn encode_uuid(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
-    let v = match (v.first(), v.last()) {
-        (Some(b'{'), Some(b'}')) if v.len() >= 2 => &v[1..v.len() - 1],
-        _ => v,
-    };
-    if v.first() == Some(&b'-') || v.last() == Some(&b'-') {
-        return Err(());
-    }
-    let mut bytes = [0u8; 16];
-    let mut n = 0usize;
-    let mut prev_hyphen = false;
-    for &c in v {
-        if c == b'-' {
-            if prev_hyphen {
-                return Err(());
-            }
-            prev_hyphen = true;
-            continue;
-        }
-        prev_hyphen = false;
-        let h = hex(c).ok_or(())?;
-        if n >= 32 {
-            return Err(());
-        }
-        bytes[n / 2] |= if n % 2 == 0 { h << 4 } else { h };
-        n += 1;
-    }
-    if n != 32 {
-        return Err(());
-    }
-    out.extend_from_slice(&bytes);
     Ok(())
 }
 
@@ -475,7 +462,11 @@ fn parse_timestamp(v: &[u8], tz: bool) -> Result<i128, ()> {
         return Ok(i128::MIN);
     }
     let (s, bc) = strip_bc(v);
-    let sep = s.iter().position(|&c| c == b' ' || c == b'T').ok_or(())?;
+    let Some(sep) = s.iter().position(|&c| c == b' ' || c == b'T') else {
+        // A date alone is its midnight, as in PostgreSQL.
+        let days = parse_ymd(s, bc).ok_or(())?;
+        return Ok(i128::from(days * 86_400) * 1_000_000_000);
+    };
     let days = parse_ymd(&s[..sep], bc).ok_or(())?;
     let rest = s[sep + 1..].trim_ascii_start();
     // The time ends where the offset starts (+, -, Z) or at the end.
@@ -507,16 +498,14 @@ fn parse_timestamp(v: &[u8], tz: bool) -> Result<i128, ()> {
     if h > 24 || mi > 59 || sec > 60 || (h == 24 && (mi > 0 || sec > 0 || nanos > 0)) {
         return Err(());
     }
+    // As PostgreSQL: a timestamp without time zone ignores a given offset, and a
+    // timestamptz without one is in the session's zone, which a key cannot know; it is
+    // taken as UTC (pg_dump always writes the offset).
     let offset_secs: i64 = if off.is_empty() {
-        if tz {
-            return Err(());
-        }
         0
     } else {
-        if !tz {
-            return Err(());
-        }
-        parse_offset(off).ok_or(())?
+        let o = parse_offset(off).ok_or(())?;
+        if tz { o } else { 0 }
     };
     let secs =
         days * 86_400 + i64::from(h) * 3600 + i64::from(mi) * 60 + i64::from(sec) - offset_secs;
@@ -638,6 +627,7 @@ mod tests {
             ],
         );
         assert_eq!(enc(KeyType::Float, "-0"), enc(KeyType::Float, "0"));
+        assert_eq!(enc(KeyType::Float, "nan(x1)"), enc(KeyType::Float, "NaN"));
         ascending(
             KeyType::Text,
             &["", "\0", "\0\0", "\0a", "a", "a\0", "ab", "b"],
@@ -674,6 +664,18 @@ mod tests {
                 "2000-01-01 00:00:00-08",
                 "2000-01-01 09:00:00Z",
             ],
+        );
+        assert_eq!(
+            enc(KeyType::Timestamp, "2001-01-01 10:00:00+01"),
+            enc(KeyType::Timestamp, "2001-01-01 10:00:00")
+        );
+        assert_eq!(
+            enc(KeyType::Timestamp, "2001-01-01"),
+            enc(KeyType::Timestamp, "2001-01-01 00:00")
+        );
+        assert_eq!(
+            enc(KeyType::Timestamptz, "2001-01-01 10:00:00"),
+            enc(KeyType::Timestamptz, "2001-01-01 10:00:00+00")
         );
         assert_eq!(
             enc(KeyType::Timestamptz, "2000-01-01 05:30:00+05:30"),
@@ -725,15 +727,15 @@ mod tests {
             bad(KeyType::Date, v);
         }
         bad(KeyType::Timestamp, "2001-01-01 25:00:00");
-        bad(KeyType::Timestamp, "2001-01-01 10:00:00+01");
-        bad(KeyType::Timestamptz, "2001-01-01 10:00:00");
+        bad(KeyType::Timestamp, "2001-01-01 10:00:00+1:00:00:00");
         bad(KeyType::Timestamptz, "2001-01-01 10:00:00+1:00:00:00");
     }
 
     #[test]
     fn pg_types() {
         assert_eq!(KeyType::from_pg("integer"), (KeyType::Int, true));
-        assert_eq!(KeyType::from_pg("numeric(38,0)"), (KeyType::Int, true));
+        // PostgreSQL reads 1.5 into numeric(38,0): not an integer syntax.
+        assert_eq!(KeyType::from_pg("numeric(38,0)"), (KeyType::Numeric, true));
         assert_eq!(KeyType::from_pg("numeric(24,12)"), (KeyType::Numeric, true));
         assert_eq!(
             KeyType::from_pg("character varying(16)"),
@@ -745,5 +747,70 @@ mod tests {
             (KeyType::Timestamptz, true)
         );
         assert_eq!(KeyType::from_pg("public.mood"), (KeyType::Text, false));
+        assert_eq!(KeyType::from_pg("interval"), (KeyType::Text, false));
+        for (cli, ty) in [
+            ("int", KeyType::Int),
+            ("BIGINT", KeyType::Int),
+            ("double", KeyType::Float),
+            ("float8", KeyType::Float),
+            ("varchar", KeyType::Text),
+            ("bytes", KeyType::Text),
+            ("character", KeyType::Bpchar),
+            ("timestamptz", KeyType::Timestamptz),
+        ] {
+            assert_eq!(KeyType::from_cli(cli), Some(ty), "{cli}");
+        }
+        assert_eq!(KeyType::from_cli("interval"), None);
+        assert_eq!(KeyType::from_cli("wat"), None);
+    }
+
+    /// One whitespace rule and one integer/uuid syntax with pgtypes: what csvcheck passes as
+    /// the column type is a key, and what it refuses is not.
+    #[test]
+    fn same_rules_as_pgtypes() {
+        let cases: &[(KeyType, PgType, &str)] = &[
+            (KeyType::Int, PgType::Int4, "7\u{b}"),
+            (KeyType::Int, PgType::Int4, "\u{c} -7\r\n"),
+            (KeyType::Int, PgType::Int4, "0x7"),
+            (KeyType::Int, PgType::Int4, "7\u{a0}"),
+            (KeyType::Numeric, PgType::Numeric(None), "\u{b}1.5\u{b}"),
+            (KeyType::Numeric, PgType::Numeric(None), "1e99999999"),
+            (KeyType::Float, PgType::Float8, "1e400"),
+            (KeyType::Float, PgType::Float8, "\u{b}-0\u{c}"),
+            (KeyType::Float, PgType::Float8, "-nan(x1)"),
+            (KeyType::Bool, PgType::Bool, "\u{b}on"),
+            (KeyType::Date, PgType::Date, "\u{b}2000-01-01"),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                " a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0e-ebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+            ),
+            (
+                KeyType::Uuid,
+                PgType::Uuid,
+                "{a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            ),
+        ];
+        for (kt, pt, v) in cases {
+            let key = encode(*kt, v.as_bytes(), &mut Vec::new()).is_ok();
+            let pg = pt.check(v.as_bytes()).is_ok();
+            assert_eq!(key, pg, "{kt} {v:?}: key {key}, csvcheck {pg}");
+        }
+        assert_eq!(enc(KeyType::Int, "7\u{b}"), enc(KeyType::Int, "7"));
     }
 }
