@@ -106,7 +106,7 @@ fn read_head(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
 }
 
 /// Runs `decoder` on a thread of its own and returns a reader over what it produces.
-fn threaded<D: Read + Send + 'static>(decoder: D, name: &str) -> Box<dyn Read + Send> {
+pub fn threaded<D: Read + Send + 'static>(decoder: D, name: &str) -> Box<dyn Read + Send> {
     let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(4);
     let (back_tx, back_rx) = sync_channel::<Vec<u8>>(6);
     let name = name.to_string();

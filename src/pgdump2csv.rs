@@ -133,6 +133,8 @@ pub struct Config {
     pub manifest: Option<PathBuf>,
     /// Require pg_dump's header and footer.
     pub dump_check: bool,
+    /// Set by `run` when the input is a pg_dump archive (for the manifest).
+    pub archive: Option<crate::pgdump::archive::Facts>,
 }
 
 /// Where table data goes.
@@ -188,6 +190,7 @@ impl Config {
             post_data: a.post_data,
             manifest: a.manifest,
             dump_check: !a.no_dump_check,
+            archive: None,
         })
     }
 
@@ -199,8 +202,11 @@ impl Config {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
-    let cfg = Config::from_args(args)?;
-    let input = crate::input::open(cfg.dump.as_deref())?;
+    let mut cfg = Config::from_args(args)?;
+    // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
+    let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
+    let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want)?;
+    cfg.archive = input.facts;
     let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
     conv.run()?;
     conv.finish()
@@ -1085,6 +1091,7 @@ impl<'c> Converter<'c> {
         }
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
+            m.archive = self.cfg.archive.clone();
             let mdir = absolute_dir(mpath);
             for t in &self.data {
                 let key = (t.schema.clone(), t.name.clone());
