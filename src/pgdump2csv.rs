@@ -106,6 +106,13 @@ pub struct Args {
     /// Without it such input is rejected, which catches truncated dumps.
     #[arg(long = "no-dump-check")]
     pub no_dump_check: bool,
+
+    /// Worker threads: data is converted on N threads, and the data files of a directory
+    /// archive or the blocks of a custom archive file are decompressed up to N tables at a
+    /// time [default: number of CPUs].
+    #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
 }
 
 /// Options after validation.
@@ -133,6 +140,8 @@ pub struct Config {
     pub manifest: Option<PathBuf>,
     /// Require pg_dump's header and footer.
     pub dump_check: bool,
+    /// Worker threads.
+    pub jobs: usize,
     /// Set by `run` when the input is a pg_dump archive (for the manifest).
     pub archive: Option<crate::pgdump::archive::Facts>,
 }
@@ -190,6 +199,10 @@ impl Config {
             post_data: a.post_data,
             manifest: a.manifest,
             dump_check: !a.no_dump_check,
+            jobs: a.jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get().min(32)),
+                |j| j as usize,
+            ),
             archive: None,
         })
     }
@@ -203,13 +216,19 @@ impl Config {
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
     let mut cfg = Config::from_args(args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.jobs)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.jobs)))?;
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
-    let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want)?;
+    let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;
     cfg.archive = input.facts;
-    let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
-    conv.run()?;
-    conv.finish()
+    pool.install(|| {
+        let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
+        conv.run()?;
+        conv.finish()
+    })
 }
 
 /// Sizes of the read buffer: data blocks are converted in pieces of about this size.

@@ -151,6 +151,29 @@ fn every_archive_form_matches_the_plain_dump() {
         );
     }
 
+    // One job: the custom file is read in one pass, directory files one at a time.
+    for name in ["c.dump", "dir"] {
+        let out = t.join(format!("o-j1-{name}"));
+        convert(Some(&t.join(name)), Stdio::null(), &out, &["-j", "1"]);
+        assert_same(&t.join("o-plain"), &out, &format!("{name} -j 1"));
+    }
+
+    // A truncated archive file (data offsets in its TOC) fails with the offset, in both
+    // reading modes.
+    let full = fs::read(t.join("c.dump")).unwrap();
+    fs::write(t.join("cut.dump"), &full[..full.len() * 3 / 5]).unwrap();
+    for j in ["1", "2"] {
+        let o = Command::new(bin())
+            .arg(t.join("cut.dump"))
+            .args(["-j", j, "-o"])
+            .arg(t.join(format!("o-cut-{j}")))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(": byte ") && err.contains("entry "), "{err}");
+    }
+
     // A custom archive on stdin.
     let out = t.join("o-stdin");
     convert(

@@ -17,6 +17,7 @@ pub use toc::fuzz_toc;
 use crate::error::{Error, IoContext, Result};
 use crate::input::Input;
 use data::{Shared, Stream, Wrapper};
+use std::collections::VecDeque;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -54,19 +55,28 @@ pub type Want<'a> = &'a dyn Fn(&str, &str) -> bool;
 
 /// Opens `path` (`None`/`-` = stdin) and recognises an archive by its content; other input is
 /// handed back unchanged as a plain dump.
-pub fn open(path: Option<&Path>, want: Want<'_>) -> Result<Opened> {
+///
+/// `jobs` bounds how many tables' data is decompressed at once (directory archives and
+/// custom archives in a file with data offsets; a pipe and a tar file are read in one pass).
+pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> {
+    let ahead = jobs.clamp(1, MAX_AHEAD + 1) - 1;
     if let Some(p) = path.filter(|p| !crate::input::is_stdin(p))
         && p.is_dir()
     {
-        return open_dir(p, want);
+        return open_dir(p, want, ahead);
     }
-    let Input { name, reader, .. } = crate::input::open(path)?;
+    let Input {
+        name,
+        reader,
+        path: file,
+        ..
+    } = crate::input::open(path)?;
     let mut reader = reader;
     let mut head = Vec::new();
     (&mut reader).take(512).read_to_end(&mut head).at(&name)?;
     let rest: Box<dyn Read + Send> = Box::new(Cursor::new(head.clone()).chain(reader));
     if head.starts_with(toc::MAGIC) {
-        return open_custom(name, rest, want);
+        return open_custom(name, rest, want, file.map(|f| (f, ahead)));
     }
     if head.len() == 512 && &head[257..262] == b"ustar" {
         if head.starts_with(b"toc.dat\0") {
@@ -92,7 +102,18 @@ fn format_err(name: &str, e: toc::FormatError) -> Error {
     Error::file(name, format!("byte {}: {}", e.at, e.msg))
 }
 
-fn open_custom(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Opened> {
+/// Tables whose data may be decompressed ahead of the one being converted, at most: each
+/// holds a few MB of buffers.
+const MAX_AHEAD: usize = 8;
+
+/// `file`: the archive's path when it is a regular uncompressed file (so entries can be read
+/// at their offsets, several at once), with the read-ahead wanted.
+fn open_custom(
+    name: String,
+    r: Box<dyn Read + Send>,
+    want: Want<'_>,
+    file: Option<(PathBuf, usize)>,
+) -> Result<Opened> {
     let mut c = Counted { inner: r, pos: 0 };
     let h = toc::read_header(&mut c).map_err(|e| format_err(&name, e))?;
     if h.format != Format::Custom {
@@ -102,9 +123,33 @@ fn open_custom(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<
         ));
     }
     let entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&name, e))?;
-    let stream = Stream::new(c.inner, c.pos, h.int_size, h.off_size);
-    let src = Source::Custom(Arc::new(Mutex::new(stream)));
-    Ok(finish_open(name, "custom", h, entries, src, want))
+    let all_offsets = entries.iter().all(|e| {
+        !(e.had_dumper && e.is("TABLE DATA"))
+            || matches!(
+                e.extra,
+                Extra::Block {
+                    offset: Some(_),
+                    ..
+                } | Extra::Block { no_data: true, .. }
+            )
+    });
+    let (src, ahead) = match file {
+        // A named pipe given by path cannot be reopened and read at offsets.
+        Some((path, ahead)) if all_offsets && ahead > 0 && path.is_file() => (
+            Source::CustomFile {
+                path,
+                int_size: h.int_size,
+                off_size: h.off_size,
+            },
+            ahead,
+        ),
+        _ => {
+            // One forward pass: blocks in TOC order, as pg_dump writes them.
+            let stream = Stream::new(c.inner, c.pos, h.int_size, h.off_size);
+            (Source::Custom(Arc::new(Mutex::new(stream))), 0)
+        }
+    };
+    Ok(finish_open(name, "custom", h, entries, src, want, ahead))
 }
 
 fn open_tar(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Opened> {
@@ -142,10 +187,11 @@ fn open_tar(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Ope
         entries,
         Source::Tar(stream),
         want,
+        0,
     ))
 }
 
-fn open_dir(dir: &Path, want: Want<'_>) -> Result<Opened> {
+fn open_dir(dir: &Path, want: Want<'_>, ahead: usize) -> Result<Opened> {
     let name = dir.display().to_string();
     let tocp = dir.join("toc.dat");
     if !tocp.is_file() {
@@ -174,12 +220,19 @@ fn open_dir(dir: &Path, want: Want<'_>) -> Result<Opened> {
     }
     let entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&tocname, e))?;
     let src = Source::Dir(dir.to_path_buf());
-    Ok(finish_open(name, "directory", h, entries, src, want))
+    Ok(finish_open(name, "directory", h, entries, src, want, ahead))
 }
 
 /// Where data comes from.
 enum Source {
+    /// A custom archive read in one pass.
     Custom(Shared),
+    /// A custom archive file whose TOC has every data offset: each entry read on its own.
+    CustomFile {
+        path: PathBuf,
+        int_size: u8,
+        off_size: u8,
+    },
     Tar(Shared),
     Dir(PathBuf),
 }
@@ -190,6 +243,7 @@ enum Step {
         id: i64,
         what: String,
         file: Vec<u8>,
+        offset: u64,
     },
 }
 
@@ -200,6 +254,7 @@ fn finish_open(
     entries: Vec<Entry>,
     src: Source,
     want: Want<'_>,
+    ahead: usize,
 ) -> Opened {
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
@@ -221,7 +276,10 @@ fn finish_open(
     Opened {
         name,
         reader: Box::new(Script {
-            steps: steps.into_iter(),
+            steps,
+            next: 0,
+            ahead: VecDeque::new(),
+            depth: ahead,
             text: Vec::new(),
             text_pos: 0,
             cur: None,
@@ -369,6 +427,12 @@ fn plan(h: &Header, entries: &[Entry], want: Want<'_>) -> Vec<Step> {
                     file: match &e.extra {
                         Extra::File(f) => f.clone(),
                         Extra::Block { .. } => Vec::new(),
+                    },
+                    offset: match e.extra {
+                        Extra::Block {
+                            offset: Some(o), ..
+                        } => o,
+                        _ => 0,
                     },
                 });
             } else if e.copy_stmt.is_some() {
@@ -750,7 +814,13 @@ fn fmt_id(s: &str) -> String {
 
 /// The script reader.
 struct Script {
-    steps: std::vec::IntoIter<Step>,
+    steps: Vec<Step>,
+    /// Index of the next step.
+    next: usize,
+    /// Data entries opened ahead (their decompression already running), by step index.
+    ahead: VecDeque<(usize, io::Result<Box<dyn Read + Send>>)>,
+    /// How many entries may be opened ahead.
+    depth: usize,
     text: Vec<u8>,
     text_pos: usize,
     cur: Option<Box<dyn Read + Send>>,
@@ -759,7 +829,13 @@ struct Script {
 }
 
 impl Script {
-    fn open_data(&mut self, id: i64, what: &str, file: &[u8]) -> io::Result<Box<dyn Read + Send>> {
+    fn open_data(
+        &self,
+        id: i64,
+        what: &str,
+        file: &[u8],
+        offset: u64,
+    ) -> io::Result<Box<dyn Read + Send>> {
         match &self.src {
             Source::Custom(s) => {
                 s.lock()
@@ -767,6 +843,24 @@ impl Script {
                     .find_block(id, what)?;
                 data::decode(
                     Box::new(data::BlockReader(Arc::clone(s))),
+                    self.compression,
+                    Wrapper::Block,
+                    what,
+                )
+            }
+            Source::CustomFile {
+                path,
+                int_size,
+                off_size,
+            } => {
+                use std::io::{Seek, SeekFrom};
+                let mut f = std::fs::File::open(path)?;
+                f.seek(SeekFrom::Start(offset))?;
+                let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
+                let mut st = Stream::new(r, offset, *int_size, *off_size);
+                st.find_block(id, what)?;
+                data::decode(
+                    Box::new(data::BlockReader(Arc::new(Mutex::new(st)))),
                     self.compression,
                     Wrapper::Block,
                     what,
@@ -797,13 +891,39 @@ impl Script {
         }
     }
 
+    fn open_step(&self, i: usize) -> io::Result<Box<dyn Read + Send>> {
+        match &self.steps[i] {
+            Step::Data {
+                id,
+                what,
+                file,
+                offset,
+            } => self.open_data(*id, what, file, *offset),
+            Step::Text(_) => Err(io::Error::other("not a data step")),
+        }
+    }
+
+    /// Opens the data entries after step `i`, up to `depth` of them, so their decompression
+    /// runs while step `i` is converted. An error is kept for when its entry is reached, so
+    /// the tables before it are still finished.
+    fn read_ahead(&mut self, i: usize) {
+        let mut j = self.ahead.back().map_or(i, |x| x.0.max(i)) + 1;
+        while self.ahead.len() < self.depth && j < self.steps.len() {
+            if matches!(self.steps[j], Step::Data { .. }) {
+                let r = self.open_step(j);
+                self.ahead.push_back((j, r));
+            }
+            j += 1;
+        }
+    }
+
     fn finish_data(&mut self) -> io::Result<()> {
         match &self.src {
             Source::Custom(s) | Source::Tar(s) => s
                 .lock()
                 .map_err(|_| io::Error::other("poisoned"))?
                 .finish_entry(),
-            Source::Dir(_) => Ok(()),
+            Source::Dir(_) | Source::CustomFile { .. } => Ok(()),
         }
     }
 }
@@ -826,14 +946,25 @@ impl Read for Script {
                 self.finish_data()?;
                 continue;
             }
-            match self.steps.next() {
+            let i = self.next;
+            self.next += 1;
+            match self.steps.get_mut(i) {
                 None => return Ok(0),
                 Some(Step::Text(t)) => {
-                    self.text = t;
+                    self.text = std::mem::take(t);
                     self.text_pos = 0;
                 }
-                Some(Step::Data { id, what, file }) => {
-                    self.cur = Some(self.open_data(id, &what, &file)?);
+                Some(Step::Data { .. }) => {
+                    let r = match self.ahead.front() {
+                        Some((j, _)) if *j == i => self.ahead.pop_front().map(|x| x.1),
+                        _ => None,
+                    };
+                    let r = match r {
+                        Some(r) => r,
+                        None => self.open_step(i),
+                    };
+                    self.read_ahead(i);
+                    self.cur = Some(r?);
                 }
             }
         }
