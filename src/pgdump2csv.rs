@@ -25,7 +25,8 @@ const AFTER_HELP: &str = "\
 Examples:
   zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --manifest m.json -o csv/
   pgdump2csv dump.sql -t public.orders | pksort --manifest m.json --table orders > orders.csv
-  pg_restore -f - db.dump | pgdump2csv -o csv/     # custom-format archives
+  pgdump2csv db.dump -o csv/    # also custom (-Fc), directory (-Fd) and tar (-Ft) archives
+  pg_dump -Fc db | pgdump2csv -o csv/
 
 Data comes from COPY blocks and from --inserts / --column-inserts / --rows-per-insert dumps.
 Several COPY blocks for one table (--load-via-partition-root) append to one file. Generated
@@ -38,8 +39,12 @@ before it keep their files and the table being written leaves none.";
 /// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
 ///
 /// Reads DUMP (or standard input when DUMP is `-` or absent); gzip, zstd and lz4 input is
-/// recognised by its magic bytes. Writes `DIR/<schema>.<table>.csv` for every table with data
-/// under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
+/// recognised by its magic bytes. pg_dump archives are read directly, recognised by content:
+/// custom (-Fc, also from a pipe), directory (-Fd: give the directory) and tar (-Ft), archive
+/// versions 1.12 to 1.16, data compressed with gzip, lz4 or zstd; the outputs are the same as
+/// for the plain dump. Large objects are not converted (counted in the manifest).
+///
+/// Writes `DIR/<schema>.<table>.csv` for every table with data under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
 /// CSV follows the dumpshard contract: NULL is an unquoted empty field, '' is `""`.
 ///
 /// Exit status: 0 on success, 2 on usage errors, I/O errors and malformed or truncated dumps.
@@ -52,7 +57,8 @@ before it keep their files and the table being written leaves none.";
     after_long_help = AFTER_HELP
 )]
 pub struct Args {
-    /// The dump file (plain SQL as written by `pg_dump -Fp`); `-` or absent for stdin.
+    /// The dump: plain SQL (`pg_dump -Fp`), a custom (`-Fc`) or tar (`-Ft`) archive, or a
+    /// directory archive (`-Fd`); `-` or absent for stdin.
     #[arg(value_name = "DUMP")]
     pub dump: Option<PathBuf>,
 
@@ -425,19 +431,8 @@ impl<'c> Converter<'c> {
         if self.buf.avail().starts_with(b"\xEF\xBB\xBF") {
             self.buf.pos += 3;
         }
+        // Archives never get here: crate::pgdump::archive::open recognised them first.
         let head = self.buf.avail();
-        if head.starts_with(b"PGDMP") {
-            return Err(Error::file(
-                &self.buf.name,
-                "this is a custom-format (-Fc) archive, which pgdump2csv does not read yet; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
-            ));
-        }
-        if head.len() >= 262 && &head[257..262] == b"ustar" {
-            return Err(Error::file(
-                &self.buf.name,
-                "this is a tar-format (-Ft) archive; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
-            ));
-        }
         if !self.cfg.dump_check {
             return Ok(());
         }
