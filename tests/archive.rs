@@ -552,3 +552,82 @@ fn directory_problems() {
     fs::write(d.join("11.dat.gz"), &gz[..gz.len() / 2]).unwrap();
     assert_bad(&d, "entry 11 (app.t)");
 }
+
+mod toc_reader {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The header/TOC reader (the fuzz entry point) returns on any bytes.
+        #[test]
+        fn any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            dumpshard::pgdump::archive::fuzz_toc(&bytes);
+        }
+
+        /// And on a real archive with bytes overwritten or cut off.
+        #[test]
+        fn mutated_archives(
+            minor in 12u8..=16,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut v = custom(minor, Comp::None);
+            for (i, b) in edits {
+                let i = i.index(v.len());
+                v[i] = b;
+            }
+            let n = cut.index(v.len() + 1);
+            dumpshard::pgdump::archive::fuzz_toc(&v[..n]);
+        }
+    }
+}
+
+#[test]
+fn tar_problems() {
+    // A tar whose first member is not toc.dat, and a tar archive cut inside its data.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let mut h = [0u8; 512];
+    h[..9].copy_from_slice(b"other.txt");
+    h[124..135].copy_from_slice(b"00000000000");
+    h[257..263].copy_from_slice(b"ustar\0");
+    let mut v = h.to_vec();
+    v.extend_from_slice(&[0; 1024]);
+    fs::write(t.join("other.tar"), &v).unwrap();
+    assert_bad(
+        &t.join("other.tar"),
+        "first member is \"other.txt\", not toc.dat",
+    );
+
+    let d = t.join("d");
+    directory(&d, 14, Comp::None);
+    let mut tar = Vec::new();
+    for name in ["toc.dat", "11.dat"] {
+        let body = fs::read(d.join(name)).unwrap();
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[124..135].copy_from_slice(format!("{:011o}", body.len()).as_bytes());
+        h[257..263].copy_from_slice(b"ustar\0");
+        tar.extend_from_slice(&h);
+        tar.extend_from_slice(&body);
+        tar.resize(tar.len().div_ceil(512) * 512, 0);
+    }
+    tar.extend_from_slice(&[0; 1024]);
+    fs::write(t.join("ok.tar"), &tar).unwrap();
+    let out = t.join("ok.out");
+    let o = run(&t.join("ok.tar"), &out);
+    assert_converted(&o, &out, "hand-built tar");
+    let body_at = find(&tar, b"1\thello");
+    fs::write(t.join("cut.tar"), &tar[..body_at + 10]).unwrap();
+    assert_bad(
+        &t.join("cut.tar"),
+        "the tar member of entry 11 (app.t) runs past the end",
+    );
+    fs::write(t.join("nodata.tar"), &tar[..body_at - 512]).unwrap();
+    assert_bad(
+        &t.join("nodata.tar"),
+        "the tar archive ends before the member holding the data of entry 11 (app.t)",
+    );
+}
