@@ -250,3 +250,51 @@ fn options_act_on_archives_as_on_plain_dumps() {
     assert!(!a.is_empty());
     assert_eq!(a, one(&t.join("c.dump")));
 }
+
+#[test]
+fn large_objects_are_counted_not_converted() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("lo");
+    pg.psql(
+        "lo",
+        "CREATE TABLE t (id int PRIMARY KEY, doc oid); \
+         INSERT INTO t VALUES (1, lo_from_bytea(0, 'hello')), (2, lo_from_bytea(0, 'world'))",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let o = pg
+        .client("pg_dump")
+        .args(["-Fc", "-f"])
+        .arg(t.join("lo.dump"))
+        .arg("lo")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let o = Command::new(bin())
+        .arg(t.join("lo.dump"))
+        .arg("-o")
+        .arg(t.join("out"))
+        .arg("--manifest")
+        .arg(t.join("out/m.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        err.matches("large object").count(),
+        1,
+        "named once on stderr: {err}"
+    );
+    assert!(err.contains("2 large object(s)"), "{err}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(t.join("out/m.json")).unwrap()).unwrap();
+    assert_eq!(m["archive"]["large_objects"], 2);
+    assert_eq!(m["tables"][0]["rows"], 2);
+    assert_eq!(
+        fs::read_to_string(t.join("out/public.t.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+}
