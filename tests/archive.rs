@@ -631,3 +631,169 @@ fn tar_problems() {
         "the tar archive ends before the member holding the data of entry 11 (app.t)",
     );
 }
+
+#[test]
+fn large_objects_in_a_1_16_archive() {
+    // BLOB METADATA lists the OIDs; the BLOBS data block comes before the table's and is
+    // skipped (pg_dump 17 writes this).
+    let mut b = B {
+        minor: 16,
+        out: Vec::new(),
+    };
+    b.header(1, Comp::Zstd);
+    b.int(9);
+    let f = None;
+    b.entry(
+        1,
+        false,
+        "ENCODING",
+        "ENCODING",
+        2,
+        "SET client_encoding = 'UTF8';\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        2,
+        false,
+        "STDSTRINGS",
+        "STDSTRINGS",
+        2,
+        "SET standard_conforming_strings = 'on';\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        3,
+        false,
+        "SEARCHPATH",
+        "SEARCHPATH",
+        2,
+        "SELECT pg_catalog.set_config('search_path', '', false);\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        9,
+        false,
+        "app",
+        "SCHEMA",
+        2,
+        "CREATE SCHEMA app;\n",
+        "DROP SCHEMA app;\n",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        10,
+        false,
+        "t",
+        "TABLE",
+        2,
+        "CREATE TABLE app.t (\n    id integer NOT NULL,\n    s text\n);\n",
+        "DROP TABLE app.t;\n",
+        None,
+        Some("app"),
+        &[9],
+        f,
+    );
+    b.entry(
+        20,
+        false,
+        "16385..16386",
+        "BLOB METADATA",
+        2,
+        "16385\n16386\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        21,
+        true,
+        "16385..16386",
+        "BLOBS",
+        3,
+        "",
+        "",
+        None,
+        None,
+        &[20],
+        f,
+    );
+    b.entry(
+        11,
+        true,
+        "t",
+        "TABLE DATA",
+        3,
+        "",
+        "",
+        Some("COPY app.t (id, s) FROM stdin;\n"),
+        Some("app"),
+        &[10],
+        f,
+    );
+    b.entry(
+        12,
+        false,
+        "t t_pkey",
+        "CONSTRAINT",
+        4,
+        "ALTER TABLE ONLY app.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n",
+        "ALTER TABLE ONLY app.t DROP CONSTRAINT t_pkey;\n",
+        None,
+        Some("app"),
+        &[10],
+        f,
+    );
+    b.out.push(3);
+    b.int(21);
+    for (oid, body) in [(16385, &b"hello"[..]), (16386, b"world")] {
+        b.int(oid);
+        let z = compress(Comp::Zstd, true, body);
+        b.int(z.len() as i64);
+        b.out.extend_from_slice(&z);
+        b.int(0);
+    }
+    b.int(0);
+    b.out.push(1);
+    b.int(11);
+    let z = compress(Comp::Zstd, true, ROWS.as_bytes());
+    b.int(z.len() as i64);
+    b.out.extend_from_slice(&z);
+    b.int(0);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("lo.dump");
+    fs::write(&p, &b.out).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&p, &out);
+    assert_converted(&o, &out, "1.16 with large objects");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("2 large object(s) (BLOBS entries) are not converted"),
+        "{err}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("m.json")).unwrap()).unwrap();
+    assert_eq!(m["archive"]["large_objects"], 2);
+    let schema = fs::read_to_string(out.join("schema.sql")).unwrap();
+    assert!(
+        schema.contains("SELECT pg_catalog.lo_create('16386');\n"),
+        "{schema}"
+    );
+}

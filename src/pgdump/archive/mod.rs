@@ -297,12 +297,7 @@ fn count_large_objects(entries: &[Entry]) -> u64 {
             if e.is("BLOB") {
                 1
             } else if e.is("BLOB METADATA") {
-                // One OID per line in the definition (archive 1.16).
-                e.defn.as_deref().map_or(0, |d| {
-                    d.split(|&b| b == b'\n')
-                        .filter(|l| !l.is_empty() && l.iter().all(u8::is_ascii_digit))
-                        .count() as u64
-                })
+                blob_oids(e).len() as u64
             } else {
                 0
             }
@@ -532,6 +527,28 @@ fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_s
     if is_data {
         return;
     }
+    if e.is("BLOB METADATA") {
+        // Archive 1.16 groups large objects: the definition only lists their OIDs, and
+        // pg_restore writes one lo_create (and ALTER OWNER) per object.
+        let oids = blob_oids(e);
+        for o in &oids {
+            t.extend_from_slice(format!("SELECT pg_catalog.lo_create('{o}');\n").as_bytes());
+        }
+        t.push(b'\n');
+        if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) {
+            for o in &oids {
+                t.extend_from_slice(
+                    format!(
+                        "ALTER LARGE OBJECT {o} OWNER TO {};\n",
+                        fmt_id(&String::from_utf8_lossy(owner))
+                    )
+                    .as_bytes(),
+                );
+            }
+            t.push(b'\n');
+        }
+        return;
+    }
     if let Some(d) = e.defn.as_deref().filter(|d| !d.is_empty()) {
         t.extend_from_slice(d);
         t.extend_from_slice(b"\n\n");
@@ -546,6 +563,15 @@ fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_s
         t.extend_from_slice(fmt_id(&String::from_utf8_lossy(owner)).as_bytes());
         t.extend_from_slice(b";\n\n");
     }
+}
+
+/// The large-object OIDs a `BLOB METADATA` entry lists (decimal numbers, whitespace-separated).
+fn blob_oids(e: &Entry) -> Vec<String> {
+    let d = String::from_utf8_lossy(e.defn.as_deref().unwrap_or(b"")).into_owned();
+    d.split_ascii_whitespace()
+        .filter(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
 }
 
 /// What `_getObjectDescription` names an object in `ALTER ... OWNER TO`, or `None` for
