@@ -25,7 +25,7 @@ bin=$PWD/target/release/pgdump2csv
 
 if [ ! -s $data/customer.dump ] || [ ! -s $data/customer4.dir/toc.dat ]; then
     [ -s $data/customer.csv ] || python3 bench/gen_customer.py "$ROWS" $data/customer.csv
-    pg_start /tmp/dumpshard-bench-pg
+    pg_start /tmp/dumpshard-bench-archive-pg
     trap pg_stop EXIT
     $PSQL -c 'CREATE DATABASE bench' postgres
     $PSQL -f bench/customer.sql bench
