@@ -296,12 +296,13 @@ pub enum Wrapper {
 }
 
 /// Decompresses `raw` on a thread of its own (so inflating overlaps conversion), naming the
-/// entry in any error.
+/// entry in any error, and the archive offset reached when `at` is the archive stream.
 pub fn decode(
     raw: Box<dyn Read + Send>,
     c: Compression,
     w: Wrapper,
     what: &str,
+    at: Option<Shared>,
 ) -> io::Result<Box<dyn Read + Send>> {
     let br = io::BufReader::with_capacity(1 << 16, raw);
     let d: Box<dyn Read + Send> = match (c, w) {
@@ -315,6 +316,7 @@ pub fn decode(
         inner: d,
         what: what.to_string(),
         compression: c,
+        at,
     };
     Ok(crate::input::threaded(named, what))
 }
@@ -324,6 +326,7 @@ struct Named {
     inner: Box<dyn Read + Send>,
     what: String,
     compression: Compression,
+    at: Option<Shared>,
 }
 
 impl Read for Named {
@@ -332,9 +335,17 @@ impl Read for Named {
             if e.to_string().starts_with("byte ") {
                 e
             } else {
+                let at = match self.at.as_ref().map(|s| s.lock().map(|s| s.r.pos)) {
+                    Some(Ok(pos)) => format!("byte {pos}: "),
+                    _ => String::new(),
+                };
                 io::Error::new(
                     e.kind(),
-                    format!("the {} data of {}: {e}", self.compression.name(), self.what),
+                    format!(
+                        "{at}the {} data of {} is corrupt: {e}",
+                        self.compression.name(),
+                        self.what
+                    ),
                 )
             }
         })
@@ -347,7 +358,7 @@ pub fn open_dir_file(
     dir: &Path,
     name: &[u8],
     what: &str,
-) -> io::Result<(Box<dyn Read + Send>, Compression)> {
+) -> io::Result<(Box<dyn Read + Send>, Compression, String)> {
     let base = String::from_utf8_lossy(name).into_owned();
     if base.is_empty() || base.contains('/') || base == ".." {
         return Err(io::Error::new(
@@ -363,7 +374,7 @@ pub fn open_dir_file(
     ] {
         let p = dir.join(format!("{base}{suffix}"));
         match std::fs::File::open(&p) {
-            Ok(f) => return Ok((Box::new(f), c)),
+            Ok(f) => return Ok((Box::new(f), c, format!("{base}{suffix}"))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
         }

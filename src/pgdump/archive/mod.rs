@@ -872,6 +872,7 @@ impl Script {
                     self.compression,
                     Wrapper::Block,
                     what,
+                    Some(Arc::clone(s)),
                 )
             }
             Source::CustomFile {
@@ -885,11 +886,13 @@ impl Script {
                 let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
                 let mut st = Stream::new(r, offset, *int_size, *off_size);
                 st.find_block(id, what)?;
+                let st = Arc::new(Mutex::new(st));
                 data::decode(
-                    Box::new(data::BlockReader(Arc::new(Mutex::new(st)))),
+                    Box::new(data::BlockReader(Arc::clone(&st))),
                     self.compression,
                     Wrapper::Block,
                     what,
+                    Some(st),
                 )
             }
             Source::Tar(s) => {
@@ -908,11 +911,12 @@ impl Script {
                     data::member_compression(&found),
                     Wrapper::File,
                     what,
+                    Some(Arc::clone(s)),
                 )
             }
             Source::Dir(d) => {
-                let (f, c) = data::open_dir_file(d, file, what)?;
-                data::decode(f, c, Wrapper::File, what)
+                let (f, c, name) = data::open_dir_file(d, file, what)?;
+                data::decode(f, c, Wrapper::File, &format!("{what} in {name}"), None)
             }
         }
     }
