@@ -252,11 +252,17 @@ struct Buf {
     line: u64,
     eof: bool,
     name: String,
+    /// A read error held back until the bytes read before it are used, so the tables they
+    /// finish are still written (an archive's next entry can fail while this one is buffered).
+    err: Option<std::io::Error>,
 }
 
 impl Buf {
     /// Reads more input, keeping `data[pos..]`. Returns false at end of input.
     fn fill(&mut self) -> Result<bool> {
+        if let Some(e) = self.err.take() {
+            return Err(e).at(&self.name);
+        }
         if self.eof {
             return Ok(false);
         }
@@ -284,6 +290,10 @@ impl Buf {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.data.truncate(filled);
+                    if filled > old {
+                        self.err = Some(e);
+                        return Ok(true);
+                    }
                     return Err(e).at(&self.name);
                 }
             }
@@ -390,6 +400,7 @@ impl<'c> Converter<'c> {
                 line: 1,
                 eof: false,
                 name,
+                err: None,
             },
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,

@@ -801,3 +801,133 @@ fn large_objects_in_a_1_16_archive() {
         "{schema}"
     );
 }
+
+#[test]
+fn tables_before_a_bad_entry_keep_their_files() {
+    // Two tables in a directory archive; the second one's data file is missing. The first is
+    // complete and kept, the second leaves no file, the run fails.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("two");
+    fs::create_dir(&d).unwrap();
+    let mut b = B {
+        minor: 14,
+        out: Vec::new(),
+    };
+    b.header(3, Comp::Gzip);
+    b.int(7);
+    let f = Some("");
+    b.entry(
+        1,
+        false,
+        "ENCODING",
+        "ENCODING",
+        2,
+        "SET client_encoding = 'UTF8';\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        2,
+        false,
+        "STDSTRINGS",
+        "STDSTRINGS",
+        2,
+        "SET standard_conforming_strings = 'on';\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        3,
+        false,
+        "SEARCHPATH",
+        "SEARCHPATH",
+        2,
+        "SELECT pg_catalog.set_config('search_path', '', false);\n",
+        "",
+        None,
+        None,
+        &[],
+        f,
+    );
+    b.entry(
+        10,
+        false,
+        "t",
+        "TABLE",
+        2,
+        "CREATE TABLE public.t (\n    id integer NOT NULL,\n    s text\n);\n",
+        "DROP TABLE public.t;\n",
+        None,
+        Some("public"),
+        &[],
+        f,
+    );
+    b.entry(
+        13,
+        false,
+        "u",
+        "TABLE",
+        2,
+        "CREATE TABLE public.u (\n    id integer NOT NULL,\n    s text\n);\n",
+        "DROP TABLE public.u;\n",
+        None,
+        Some("public"),
+        &[],
+        f,
+    );
+    b.entry(
+        11,
+        true,
+        "t",
+        "TABLE DATA",
+        3,
+        "",
+        "",
+        Some("COPY public.t (id, s) FROM stdin;\n"),
+        Some("public"),
+        &[10],
+        Some("11.dat"),
+    );
+    b.entry(
+        14,
+        true,
+        "u",
+        "TABLE DATA",
+        3,
+        "",
+        "",
+        Some("COPY public.u (id, s) FROM stdin;\n"),
+        Some("public"),
+        &[13],
+        Some("14.dat"),
+    );
+    fs::write(d.join("toc.dat"), &b.out).unwrap();
+    fs::write(
+        d.join("11.dat.gz"),
+        compress(Comp::Gzip, false, ROWS.as_bytes()),
+    )
+    .unwrap();
+    for j in ["1", "2"] {
+        let out = tmp.path().join(format!("out{j}"));
+        let o = Command::new(bin())
+            .arg(&d)
+            .args(["-j", j, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("entry 14 (public.u): its data file 14.dat"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(out.join("public.t.csv")).unwrap(), CSV);
+        assert!(!out.join("public.u.csv").exists());
+    }
+}
