@@ -272,14 +272,18 @@ impl<R: Read> Prim<'_, R> {
                 msg: format!("{what} claims a length of {len} bytes: the archive is corrupt"),
             });
         }
-        // Grows with the bytes that really arrive, never preallocated from `len`.
+        // Grows with the bytes that really arrive, 64 KiB at a time, never sized from `len`.
         let mut v = Vec::new();
-        (&mut *self.r)
-            .take(len as u64)
-            .read_to_end(&mut v)
-            .map_err(|e| self.io(e, what))?;
-        if v.len() as i64 != len {
-            return Err(self.eof(what));
+        let mut left = len as u64;
+        while left > 0 {
+            let got = (&mut *self.r)
+                .take(left.min(1 << 16))
+                .read_to_end(&mut v)
+                .map_err(|e| self.io(e, what))?;
+            if got == 0 {
+                return Err(self.eof(what));
+            }
+            left -= got as u64;
         }
         Ok(Some(v))
     }
