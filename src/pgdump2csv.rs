@@ -36,7 +36,8 @@ The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 Files appear under their final names only when complete: after an error, the tables finished
 before it keep their files and the table being written leaves none.";
 
-/// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
+/// Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL
+/// and a JSON manifest.
 ///
 /// Reads DUMP (or standard input when DUMP is `-` or absent); gzip, zstd and lz4 input is
 /// recognised by its magic bytes. pg_dump archives are read directly, recognised by content:
@@ -52,7 +53,7 @@ before it keep their files and the table being written leaves none.";
 #[command(
     name = "pgdump2csv",
     version,
-    about = "Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest",
+    about = "Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL and a JSON manifest",
     long_about,
     after_long_help = AFTER_HELP
 )]
