@@ -1,5 +1,6 @@
 //! What every binary shares: the `main` wrapper with its one exit-code mapping, cleanup of
-//! temporary files on Ctrl-C, and parsing of human sizes such as `64M`.
+//! temporary files on SIGINT/SIGTERM/SIGHUP (exit 128 + the signal's number), the cap on
+//! worker threads, and parsing of human sizes such as `64M`.
 
 use crate::error::{Error, Result};
 use std::collections::HashSet;
@@ -41,14 +42,51 @@ fn remove_registered() {
     }
 }
 
+/// Blocks SIGINT, SIGTERM and SIGHUP in every thread (threads inherit the mask, so this runs
+/// before any is started) and takes them on a thread of its own with `sigwait`, where it is
+/// safe to clean up: temporaries are removed, an unfinished stdout gets its
+/// [`INCOMPLETE`](crate::output::INCOMPLETE) mark, and the process exits with 128 + the
+/// signal's number, as a shell reports a process killed by it. A signal the process was
+/// started with ignored (`nohup`, background jobs) stays ignored.
+fn handle_signals() {
+    // SAFETY: sigset and sigaction calls on local, zero-initialised structs; the mask is
+    // changed before any other thread exists.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            libc::sigaddset(&mut set, sig);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut sig: libc::c_int = 0;
+                if libc::sigwait(&set, &mut sig) == 0 {
+                    remove_registered();
+                    crate::output::mark_stdout_incomplete();
+                    std::process::exit(128 + sig);
+                }
+            });
+        if spawned.is_err() {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
+
 /// Runs a tool's body and turns its outcome into the process exit code. Prints errors as one
-/// line, `PROG: message`, on stderr. A closed stdout ends the program quietly with 0, as
-/// filters in a pipeline to `head` should.
+/// line, `PROG: message`, on stderr. Standard output closed early ends the program quietly
+/// with 0, as filters in a pipeline to `head` should; any other output failing is exit 2.
 pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
-    let _ = ctrlc::set_handler(|| {
-        remove_registered();
-        std::process::exit(130);
-    });
+    handle_signals();
     match body() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
@@ -58,12 +96,30 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
             match &e {
                 // Already reported in detail by the tool; just the verdict.
                 Error::Found(msg) if msg.is_empty() => {}
+                Error::StoppedEarly => {}
                 _ => {
                     let _ = writeln!(err, "{prog}: {e}");
                 }
             }
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// The most worker threads a tool starts: 4 per CPU, at most 256. More only cost memory
+/// (and thousands of threads exhaust the process's limits, ending in a hang or a panic).
+pub fn max_threads() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cpus).min(256)
+}
+
+/// The thread count for `-j`/`--parallel`/`--threads` given as `n`: all CPUs by default,
+/// capped at [`max_threads`]; 0 is a usage error naming `option`.
+pub fn threads(option: &str, n: Option<usize>) -> Result<usize> {
+    match n {
+        Some(0) => Err(Error::Usage(format!("{option} must be at least 1"))),
+        Some(n) => Ok(n.min(max_threads())),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
 }
 

@@ -1,7 +1,8 @@
 //! One error type for every tool, and the one place that maps errors to exit codes.
 //!
 //! Exit codes are part of the contract: 0 = ok, 1 = the data has problems (a check found
-//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop.
+//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop,
+//! 3 = csvcheck stopped early because its standard output was closed ([`Error::StoppedEarly`]).
 
 use std::fmt;
 use std::io;
@@ -65,7 +66,15 @@ pub enum Error {
     /// Maps to exit code 1.
     #[error("{0}")]
     Found(String),
+    /// A checking filter's standard output was closed (e.g. by `head`) before it had checked
+    /// every record, where ending quietly with 0 would claim a clean result (csvcheck).
+    /// Maps to exit code 3; nothing is printed.
+    #[error("stopped early: standard output was closed before every record was checked")]
+    StoppedEarly,
 }
+
+/// How standard output is named in messages (and recognised in [`Error::is_broken_pipe`]).
+pub const STDOUT: &str = "<stdout>";
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -99,14 +108,17 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Found(_) => 1,
+            Error::StoppedEarly => 3,
             _ => 2,
         }
     }
 
-    /// True when the error is a closed pipe on output, which a filter treats as a normal end
-    /// (`pgdump2csv ... | head` must not complain).
+    /// True when the error is standard output closed early, which a filter treats as a
+    /// normal end (`pgdump2csv ... | head` must not complain). A named output whose reader
+    /// went away (`--dups-out >(head)`) is not: that output is incomplete.
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+        matches!(self, Error::Io { path, source }
+            if source.kind() == io::ErrorKind::BrokenPipe && path == STDOUT)
     }
 }
 

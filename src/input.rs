@@ -7,8 +7,10 @@
 
 use crate::error::{Error, IoContext, Result};
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -77,14 +79,19 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
     let head = read_head(&mut raw, 6).at(&name)?;
     let compression = Compression::sniff(&head);
     let br = BufReader::with_capacity(1 << 20, io::Cursor::new(head).chain(raw));
+    let pos = Arc::new(AtomicU64::new(0));
+    let cr = Counting {
+        inner: br,
+        pos: pos.clone(),
+    };
     let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(br),
-        Compression::Gzip => threaded(flate2::bufread::MultiGzDecoder::new(br), &name),
+        Compression::None => Box::new(cr.inner),
+        Compression::Gzip => threaded(GzMembers::new(cr), &name, pos),
         Compression::Zstd => {
-            let d = zstd::stream::read::Decoder::with_buffer(br).at(&name)?;
-            threaded(d, &name)
+            let d = zstd::stream::read::Decoder::with_buffer(cr).at(&name)?;
+            threaded(d, &name, pos)
         }
-        Compression::Lz4 => threaded(lz4_flex::frame::FrameDecoder::new(br), &name),
+        Compression::Lz4 => threaded(lz4_flex::frame::FrameDecoder::new(cr), &name, pos),
     };
     Ok(Input {
         path: if compression == Compression::None {
@@ -105,14 +112,107 @@ fn read_head(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// Runs `decoder` on a thread of its own and returns a reader over what it produces.
-pub fn threaded<D: Read + Send + 'static>(decoder: D, name: &str) -> Box<dyn Read + Send> {
+/// The compressed stream, counting the bytes the decoder has consumed, so that a
+/// decompression error can say where it is.
+struct Counting<B> {
+    inner: B,
+    pos: Arc<AtomicU64>,
+}
+
+impl<B: BufRead> Read for Counting<B> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<B: BufRead> BufRead for Counting<B> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        self.inner.consume(n);
+    }
+}
+
+/// gzip members one after another (as pigz and bgzip write them), then optionally zero bytes
+/// (tape padding, which `gzip -t` accepts too); anything else after a member is an error.
+/// flate2's `MultiGzDecoder` takes any trailing bytes for a broken next member.
+struct GzMembers<R: BufRead> {
+    dec: Option<flate2::bufread::GzDecoder<R>>,
+    src: Option<R>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(r: R) -> GzMembers<R> {
+        GzMembers {
+            dec: Some(flate2::bufread::GzDecoder::new(r)),
+            src: None,
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(d) = self.dec.as_mut() {
+                let n = d.read(out)?;
+                if n > 0 || out.is_empty() {
+                    return Ok(n);
+                }
+                self.src = self.dec.take().map(|d| d.into_inner());
+            }
+            let Some(src) = self.src.as_mut() else {
+                return Ok(0);
+            };
+            let buf = src.fill_buf()?;
+            match buf.first() {
+                None => return Ok(0),
+                Some(0x1f) => {
+                    self.dec = self.src.take().map(flate2::bufread::GzDecoder::new);
+                }
+                Some(0) => {
+                    let zeros = buf.iter().take_while(|&&b| b == 0).count();
+                    if zeros < buf.len() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "zero padding after the last gzip member is followed by other bytes",
+                        ));
+                    }
+                    src.consume(zeros);
+                }
+                Some(b'"') if buf[1..].starts_with(&crate::output::INCOMPLETE[..8]) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "the input is incomplete: the tool that wrote it failed (see its error)",
+                    ));
+                }
+                Some(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "bytes after the last gzip member that are not a gzip member",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Runs `decoder` on a thread of its own and returns a reader over what it produces. `pos`
+/// counts the compressed bytes consumed, for messages.
+pub fn threaded<D: Read + Send + 'static>(
+    decoder: D,
+    name: &str,
+    pos: Arc<AtomicU64>,
+) -> Box<dyn Read + Send> {
     let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(4);
     let (back_tx, back_rx) = sync_channel::<Vec<u8>>(6);
     let name = name.to_string();
     let handle = std::thread::Builder::new()
         .name(format!("inflate {name}"))
-        .spawn(move || pump(decoder, tx, back_rx))
+        .spawn(move || pump(decoder, tx, back_rx, pos))
         .ok();
     match handle {
         Some(h) => Box::new(ThreadedReader {
@@ -137,7 +237,13 @@ impl Read for ErrReader {
 
 const BLOCK: usize = 1 << 20;
 
-fn pump<D: Read>(mut d: D, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<Vec<u8>>) {
+fn pump<D: Read>(
+    mut d: D,
+    tx: SyncSender<io::Result<Vec<u8>>>,
+    back: Receiver<Vec<u8>>,
+    pos: Arc<AtomicU64>,
+) {
+    let mut out = 0u64;
     loop {
         let mut buf = back
             .try_recv()
@@ -157,9 +263,23 @@ fn pump<D: Read>(mut d: D, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<V
             }
         };
         buf.truncate(filled);
+        out += filled as u64;
         let end = filled == 0;
         match res {
             Err(e) => {
+                let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
+                let e = io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot decompress{}: {e} (at compressed byte {}, decompressed byte {out})",
+                        if truncated {
+                            " (the file is truncated)"
+                        } else {
+                            ""
+                        },
+                        pos.load(Ordering::Relaxed)
+                    ),
+                );
                 if filled > 0 && tx.send(Ok(buf)).is_err() {
                     return;
                 }

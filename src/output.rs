@@ -1,22 +1,33 @@
 //! Writing outputs safely: files appear under their final name only when complete
-//! (temp file + rename), stdout is buffered, and `.gz` outputs are compressed.
+//! (an unnamed temp file linked into place, or a named one renamed), stdout is buffered, and
+//! `.gz` outputs are compressed. [`Guard`] refuses, before anything is written, an output
+//! that would replace an input or another output of the same run.
 //!
 //! Every writer here must be finished with an explicit call (`commit`/`finish`): `Drop` cannot
 //! report errors, so a writer dropped without it removes its temporary file instead of leaving
-//! a silently truncated output behind.
+//! a silently truncated output behind, and standard output dropped unfinished ends with
+//! [`INCOMPLETE`], so that the next tool of a pipeline fails instead of taking a cut stream
+//! for a whole one.
 
 use crate::cli;
 use crate::error::{Error, IoContext, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 const BUF: usize = 256 << 10;
 
 /// A file written under a temporary name beside its destination and renamed into place by
 /// [`AtomicFile::commit`]. Dropped without commit, the temporary is removed.
 pub struct AtomicFile {
+    /// The temporary name: the file is there while written, or (`unnamed`) only linked there
+    /// at commit.
     tmp: PathBuf,
+    /// Written through an `O_TMPFILE` file that has no name until commit, so that nothing is
+    /// left behind even by SIGKILL.
+    unnamed: bool,
     dest: PathBuf,
     w: Option<BufWriter<File>>,
     /// Writing straight into `dest`, which is a device or FIFO (`-o /dev/stdout`,
@@ -40,21 +51,56 @@ impl AtomicFile {
             let f = OpenOptions::new().write(true).open(dest).at(dest)?;
             return Ok(AtomicFile {
                 tmp: dest.to_path_buf(),
+                unnamed: false,
                 dest: dest.to_path_buf(),
                 w: Some(BufWriter::with_capacity(BUF, f)),
                 direct: true,
             });
         }
-        if let Some(parent) = dest.parent()
-            && !parent.as_os_str().is_empty()
-        {
-            fs::create_dir_all(parent).at(parent)?;
+        check_dest(dest)?;
+        let parent = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if fs::metadata(parent).is_ok_and(|m| !m.is_dir()) {
+            return Err(Error::file(
+                parent.display().to_string(),
+                format!(
+                    "is not a directory, so {} cannot be created in it",
+                    dest.display()
+                ),
+            ));
         }
+        fs::create_dir_all(parent).at(parent)?;
         let tmp = temp_name(dest);
+        // The unnamed file is linked by its /proc/self/fd name at commit: without /proc it
+        // could not be committed at all.
+        let unnamed = Path::new("/proc/self/fd")
+            .is_dir()
+            .then(|| {
+                OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_TMPFILE)
+                    .mode(0o666)
+                    .open(parent)
+                    .ok()
+            })
+            .flatten();
+        if let Some(f) = unnamed {
+            return Ok(AtomicFile {
+                tmp,
+                unnamed: true,
+                dest: dest.to_path_buf(),
+                w: Some(BufWriter::with_capacity(BUF, f)),
+                direct: false,
+            });
+        }
+        // No O_TMPFILE on this file system: a named temporary, removed on any end but SIGKILL.
         cli::register_temp(tmp.clone());
         let f = File::create(&tmp).at(&tmp)?;
         Ok(AtomicFile {
             tmp,
+            unnamed: false,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
             direct: false,
@@ -70,6 +116,7 @@ impl AtomicFile {
         let f = OpenOptions::new().append(true).open(&tmp).at(&tmp)?;
         Ok(AtomicFile {
             tmp,
+            unnamed: false,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
             direct: false,
@@ -87,10 +134,37 @@ impl AtomicFile {
         let f = w
             .into_inner()
             .map_err(|e| Error::io(&self.dest, e.into_error()))?;
-        drop(f);
         if self.direct {
             return Ok(());
         }
+        if self.unnamed {
+            // linkat() cannot replace a file, so the unnamed file gets its temporary name
+            // first and is renamed over the destination as a named one would be.
+            use std::os::fd::AsRawFd;
+            let _ = fs::remove_file(&self.tmp);
+            cli::register_temp(self.tmp.clone());
+            let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))
+                .expect("no NUL in a number");
+            let to = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(
+                self.tmp.as_os_str(),
+            ))
+            .map_err(|e| Error::io(&self.dest, io::Error::other(e)))?;
+            // SAFETY: both strings are NUL-terminated and live across the call.
+            let r = unsafe {
+                libc::linkat(
+                    libc::AT_FDCWD,
+                    proc.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::AT_SYMLINK_FOLLOW,
+                )
+            };
+            if r != 0 {
+                cli::unregister_temp(&self.tmp);
+                return Err(Error::io(&self.dest, io::Error::last_os_error()));
+            }
+        }
+        drop(f);
         fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
         cli::unregister_temp(&self.tmp);
         Ok(())
@@ -111,9 +185,130 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.w.take().is_some() && !self.direct {
+        if self.w.take().is_some() && !self.direct && !self.unnamed {
             let _ = fs::remove_file(&self.tmp);
             cli::unregister_temp(&self.tmp);
+        }
+    }
+}
+
+/// What a tool writes at the end of its standard output when it fails after starting to write
+/// it: the stream then ends inside a quoted field (a `"` is put first when needed), which every
+/// CSV reader refuses, and the text says why to whoever looks at the stream.
+pub const INCOMPLETE: &[u8] =
+    b"\n<<dumpshard: this stream is incomplete: the tool writing it failed>>\n";
+
+/// The state of standard output shared with the signal thread: whether a CSV stream is open
+/// on it, whether the bytes written so far hold an odd number of `"`, and whether it is
+/// compressed (a mark then goes after the compressed bytes, where it breaks the stream).
+#[derive(Default)]
+struct StdoutState {
+    open: bool,
+    odd: bool,
+    compressed: bool,
+}
+
+fn stdout_state() -> &'static Mutex<StdoutState> {
+    static S: OnceLock<Mutex<StdoutState>> = OnceLock::new();
+    S.get_or_init(|| Mutex::new(StdoutState::default()))
+}
+
+/// Standard output below the buffer: counts the quote parity of what was handed to it.
+pub struct Counted;
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut st = stdout_state().lock().unwrap_or_else(|e| e.into_inner());
+        let n = io::stdout().write(buf)?;
+        let quotes = buf[..n].iter().filter(|&&b| b == b'"').count();
+        st.odd ^= quotes % 2 == 1;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        io::stdout().flush()
+    }
+}
+
+/// Ends standard output with [`INCOMPLETE`] if a stream is open on it and unfinished. Called
+/// when a writer is dropped unfinished and on a signal; waits only briefly for a writer
+/// blocked on a full pipe.
+pub fn mark_stdout_incomplete() {
+    let mut st = None;
+    for _ in 0..50 {
+        match stdout_state().try_lock() {
+            Ok(g) => {
+                st = Some(g);
+                break;
+            }
+            Err(std::sync::TryLockError::Poisoned(e)) => {
+                st = Some(e.into_inner());
+                break;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+        }
+    }
+    let Some(mut st) = st else { return };
+    if !st.open {
+        return;
+    }
+    st.open = false;
+    let mut out = io::stdout().lock();
+    if !st.odd || st.compressed {
+        let _ = out.write_all(b"\"");
+    }
+    let _ = out.write_all(INCOMPLETE);
+    let _ = out.flush();
+}
+
+/// Buffered standard output that knows whether it was finished: dropped unfinished (the tool
+/// failed), it ends the stream with [`INCOMPLETE`].
+pub struct StdoutCsv {
+    w: BufWriter<Counted>,
+    done: bool,
+}
+
+impl StdoutCsv {
+    fn new(compressed: bool) -> StdoutCsv {
+        let mut st = stdout_state().lock().unwrap_or_else(|e| e.into_inner());
+        st.open = true;
+        st.compressed = compressed;
+        StdoutCsv {
+            w: BufWriter::with_capacity(BUF, Counted),
+            done: false,
+        }
+    }
+
+    /// Flushes; the stream is complete.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.w.flush()?;
+        self.done = true;
+        stdout_state()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .open = false;
+        Ok(())
+    }
+}
+
+impl Write for StdoutCsv {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.w.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+impl Drop for StdoutCsv {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.w.flush();
+            mark_stdout_incomplete();
         }
     }
 }
@@ -121,13 +316,13 @@ impl Drop for AtomicFile {
 /// Where a tool's main output goes.
 pub enum Sink {
     /// Standard output.
-    Stdout(BufWriter<io::Stdout>),
+    Stdout(StdoutCsv),
     /// A file, written atomically.
     File(AtomicFile),
     /// A gzip-compressed file, written atomically.
     Gzip(flate2::write::GzEncoder<AtomicFile>),
     /// Gzip-compressed standard output.
-    GzipStdout(flate2::write::GzEncoder<BufWriter<io::Stdout>>),
+    GzipStdout(flate2::write::GzEncoder<StdoutCsv>),
 }
 
 /// True if the path asks for gzip output by its name.
@@ -138,7 +333,7 @@ pub fn wants_gzip(p: &Path) -> bool {
 impl Sink {
     /// Standard output.
     pub fn stdout() -> Sink {
-        Sink::Stdout(BufWriter::with_capacity(BUF, io::stdout()))
+        Sink::Stdout(StdoutCsv::new(false))
     }
 
     /// `path` (`None` or `-` = stdout), gzip-compressed when `gzip` is set (at `level`, 0-9).
@@ -154,10 +349,7 @@ impl Sink {
                 })
             }
             _ => Ok(if gzip {
-                Sink::GzipStdout(flate2::write::GzEncoder::new(
-                    BufWriter::with_capacity(BUF, io::stdout()),
-                    lvl,
-                ))
+                Sink::GzipStdout(flate2::write::GzEncoder::new(StdoutCsv::new(true), lvl))
             } else {
                 Sink::stdout()
             }),
@@ -179,7 +371,7 @@ impl Sink {
     /// Name for messages.
     pub fn name(&self) -> String {
         match self {
-            Sink::Stdout(_) | Sink::GzipStdout(_) => "<stdout>".into(),
+            Sink::Stdout(_) | Sink::GzipStdout(_) => crate::error::STDOUT.into(),
             Sink::File(f) => f.dest().display().to_string(),
             Sink::Gzip(g) => g.get_ref().dest().display().to_string(),
         }
@@ -189,10 +381,10 @@ impl Sink {
     pub fn finish(self) -> Result<()> {
         let name = self.name();
         match self {
-            Sink::Stdout(mut w) => w.flush().at(name),
+            Sink::Stdout(w) => w.finish().at(name),
             Sink::File(f) => f.commit(),
             Sink::Gzip(g) => g.finish().at(&name)?.commit(),
-            Sink::GzipStdout(g) => g.finish().at(&name)?.flush().at(&name),
+            Sink::GzipStdout(g) => g.finish().at(&name)?.finish().at(&name),
         }
     }
 }
@@ -224,6 +416,252 @@ impl Write for Sink {
     }
 }
 
+/// One named file of a run, for [`Guard`].
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The option that names it (`-o`, `--dups-out`, `FILE`...).
+    option: String,
+    /// The path as given.
+    path: PathBuf,
+    id: Ident,
+    output: bool,
+    /// An output already created by this run (a second creation is a second writer).
+    claimed: bool,
+}
+
+/// What makes two paths the same file: the inode of an existing file, and the canonical path
+/// (for a file not created yet: its canonical directory plus its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Ident {
+    inode: Option<(u64, u64)>,
+    path: PathBuf,
+}
+
+impl Ident {
+    /// `None` for what cannot be overwritten by renaming: stdin/stdout (`-`), devices, FIFOs,
+    /// directories.
+    fn of(p: &Path) -> Option<Ident> {
+        use std::os::unix::fs::MetadataExt;
+        if crate::input::is_stdin(p) {
+            return None;
+        }
+        match fs::metadata(p) {
+            Ok(m) if !m.is_file() => None,
+            Ok(m) => Some(Ident {
+                inode: Some((m.dev(), m.ino())),
+                path: fs::canonicalize(p).unwrap_or_else(|_| absolute(p)),
+            }),
+            Err(_) => Some(Ident {
+                inode: None,
+                path: absolute(p),
+            }),
+        }
+    }
+
+    fn same(&self, o: &Ident) -> bool {
+        self.path == o.path || (self.inode.is_some() && self.inode == o.inode)
+    }
+}
+
+/// The canonical form of a path that may not exist yet: its longest existing ancestor
+/// canonicalized, plus the remaining components (`.` dropped, `..` applied).
+fn absolute(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut base = p.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = fs::canonicalize(base) {
+            let mut out = c;
+            for comp in rest.iter().rev() {
+                match comp {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::CurDir => {}
+                    c => out.push(c.as_os_str()),
+                }
+            }
+            return out;
+        }
+        match (base.parent(), base.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                base = parent;
+            }
+            _ => return p.clone(),
+        }
+    }
+}
+
+/// The files of one run, checked for overlaps before anything is written: an output that is
+/// also an input (or another output) would destroy it when renamed into place.
+///
+/// Built with [`Guard::input`]/[`Guard::output`] and made active with [`Guard::install`],
+/// after which every [`AtomicFile::create`] of the process checks its destination against it:
+/// files a tool names itself (pgdump2csv's table files, csvsplit's shards) are refused when
+/// they would replace an input or an output created earlier in the run.
+#[derive(Debug, Default)]
+pub struct Guard {
+    entries: Vec<Entry>,
+    /// What the files created under names the tool chose are, for messages.
+    created: String,
+    /// Output directories, with their options.
+    dirs: Vec<(String, PathBuf)>,
+}
+
+fn guard_state() -> &'static Mutex<Option<Guard>> {
+    static G: OnceLock<Mutex<Option<Guard>>> = OnceLock::new();
+    G.get_or_init(|| Mutex::new(None))
+}
+
+impl Guard {
+    /// An empty set; `created` says in messages what the files are that the tool names itself
+    /// (e.g. "a shard of -o").
+    pub fn new(created: &str) -> Guard {
+        Guard {
+            entries: Vec::new(),
+            created: created.to_string(),
+            dirs: Vec::new(),
+        }
+    }
+
+    fn add(mut self, option: &str, path: Option<&Path>, output: bool) -> Guard {
+        if let Some(p) = path
+            && let Some(id) = Ident::of(p)
+        {
+            self.entries.push(Entry {
+                option: option.to_string(),
+                path: p.to_path_buf(),
+                id,
+                output,
+                claimed: false,
+            });
+        }
+        self
+    }
+
+    /// An input named by `option` (`None`, `-`, devices and FIFOs are ignored).
+    pub fn input(self, option: &str, path: Option<&Path>) -> Guard {
+        self.add(option, path, false)
+    }
+
+    /// Several inputs named by `option` (`FILE` arguments).
+    pub fn inputs(mut self, option: &str, paths: &[PathBuf]) -> Guard {
+        for p in paths {
+            self = self.input(option, Some(p));
+        }
+        self
+    }
+
+    /// A directory the tool writes into, named by `option`: refused at [`Guard::install`]
+    /// when it exists and is not a directory (`-o /dev/full`, `-o FILE`).
+    pub fn output_dir(mut self, option: &str, dir: Option<&Path>) -> Guard {
+        if let Some(d) = dir {
+            self.dirs.push((option.to_string(), d.to_path_buf()));
+        }
+        self
+    }
+
+    /// An output named by `option` (`None`, `-`, devices and FIFOs are ignored).
+    pub fn output(self, option: &str, path: Option<&Path>) -> Guard {
+        self.add(option, path, true)
+    }
+
+    /// Refuses (usage error, exit 2) any output that is an input or another output, naming
+    /// both options; then makes the set active for the rest of the process.
+    pub fn install(self) -> Result<()> {
+        self.check()?;
+        *guard_state().lock().unwrap_or_else(|e| e.into_inner()) = Some(self);
+        Ok(())
+    }
+
+    /// The checks of [`Guard::install`].
+    fn check(&self) -> Result<()> {
+        for (option, d) in &self.dirs {
+            if fs::metadata(d).is_ok_and(|m| !m.is_dir()) {
+                return Err(Error::Usage(format!(
+                    "{option} {}: exists and is not a directory",
+                    d.display()
+                )));
+            }
+        }
+        for (i, a) in self.entries.iter().enumerate() {
+            for b in &self.entries[..i] {
+                if (a.output || b.output) && a.id.same(&b.id) {
+                    let (o, other) = if a.output { (a, b) } else { (b, a) };
+                    return Err(overlap(o, &o.path, other));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a file about to be created: it may be a declared output (once), and may not be
+    /// an input or an output created before.
+    fn check_new(&mut self, dest: &Path) -> Result<()> {
+        let Some(id) = Ident::of(dest) else {
+            return Ok(());
+        };
+        let created = Entry {
+            option: self.created.clone(),
+            path: dest.to_path_buf(),
+            id: id.clone(),
+            output: true,
+            claimed: true,
+        };
+        let mut own = None;
+        for (i, e) in self.entries.iter().enumerate() {
+            if !e.id.same(&id) {
+                continue;
+            }
+            if e.output && !e.claimed && e.path == dest && own.is_none() {
+                own = Some(i);
+            } else if e.output && e.claimed && e.path == dest {
+                // A declared output written late (a manifest) whose name a file the tool
+                // named itself took first: that file stays, the output is not written.
+                return Err(Error::Usage(format!(
+                    "{} {} is also {} written earlier in this run: refusing to write it",
+                    e.option,
+                    dest.display(),
+                    self.created
+                )));
+            } else {
+                return Err(overlap(&created, dest, e));
+            }
+        }
+        match own {
+            Some(i) => self.entries[i].claimed = true,
+            None => self.entries.push(created),
+        }
+        Ok(())
+    }
+}
+
+fn overlap(out: &Entry, path: &Path, other: &Entry) -> Error {
+    let what = if other.output {
+        "is the same file as"
+    } else {
+        "would overwrite"
+    };
+    Error::Usage(format!(
+        "{} {} {what} {} {}: refusing to write it",
+        out.option,
+        path.display(),
+        other.option,
+        other.path.display()
+    ))
+}
+
+/// Checks `dest` against the installed [`Guard`], if any.
+fn check_dest(dest: &Path) -> Result<()> {
+    let mut g = guard_state().lock().unwrap_or_else(|e| e.into_inner());
+    match g.as_mut() {
+        Some(g) => g.check_new(dest),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +673,11 @@ mod tests {
         let mut f = AtomicFile::create(&dest).unwrap();
         f.write_all(b"a,b\n").unwrap();
         assert!(!dest.exists());
+        // Written through an unnamed file (where the file system has O_TMPFILE): nothing in
+        // the directory that SIGKILL could leave.
+        if has_tmpfile(dest.parent().unwrap()) {
+            assert_eq!(fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0);
+        }
         f.commit().unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
 
@@ -251,6 +694,15 @@ mod tests {
         assert_eq!(names.len(), 1, "only sub/ and nothing else: {names:?}");
     }
 
+    fn has_tmpfile(dir: &Path) -> bool {
+        OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_TMPFILE)
+            .mode(0o600)
+            .open(dir)
+            .is_ok()
+    }
+
     #[test]
     fn devices_are_written_in_place() {
         // Renaming a temporary over /dev/null would replace the device node (as root).
@@ -262,5 +714,53 @@ mod tests {
         let mut f = AtomicFile::create(Path::new("/dev/full")).unwrap();
         let r = f.write_all(&[0u8; 1 << 20]).and_then(|_| f.flush());
         assert!(r.is_err(), "/dev/full must report ENOSPC");
+    }
+
+    #[test]
+    fn guard_refuses_overlaps_and_second_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("in.csv"), "x").unwrap();
+        fs::hard_link(d.join("in.csv"), d.join("link.csv")).unwrap();
+        std::os::unix::fs::symlink(d.join("in.csv"), d.join("sym.csv")).unwrap();
+        let fresh = |out: &str, other: &Path| {
+            Guard::new("a file")
+                .input("FILE", Some(&d.join("in.csv")))
+                .output(out, Some(other))
+        };
+        for other in [
+            d.join("in.csv"),
+            d.join("link.csv"),
+            d.join("sym.csv"),
+            d.join("sub/../in.csv"),
+        ] {
+            let err = fresh("-o", &other).check().unwrap_err().to_string();
+            assert!(err.contains("-o") && err.contains("FILE"), "{err}");
+        }
+        fresh("-o", &d.join("out.csv")).check().unwrap();
+        let err = Guard::new("")
+            .output_dir("-o", Some(&d.join("in.csv")))
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not a directory"), "{err}");
+        // Two outputs not created yet, named differently.
+        let a = Ident::of(&d.join("new/x.csv")).unwrap();
+        let b = Ident::of(&d.join("new/./y/../x.csv")).unwrap();
+        assert!(a.same(&b));
+        // Devices and stdin are not files anyone could destroy by renaming.
+        assert!(Ident::of(Path::new("/dev/null")).is_none());
+        assert!(Ident::of(Path::new("-")).is_none());
+        // A declared output may be created once; a tool-named file may not replace it.
+        let out = d.join("o.csv");
+        let mut g = Guard::new("a shard").output("-o", Some(&out));
+        g.check_new(&out).unwrap();
+        let err = g.check_new(&out).unwrap_err().to_string();
+        assert!(err.contains("-o") && err.contains("a shard"), "{err}");
+        let err = g.check_new(&d.join("in.csv")).map(|_| ());
+        assert!(err.is_ok(), "not an input of this guard");
+        let mut g = Guard::new("a shard").input("FILE", Some(&d.join("in.csv")));
+        let err = g.check_new(&d.join("link.csv")).unwrap_err().to_string();
+        assert!(err.contains("would overwrite FILE"), "{err}");
     }
 }

@@ -14,10 +14,11 @@ use crate::pgdump::copytext::CopyConverter;
 use crate::pgdump::ddl::{self, ColumnDef, QName, Stmt};
 use crate::pgdump::inserts::{self, Value};
 use crate::pgdump::naming::{self, TablePattern};
+use crate::pgdump::psql;
 use crate::pgdump::sql::{Scan, StmtScanner};
 use clap::Parser;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -34,7 +35,11 @@ columns are left out, as in pg_dump's COPY. bytea stays in PostgreSQL's \\x hex 
 The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
-before it keep their files and the table being written leaves none.";
+before it keep their files and the table being written leaves none.
+
+Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
+accepted; any other (\\! and the like) is refused with its position, so the schema files never
+run what a dump smuggles in. A --table pattern that matches no table is an error.";
 
 /// Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL
 /// and a JSON manifest.
@@ -64,7 +69,9 @@ pub struct Args {
     pub dump: Option<PathBuf>,
 
     /// Write one CSV per table into DIR (created if missing). File names encode every byte of
-    /// the schema and table name outside [A-Za-z0-9_-] as %XX: `public.my%20table.csv`.
+    /// the schema and table name outside [A-Za-z0-9_-] as %XX: `public.my%20table.csv`. A name
+    /// longer than 200 bytes is cut between characters and ends in `~` and a 16-digit hash of
+    /// the full name (which the manifest keeps).
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 
@@ -94,13 +101,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
     pub level: u32,
 
-    /// Write every statement that is not table data (the DDL), in dump order, to FILE.
+    /// Write every statement that is not table data (the DDL), in dump order, to FILE. It
+    /// starts with its own `\restrict` (fresh random key) and ends with `\unrestrict`.
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
 
     /// Write what comes after the data (primary keys, indexes, foreign keys, triggers,
     /// setval) to FILE instead of --schema, so tables can be loaded bare and indexed after.
-    /// The dump's session settings are repeated at its top so it runs on its own.
+    /// The dump's session settings are repeated at its top so it runs on its own, inside its
+    /// own `\restrict`/`\unrestrict` pair.
     #[arg(long = "post-data", value_name = "FILE")]
     pub post_data: Option<PathBuf>,
 
@@ -222,6 +231,13 @@ impl Config {
 
 /// Runs the tool.
 pub fn run(args: Args) -> Result<()> {
+    crate::output::Guard::new("a table file under -o")
+        .input("DUMP", args.dump.as_deref())
+        .output_dir("-o", args.output_dir.as_deref())
+        .output("--schema", args.schema.as_deref())
+        .output("--post-data", args.post_data.as_deref())
+        .output("--manifest", args.manifest.as_deref())
+        .install()?;
     let mut cfg = Config::from_args(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.jobs)
@@ -237,6 +253,12 @@ pub fn run(args: Args) -> Result<()> {
         conv.finish()
     })
 }
+
+/// The error for a statement the dump ends in.
+const CUT_OFF: &str = "statement cut off: the dump ends inside it (truncated dump?)";
+
+/// Longest INSERT head (`INSERT INTO t (columns) VALUES`) looked for.
+const INSERT_HEAD_MAX: usize = 1 << 20;
 
 /// Sizes of the read buffer: data blocks are converted in pieces of about this size.
 const READ_SIZE: usize = 4 << 20;
@@ -378,16 +400,37 @@ struct Converter<'c> {
     /// A `-- Data for Name: ...; Type: TABLE DATA` comment not yet followed by data: in
     /// INSERT dumps an empty table has no statement at all, only this comment.
     pending_data: Option<(String, String)>,
+    /// The fresh `\restrict` keys of the schema and post-data files.
+    schema_key: String,
+    post_key: String,
+    /// The key of the dump's own `\restrict`, while the dump is in restricted mode.
+    dump_key: Option<Vec<u8>>,
+    /// Every table the dump creates or has data for, to check that each --table matched.
+    seen: HashSet<(String, String)>,
+    /// Composite types (`CREATE TYPE t AS (...)`): the columns of tables typed `OF` them.
+    types: HashMap<(String, String), Vec<ColumnDef>>,
+    /// Tables already warned about for an uncertain INSERT column order.
+    order_warned: HashSet<(String, String)>,
 }
 
 impl<'c> Converter<'c> {
     fn new(cfg: &'c Config, name: String, r: Box<dyn Read + Send>) -> Result<Converter<'c>> {
-        let schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
-        let post = cfg
+        let mut schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
+        let mut post = cfg
             .post_data
             .as_deref()
             .map(AtomicFile::create)
             .transpose()?;
+        // Each script runs on its own under psql, so each keeps pg_dump's guard with its own
+        // key: psql then refuses any meta-command in it but ours.
+        let schema_key = psql::restrict_key()?;
+        let post_key = psql::restrict_key()?;
+        for (f, key) in [(&mut schema, &schema_key), (&mut post, &post_key)] {
+            if let Some(f) = f {
+                let name = f.dest().to_path_buf();
+                write!(f, "\\restrict {key}\n\n").at(name)?;
+            }
+        }
         if let Dest::Dir(d) = &cfg.dest {
             std::fs::create_dir_all(d).at(d)?;
         }
@@ -418,11 +461,25 @@ impl<'c> Converter<'c> {
             footer_seen: false,
             piece_bufs: Vec::new(),
             pending_data: None,
+            schema_key,
+            post_key,
+            dump_key: None,
+            seen: HashSet::new(),
+            types: HashMap::new(),
+            order_warned: HashSet::new(),
         })
     }
 
     fn err(&self, rel: usize, msg: impl Into<String>) -> Error {
         Error::input(self.buf.pos_at(rel), msg)
+    }
+
+    /// The `\restrict` key of the file [`Converter::emit`] writes to now.
+    fn emit_key(&self) -> String {
+        match (self.phase, &self.post) {
+            (Phase::Post, Some(_)) => self.post_key.clone(),
+            _ => self.schema_key.clone(),
+        }
     }
 
     /// Writes schema text to the file of the current phase.
@@ -487,11 +544,27 @@ impl<'c> Converter<'c> {
         }
         self.flush_pending()?;
         self.close_open()?;
+        if self.cfg.dump_check && self.dump_key.is_some() {
+            return Err(Error::input(
+                self.buf.pos_at(0),
+                "the dump ends in psql's restricted mode, without the \\unrestrict line pg_dump writes last: it is truncated (use --no-dump-check for hand-written SQL)",
+            ));
+        }
         if self.cfg.dump_check && !self.footer_seen {
             return Err(Error::input(
                 self.buf.pos_at(0),
                 "the dump ends without pg_dump's '-- PostgreSQL database dump complete' footer: it is truncated (use --no-dump-check for hand-written SQL)",
             ));
+        }
+        // As pg_dump --strict-names: a pattern that matches nothing is most likely a typo, and
+        // going on would silently leave that table out.
+        for p in &self.cfg.include {
+            if !self.seen.iter().any(|(s, t)| p.matches(s, t)) {
+                return Err(Error::Usage(format!(
+                    "no matching tables were found for --table '{}'",
+                    p.text()
+                )));
+            }
         }
         Ok(())
     }
@@ -572,11 +645,42 @@ impl<'c> Converter<'c> {
         let line = self.buf.avail()[sig..eol].to_vec();
         let lead = self.buf.avail()[..sig].to_vec();
         self.emit(&lead)?;
-        // \restrict/\unrestrict guard psql against a malicious dump; our outputs are split
-        // into files that each need to run on their own, so the pair cannot be kept and is
-        // dropped. Other meta-commands (\connect) are kept.
-        if !(line.starts_with(b"\\restrict") || line.starts_with(b"\\unrestrict")) {
-            self.emit(&line)?;
+        // The dump's \restrict/\unrestrict pairs are followed as psql would (a wrong key is a
+        // cut or tampered dump) and replaced by our own keys in the outputs. A \connect pg_dump
+        // writes is kept, outside our restricted mode as pg_dump does it. Anything else could
+        // run commands on restore (`\!`, `\o |cmd`): no pg_dump writes it, so it is refused.
+        match psql::classify(&line) {
+            psql::Meta::Restrict(k) if self.dump_key.is_none() => self.dump_key = Some(k.to_vec()),
+            psql::Meta::Unrestrict(k) if self.dump_key.as_deref() == Some(k) => {
+                self.dump_key = None;
+            }
+            psql::Meta::Unrestrict(_) | psql::Meta::Restrict(_) => {
+                return Err(self.err(
+                    sig,
+                    "\\restrict/\\unrestrict line that does not match the dump's restricted mode (psql refuses it): the dump is cut or was altered",
+                ));
+            }
+            psql::Meta::Connect if self.dump_key.is_none() => {
+                let key = self.emit_key();
+                let mut text = format!("\\unrestrict {key}\n").into_bytes();
+                text.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(&line));
+                text.extend_from_slice(format!("\n\\restrict {key}\n").as_bytes());
+                self.emit(&text)?;
+            }
+            psql::Meta::Connect => {
+                return Err(self.err(
+                    sig,
+                    "\\connect inside the dump's restricted mode (psql refuses it): the dump was altered",
+                ));
+            }
+            psql::Meta::Other(cmd) => {
+                return Err(self.err(
+                    sig,
+                    format!(
+                        "psql meta-command {cmd} in the dump: pg_dump writes only \\connect, \\restrict and \\unrestrict, and passing it on could run commands on restore; refusing the dump"
+                    ),
+                ));
+            }
         }
         self.buf.advance(eol);
         Ok(())
@@ -584,6 +688,13 @@ impl<'c> Converter<'c> {
 
     /// Scans, classifies and handles one SQL statement starting at `sig`.
     fn statement(&mut self, sig: usize) -> Result<()> {
+        while self.buf.avail().len() < sig + 7 && self.buf.fill()? {}
+        if let Some(w) = self.buf.avail().get(sig..sig + 7)
+            && w[..6].eq_ignore_ascii_case(b"insert")
+            && !w[6].is_ascii_alphabetic()
+        {
+            return self.insert_statement(sig);
+        }
         let mut sc = StmtScanner::default();
         let mut from = sig;
         let end = loop {
@@ -602,6 +713,12 @@ impl<'c> Converter<'c> {
                 }
             }
         };
+        if let Some(at) = sc.meta_command_at() {
+            return Err(self.err(
+                at,
+                "backslash outside quotes in a statement: psql would run it as a meta-command, which no pg_dump writes there; refusing the dump",
+            ));
+        }
         // The unit runs to the end of the statement's line.
         let mut unit_end = end;
         loop {
@@ -636,13 +753,8 @@ impl<'c> Converter<'c> {
                 let key = self.resolve(&table);
                 self.copy_data(key, cols)
             }
-            Stmt::Insert => {
-                let ins = inserts::parse(&stmt, self.std_strings)
-                    .map_err(|(off, msg)| self.err(sig + off, msg))?;
-                let pos = self.buf.pos_at(sig);
-                self.buf.advance(unit_end);
-                self.insert_data(ins, pos)
-            }
+            // Read row by row before the statement is buffered whole (above).
+            Stmt::Insert => Err(self.err(sig, "internal error: INSERT not streamed")),
             other => {
                 self.close_open()?;
                 let unit = self.buf.avail()[..unit_end].to_vec();
@@ -655,7 +767,17 @@ impl<'c> Converter<'c> {
                         inherits,
                     } => {
                         let key = self.resolve(&table);
+                        self.seen.insert(key.clone());
                         let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
+                        // A typed table (CREATE TABLE t OF type) has the type's columns.
+                        let columns = match typed_table_type(&stmt, self.std_strings) {
+                            Some(ty) if columns.is_empty() => self
+                                .types
+                                .get(&self.resolve(&ty))
+                                .cloned()
+                                .unwrap_or_default(),
+                            _ => columns,
+                        };
                         let def = self.defs.entry(key).or_default();
                         def.columns = columns;
                         def.inherits = inherits;
@@ -704,6 +826,10 @@ impl<'c> Converter<'c> {
                             .map(u8::to_ascii_uppercase)
                             .collect::<Vec<_>>();
                         session_setting = w.starts_with(b"SET ");
+                        if let Some((name, cols)) = composite_type(&stmt, self.std_strings) {
+                            let key = self.resolve(&name);
+                            self.types.insert(key, cols);
+                        }
                     }
                 }
                 if session_setting && self.phase == Phase::Pre {
@@ -793,6 +919,7 @@ impl<'c> Converter<'c> {
             return Ok(true);
         }
         self.close_open()?;
+        self.seen.insert(key.clone());
         if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
             return Ok(false);
         }
@@ -899,7 +1026,16 @@ impl<'c> Converter<'c> {
     fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
         self.enter_data()?;
         let selected = self.open_table(&key, &cols)?;
-        let conv = CopyConverter::new(cols.len(), self.fw.clone());
+        // The first row's line end is the block's, as PostgreSQL reads it.
+        let crlf = loop {
+            if let Some(k) = memchr::memchr(b'\n', self.buf.avail()) {
+                break k > 0 && self.buf.avail()[k - 1] == b'\r';
+            }
+            if !self.buf.fill()? {
+                break false;
+            }
+        };
+        let conv = CopyConverter::new(cols.len(), self.fw.clone()).with_crlf(crlf);
         let mut row_no = 0u64;
         loop {
             let avail = self.buf.avail();
@@ -1030,16 +1166,46 @@ impl<'c> Converter<'c> {
         Ok(rows)
     }
 
-    /// Writes the rows of one INSERT statement.
-    fn insert_data(&mut self, ins: inserts::Insert, pos: Pos) -> Result<()> {
+    /// Reads one INSERT statement starting at `sig`, row by row: memory is bounded by the
+    /// largest row, not by the statement (one INSERT of a --rows-per-insert dump can hold a
+    /// whole table).
+    fn insert_statement(&mut self, sig: usize) -> Result<()> {
+        let hl = loop {
+            if let Some(n) = inserts::head_len(&self.buf.avail()[sig..]) {
+                break n;
+            }
+            if self.buf.avail().len() - sig > INSERT_HEAD_MAX {
+                return Err(self.err(sig, "INSERT without VALUES in its first MiB"));
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(sig, CUT_OFF));
+            }
+        };
+        let head = inserts::parse_head(&self.buf.avail()[sig..sig + hl], self.std_strings)
+            .map_err(|(off, msg)| self.err(sig + off, msg))?;
+        let pos = self.buf.pos_at(sig);
+        self.footer_seen = false;
+        self.pending_data = None;
+        // The comments before a data statement are its TOC entry: dropped with it.
+        self.buf.advance(sig + hl);
         self.enter_data()?;
-        let key = self.resolve(&ins.table);
+        let key = self.resolve(&head.table);
+        // An unselected table is skipped before its rows are read, so that -T also leaves
+        // out a table whose rows could not be converted.
+        if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
+            self.close_open()?;
+            self.seen.insert(key);
+            return self.skip_statement();
+        }
         // Without a column list the values follow CREATE TABLE, generated columns included
         // (as DEFAULT); the CSV leaves those out, like pg_dump's COPY column list.
-        let (cols, keep): (Vec<String>, Vec<bool>) = match &ins.cols {
+        if head.cols.is_none() {
+            self.warn_uncertain_order(&key);
+        }
+        let (cols, keep): (Vec<String>, Vec<bool>) = match &head.cols {
             Some(c) => (c.clone(), vec![true; c.len()]),
             None => match self.all_columns(&key, 0) {
-                Some(d) if !d.is_empty() || ins.rows.iter().all(Vec::is_empty) => (
+                Some(d) if !d.is_empty() || head.default_values => (
                     d.iter()
                         .filter(|c| !c.generated)
                         .map(|c| c.name.clone())
@@ -1057,50 +1223,217 @@ impl<'c> Converter<'c> {
                 }
             },
         };
-        if !self.open_table(&key, &cols)? {
-            return Ok(());
-        }
+        self.open_table(&key, &cols)?;
         let mut out = Vec::new();
-        for (r, row) in ins.rows.iter().enumerate() {
-            if row.len() != keep.len() {
-                return Err(Error::input(
-                    pos.clone(),
-                    format!(
-                        "INSERT into {}.{}: row {} of the statement has {} values for {} columns",
-                        key.0,
-                        key.1,
-                        r + 1,
-                        row.len(),
-                        keep.len()
-                    ),
-                ));
-            }
-            let mut first = true;
-            for (v, &k) in row.iter().zip(&keep) {
-                if !k {
-                    continue;
+        let mut pending_rows = 0u64;
+        if head.default_values {
+            self.row_csv(&[], &keep, &key, 1, &mut out)?;
+            pending_rows = 1;
+        } else {
+            let mut r = 0u64;
+            loop {
+                let i = self.skip_ws()?;
+                if self.buf.avail()[i] != b'(' {
+                    return Err(self.err(i, "expected '(' to start a row of VALUES"));
                 }
-                if !first {
-                    out.push(b',');
-                }
-                first = false;
-                match v {
-                    Value::Null => self.fw.field(&mut out, None),
-                    Value::Text(t) => self.fw.field(&mut out, Some(t)),
-                    Value::Default => {
-                        return Err(Error::input(
-                            pos.clone(),
-                            format!(
-                                "INSERT into {}.{}: DEFAULT for a column that is not generated; its value is not in the dump",
-                                key.0, key.1
-                            ),
-                        ));
+                self.buf.advance(i);
+                let mut sc = inserts::RowScan::default();
+                let len = loop {
+                    match sc
+                        .scan(self.buf.avail(), self.std_strings)
+                        .map_err(|(off, msg)| self.err(off, msg))?
+                    {
+                        Some(n) => break n,
+                        None => {
+                            if !self.buf.fill()? {
+                                return Err(self.err(0, CUT_OFF));
+                            }
+                        }
                     }
+                };
+                let row = inserts::parse_row(&self.buf.avail()[..len], self.std_strings)
+                    .map_err(|(off, msg)| self.err(off, msg))?;
+                r += 1;
+                self.row_csv(&row, &keep, &key, r, &mut out)?;
+                pending_rows += 1;
+                self.buf.advance(len);
+                if out.len() >= 1 << 20 {
+                    self.write_open(&out, pending_rows)?;
+                    out.clear();
+                    pending_rows = 0;
+                }
+                let i = self.skip_ws()?;
+                if self.buf.avail()[i] == b',' {
+                    self.buf.advance(i + 1);
+                } else {
+                    self.buf.advance(i);
+                    break;
                 }
             }
-            out.push(b'\n');
         }
-        self.write_open(&out, ins.rows.len() as u64)
+        self.write_open(&out, pending_rows)?;
+        // The tail: [ON CONFLICT DO NOTHING] ;
+        let tl = loop {
+            if let Some(k) = memchr::memchr(b';', self.buf.avail()) {
+                break k + 1;
+            }
+            if self.buf.avail().len() > 4096 {
+                return Err(self.err(0, "unexpected text at the end of INSERT"));
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(0, CUT_OFF));
+            }
+        };
+        inserts::parse_tail(&self.buf.avail()[..tl], self.std_strings)
+            .map_err(|(off, msg)| self.err(off, msg))?;
+        let end = self.line_end(tl)?;
+        self.buf.advance(end);
+        Ok(())
+    }
+
+    /// INSERTs without column names give values in the source table's physical column
+    /// order. For an INHERITS child with columns from more than one place (its own and a
+    /// parent's, or two parents') that order is not in the dump: a column added to a parent
+    /// after the child was created comes last in the child, but the dump declares it with the
+    /// parent. Neither psql nor we can tell, so say so once per table.
+    fn warn_uncertain_order(&mut self, key: &(String, String)) {
+        let Some(def) = self.defs.get(key) else {
+            return;
+        };
+        let uncertain = match def.inherits.as_slice() {
+            [] => false,
+            [parent] => {
+                let pcols = self.all_columns(parent, 1).unwrap_or_default();
+                def.columns
+                    .iter()
+                    .any(|c| !pcols.iter().any(|p| p.name == c.name))
+            }
+            _ => true,
+        };
+        if uncertain && self.order_warned.insert(key.clone()) {
+            eprintln!(
+                "pgdump2csv: warning: {}.{} inherits columns, and INSERTs without column names do not show its column order (a column added to a parent later comes last in the child); check the CSV, or re-dump with --column-inserts",
+                key.0, key.1
+            );
+        }
+    }
+
+    /// Offset of the next non-whitespace byte from `pos`, reading more as needed.
+    fn skip_ws(&mut self) -> Result<usize> {
+        let mut i = 0;
+        loop {
+            let avail = self.buf.avail();
+            while i < avail.len() && avail[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i < avail.len() {
+                return Ok(i);
+            }
+            if !self.buf.fill()? {
+                return Err(self.err(i, CUT_OFF));
+            }
+        }
+    }
+
+    /// Offset just past the line that `end` (relative to `pos`) is on, when only blanks
+    /// follow it there: a statement's unit runs to the end of its line.
+    fn line_end(&mut self, end: usize) -> Result<usize> {
+        let mut unit_end = end;
+        loop {
+            let avail = self.buf.avail();
+            while unit_end < avail.len() && matches!(avail[unit_end], b' ' | b'\t' | b'\r') {
+                unit_end += 1;
+            }
+            if unit_end < avail.len() || self.buf.eof {
+                break;
+            }
+            if !self.buf.fill()? {
+                break;
+            }
+        }
+        if self.buf.avail().get(unit_end) == Some(&b'\n') {
+            unit_end += 1;
+        }
+        Ok(unit_end)
+    }
+
+    /// Moves past the rest of a statement without interpreting it (a table not selected).
+    fn skip_statement(&mut self) -> Result<()> {
+        let mut sc = StmtScanner::default();
+        let mut from = 0;
+        let end = loop {
+            match sc.scan(self.buf.avail(), from, self.std_strings, self.buf.eof) {
+                Scan::End(e) => break e,
+                Scan::More(f) => {
+                    if self.buf.eof {
+                        return Err(self.err(0, CUT_OFF));
+                    }
+                    // What was scanned is let go, so memory stays flat; the scanner may look
+                    // one byte back (E'...'), so that byte stays.
+                    let keep = f.saturating_sub(1);
+                    self.buf.advance(keep);
+                    from = f - keep;
+                    self.buf.fill()?;
+                }
+            }
+        };
+        if sc.meta_command_at().is_some() {
+            return Err(self.err(
+                0,
+                "backslash outside quotes in a statement: psql would run it as a meta-command, which no pg_dump writes there; refusing the dump",
+            ));
+        }
+        let end = self.line_end(end)?;
+        self.buf.advance(end);
+        Ok(())
+    }
+
+    /// Appends row `r` (1-based) of an INSERT as CSV, leaving out generated columns.
+    fn row_csv(
+        &self,
+        row: &[Value],
+        keep: &[bool],
+        key: &(String, String),
+        r: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        if row.len() != keep.len() {
+            return Err(self.err(
+                0,
+                format!(
+                    "INSERT into {}.{}: row {r} of the statement has {} values for {} columns",
+                    key.0,
+                    key.1,
+                    row.len(),
+                    keep.len()
+                ),
+            ));
+        }
+        let mut first = true;
+        for (v, &k) in row.iter().zip(keep) {
+            if !k {
+                continue;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            match v {
+                Value::Null => self.fw.field(out, None),
+                Value::Text(t) => self.fw.field(out, Some(t)),
+                Value::Default => {
+                    return Err(self.err(
+                        0,
+                        format!(
+                            "INSERT into {}.{}: DEFAULT for a column that is not generated; its value is not in the dump",
+                            key.0, key.1
+                        ),
+                    ));
+                }
+            }
+        }
+        out.push(b'\n');
+        Ok(())
     }
 
     /// Commits all outputs and writes the manifest.
@@ -1109,11 +1442,15 @@ impl<'c> Converter<'c> {
         if let Some(s) = self.stdout.take() {
             s.finish()?;
         }
-        if let Some(f) = self.schema.take() {
-            f.commit()?;
-        }
-        if let Some(f) = self.post.take() {
-            f.commit()?;
+        for (f, key) in [
+            (self.schema.take(), &self.schema_key),
+            (self.post.take(), &self.post_key),
+        ] {
+            if let Some(mut f) = f {
+                let name = f.dest().to_path_buf();
+                write!(f, "\n\\unrestrict {key}\n").at(name)?;
+                f.commit()?;
+            }
         }
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
@@ -1155,6 +1492,93 @@ impl<'c> Converter<'c> {
         }
         Ok(())
     }
+}
+
+/// `CREATE TYPE name AS (attr type, ...)`: the composite type and its attributes in order.
+fn composite_type(stmt: &[u8], std_strings: bool) -> Option<(QName, Vec<ColumnDef>)> {
+    use crate::pgdump::sql::{Tok, tokenize};
+    let toks = tokenize(stmt, std_strings).ok()?;
+    let t = |i: usize| toks.get(i).map(|s| &s.tok);
+    if !(t(0)?.is_kw("create") && t(1)?.is_kw("type")) {
+        return None;
+    }
+    let (name, mut i) = qname_at(&toks, 2)?;
+    if !(t(i)?.is_kw("as") && t(i + 1)?.is_op("(")) {
+        return None;
+    }
+    i += 2;
+    let mut cols = Vec::new();
+    loop {
+        let Tok::Ident { name: attr, .. } = t(i)? else {
+            return None;
+        };
+        i += 1;
+        // The type runs to the next ',' or ')' outside parentheses.
+        let start = toks.get(i)?.start;
+        let mut depth = 0u32;
+        while !(depth == 0 && (t(i)?.is_op(",") || t(i)?.is_op(")"))) {
+            if t(i)?.is_op("(") {
+                depth += 1;
+            } else if t(i)?.is_op(")") {
+                depth -= 1;
+            }
+            i += 1;
+        }
+        let type_name = String::from_utf8_lossy(&stmt[start..toks.get(i)?.start])
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        cols.push(ColumnDef {
+            name: attr.clone(),
+            type_name,
+            not_null: false,
+            generated: false,
+        });
+        i += 1;
+        if t(i - 1)?.is_op(")") {
+            return Some((name, cols));
+        }
+    }
+}
+
+/// `CREATE TABLE name OF type ...`: the type.
+fn typed_table_type(stmt: &[u8], std_strings: bool) -> Option<QName> {
+    let toks = crate::pgdump::sql::tokenize(stmt, std_strings).ok()?;
+    let mut i = toks.iter().position(|s| s.tok.is_kw("table"))? + 1;
+    if toks.get(i)?.tok.is_kw("if") {
+        i += 3;
+    }
+    let (_, i) = qname_at(&toks, i)?;
+    if !toks.get(i)?.tok.is_kw("of") {
+        return None;
+    }
+    qname_at(&toks, i + 1).map(|(q, _)| q)
+}
+
+/// A `[schema.]name` at token `i`, and the index after it.
+fn qname_at(toks: &[crate::pgdump::sql::Spanned], i: usize) -> Option<(QName, usize)> {
+    use crate::pgdump::sql::Tok;
+    let Tok::Ident { name: first, .. } = &toks.get(i)?.tok else {
+        return None;
+    };
+    if toks.get(i + 1).is_some_and(|s| s.tok.is_op("."))
+        && let Some(Tok::Ident { name, .. }) = toks.get(i + 2).map(|s| &s.tok)
+    {
+        return Some((
+            QName {
+                schema: Some(first.clone()),
+                name: name.clone(),
+            },
+            i + 3,
+        ));
+    }
+    Some((
+        QName {
+            schema: None,
+            name: first.clone(),
+        },
+        i + 1,
+    ))
 }
 
 /// Schema and table of a `-- Data for Name: T; Type: TABLE DATA; Schema: S; Owner: O` TOC

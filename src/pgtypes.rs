@@ -243,6 +243,131 @@ pub fn parse_type(name: &str, catalog: &Catalog) -> PgType {
     }
 }
 
+/// PostgreSQL's built-in types that csvcheck does not check value by value but that exist,
+/// so a column of one is a note, not a typo (names as [`parse_type`] normalises them).
+const BUILTIN_UNCHECKED: &[&str] = &[
+    "inet",
+    "cidr",
+    "macaddr",
+    "macaddr8",
+    "money",
+    "point",
+    "line",
+    "lseg",
+    "box",
+    "path",
+    "polygon",
+    "circle",
+    "bit",
+    "bit varying",
+    "varbit",
+    "tsvector",
+    "tsquery",
+    "xml",
+    "int4range",
+    "int8range",
+    "numrange",
+    "tsrange",
+    "tstzrange",
+    "daterange",
+    "int4multirange",
+    "int8multirange",
+    "nummultirange",
+    "tsmultirange",
+    "tstzmultirange",
+    "datemultirange",
+    "oid",
+    "regclass",
+    "regtype",
+    "regproc",
+    "regprocedure",
+    "regoper",
+    "regoperator",
+    "regconfig",
+    "regdictionary",
+    "regnamespace",
+    "regrole",
+    "regcollation",
+    "xid",
+    "xid8",
+    "cid",
+    "tid",
+    "pg_lsn",
+    "pg_snapshot",
+    "txid_snapshot",
+    "jsonpath",
+    "aclitem",
+    "record",
+];
+
+/// Checks a type name the way PostgreSQL would refuse it in `CREATE TABLE`, before
+/// [`parse_type`] resolves it: type modifiers must be integers in the type's range
+/// (`varchar(-1)`, `varchar(abc)`, `numeric(0)`, `char(0)` are errors, not unconstrained
+/// types). With `known_only`, a name that is neither a type csvcheck checks, nor a
+/// PostgreSQL built-in type, nor an enum or domain of `catalog` is an error too (`int9`,
+/// `txt` in `--columns`, where no schema can declare types).
+pub fn check_type_name(name: &str, catalog: &Catalog, known_only: bool) -> Result<PgType, String> {
+    let n = normalise(name);
+    let elem = match n.find('[') {
+        Some(open) => n[..open].trim().to_string(),
+        None => n.strip_suffix(" array").unwrap_or(&n).to_string(),
+    };
+    let bare = elem.strip_prefix("pg_catalog.").unwrap_or(&elem);
+    let (base, args) = split_args(bare);
+    let base = base.trim();
+    if bare.contains('(') {
+        let Some(args) = args else {
+            return Err(format!(
+                "type modifier of '{name}' is not a list of integers"
+            ));
+        };
+        let range = |what: &str, v: i64, lo: i64, hi: i64| {
+            if v < lo || v > hi {
+                Err(format!(
+                    "type '{name}': {what} {v} must be between {lo} and {hi}"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match (base, args.as_slice()) {
+            ("character varying" | "varchar" | "character" | "char" | "bpchar", [l]) => {
+                range("length", *l, 1, 10_485_760)?
+            }
+            ("numeric" | "decimal", [p]) => range("precision", *p, 1, 1000)?,
+            ("numeric" | "decimal", [p, sc]) => {
+                range("precision", *p, 1, 1000)?;
+                range("scale", *sc, -1000, 1000)?
+            }
+            ("float", [p]) => range("precision", *p, 1, 53)?,
+            // A precision above 6 is reduced to 6 with a warning, not refused.
+            (b, [p]) if b.starts_with("time") || b.starts_with("interval") => {
+                range("precision", *p, 0, i32::MAX as i64)?
+            }
+            ("bit" | "bit varying" | "varbit", [l]) => range("length", *l, 1, 83_886_080)?,
+            (
+                "character varying" | "varchar" | "character" | "char" | "bpchar" | "numeric"
+                | "decimal" | "float" | "bit" | "bit varying" | "varbit",
+                _,
+            ) => {
+                return Err(format!("type '{name}' has the wrong number of modifiers"));
+            }
+            _ => {}
+        }
+    }
+    let t = parse_type(name, catalog);
+    if known_only {
+        let unknown = match &t {
+            PgType::Array(e) => e.is_unknown(),
+            t => t.is_unknown(),
+        };
+        if unknown && !BUILTIN_UNCHECKED.contains(&base) {
+            return Err(format!("unknown type '{name}'"));
+        }
+    }
+    Ok(t)
+}
+
 impl PgType {
     /// The type as PostgreSQL names it in messages.
     pub fn name(&self) -> String {
@@ -1797,6 +1922,57 @@ pub fn excerpt(v: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Type names PostgreSQL refuses in CREATE TABLE are errors, not unconstrained types;
+    /// types it has but csvcheck does not check are not (issue 10).
+    #[test]
+    fn type_names_postgresql_refuses() {
+        let cat = Catalog::default();
+        for bad in [
+            "varchar(-1)",
+            "varchar(0)",
+            "character varying(10485761)",
+            "char(0)",
+            "varchar(x)",
+            "varchar(1,2)",
+            "numeric(0)",
+            "numeric(1001)",
+            "numeric(5,1001)",
+            "float(54)",
+            "timestamp(-1)",
+            "bit(0)",
+            "varchar(-1)[]",
+        ] {
+            assert!(check_type_name(bad, &cat, false).is_err(), "{bad}");
+        }
+        for ok in [
+            "varchar(1)",
+            "numeric(1000,-1000)",
+            "timestamp(9) with time zone",
+            "interval day to second(3)",
+            "int9",
+            "public.whatever",
+        ] {
+            assert!(check_type_name(ok, &cat, false).is_ok(), "{ok}");
+        }
+        for unknown in ["int9", "txt", "int9[]", "public.whatever"] {
+            assert!(check_type_name(unknown, &cat, true).is_err(), "{unknown}");
+        }
+        for known in [
+            "point",
+            "inet",
+            "int4range[]",
+            "bit varying(3)",
+            "int8",
+            "\"char\"",
+        ] {
+            assert!(check_type_name(known, &cat, true).is_ok(), "{known}");
+        }
+        assert_eq!(
+            check_type_name("character varying(5)", &cat, true),
+            Ok(PgType::Varchar(5))
+        );
+    }
 
     fn ok(t: &PgType, v: &str) {
         assert!(

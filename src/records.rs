@@ -165,17 +165,15 @@ impl<R: Read> ChunkReader<R> {
         }
         let last = c.ends.last().copied().unwrap_or(0);
         if self.eof && last < c.data.len() {
-            if in_quote && !self.keep_unterminated {
-                let start = Pos {
+            let tail = &c.data[last..];
+            if in_quote && (!self.keep_unterminated || tail.ends_with(crate::output::INCOMPLETE)) {
+                let at = |off: usize| Pos {
                     file: self.name.clone(),
-                    line: self.line + memchr::memchr_iter(b'\n', &c.data[..last]).count() as u64,
-                    byte: self.byte + last as u64,
+                    line: self.line + memchr::memchr_iter(b'\n', &c.data[..off]).count() as u64,
+                    byte: self.byte + off as u64,
                     record: Some(self.record + c.ends.len() as u64),
                 };
-                return Err(Error::input(
-                    start,
-                    "unterminated quoted field: the input ends inside quotes",
-                ));
+                return Err(unterminated(tail, last, at));
             }
             c.ends.push(c.data.len());
         } else if last < c.data.len() {
@@ -215,6 +213,47 @@ impl<R: Read> ChunkReader<R> {
         }
         data.truncate(filled);
         Ok(())
+    }
+}
+
+/// The error for a last record `tail` (at offset `base`) that ends inside quotes: the mark of
+/// a failed upstream tool, a `"` inside an unquoted field, or a quoted field never closed.
+pub fn unterminated(tail: &[u8], base: usize, at: impl Fn(usize) -> Pos) -> Error {
+    if tail.ends_with(crate::output::INCOMPLETE) {
+        return Error::input(
+            at(base),
+            "the input is incomplete: the tool that wrote it failed (see its error)",
+        );
+    }
+    // Find the quote that opened the field still open at the end.
+    let mut open = 0;
+    let mut q = false;
+    for (i, &b) in tail.iter().enumerate() {
+        if b == b'"' {
+            q = !q;
+            if q {
+                open = i;
+            }
+        }
+    }
+    let field_start = open == 0 || matches!(tail[open - 1], b',' | b'\n');
+    if field_start {
+        Error::input(
+            at(base),
+            format!(
+                "unterminated quoted field: the quote at byte {} is never closed",
+                at(base + open).byte
+            ),
+        )
+    } else {
+        let p = at(base + open);
+        Error::input(
+            at(base),
+            format!(
+                "bare quote in unquoted field at line {}, byte {} (quote the field and double the quote)",
+                p.line, p.byte
+            ),
+        )
     }
 }
 
@@ -453,6 +492,21 @@ mod tests {
         assert!(err.contains("t:3:"), "{err}");
         assert!(err.contains("record 3"), "{err}");
         assert!(err.contains("byte 4"), "{err}");
+    }
+
+    #[test]
+    fn bare_quote_and_failed_upstream_are_named() {
+        let err = chunks(b"id,v\n1,ab\"c\n2,x\n", 4).unwrap_err().to_string();
+        assert!(
+            err.contains("bare quote in unquoted field at line 2, byte 9"),
+            "{err}"
+        );
+        let mut s = b"1,a\n2,\"".to_vec();
+        s.extend_from_slice(crate::output::INCOMPLETE);
+        let mut r = ChunkReader::new(&s[..], "t", 1 << 20);
+        r.keep_unterminated(true);
+        let err = r.next_chunk(Vec::new()).unwrap_err().to_string();
+        assert!(err.contains("the tool that wrote it failed"), "{err}");
     }
 
     #[test]

@@ -562,10 +562,10 @@ fn manifest_in_drives_header_columns_and_sql() {
     );
     ok(&o);
     let script = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert_eq!(script.lines().count(), 3, "{script}");
+    assert_eq!(script.lines().count(), 4, "{script}");
     assert!(
         script.starts_with(
-            "\\copy \"public\".\"t\" (\"id\", \"Note\") FROM 'h/0.csv' WITH (FORMAT csv, HEADER true, NULL '\\N')"
+            "\\set ON_ERROR_STOP on\n\\copy \"public\".\"t\" (\"id\", \"Note\") FROM 'h/0.csv' WITH (FORMAT csv, HEADER true, NULL '\\N')"
         ),
         "{script}"
     );
@@ -834,7 +834,9 @@ fn manifest_in_primary_key_gives_the_key() {
         "note,id,day\na,9,2024-01-01\n\\N,10,2024-01-01\nc,2,2024-01-02\nd,1,2024-01-03\n",
     )
     .unwrap();
+    // Reruns into the same directory replace the earlier shards.
     let args = [
+        "--force",
         "-r",
         "2",
         "--manifest-in",
@@ -877,6 +879,7 @@ fn manifest_in_primary_key_gives_the_key() {
     let o = run_in(
         d,
         &[
+            "--force",
             "-r",
             "2",
             "--manifest-in",
@@ -1046,7 +1049,8 @@ fn full_disk_removes_the_partial_shard() {
 fn stdout_errors() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("in.csv"), "1\n2\n3\n").unwrap();
-    let args = ["-r", "1", "--table", "t", "--copy-sql", "in.csv"];
+    // Reruns into the same directory replace the earlier shards.
+    let args = ["-r", "1", "--force", "--table", "t", "--copy-sql", "in.csv"];
 
     // A reader that went away: quiet success (the shards are complete).
     let mut child = Command::new(bin())

@@ -24,6 +24,10 @@ struct Opts {
     header: bool,
     null_token: Option<&'static str>,
     gzip: bool,
+    /// Tables whose column order this dump cannot show (an `INHERITS` child whose parent
+    /// gained columns after it was created, in an `--inserts` dump without column names):
+    /// only their column names and row count are compared.
+    order_unknowable: &'static [&'static str],
 }
 
 fn extra_args(o: Opts) -> Vec<&'static str> {
@@ -127,6 +131,21 @@ fn check_table(
     notes: &mut Vec<String>,
 ) {
     let label = format!("{}.{}", e.schema, e.name);
+    if o.order_unknowable.contains(&label.as_str()) {
+        let (mut got, mut want) = (m.column_names(), e.column_names());
+        got.sort();
+        want.sort();
+        if got != want || m.rows != e.rows {
+            errors.push(format!(
+                "{label}: columns {got:?} and {} rows, expected {want:?} and {} rows",
+                m.rows, e.rows
+            ));
+        }
+        notes.push(format!(
+            "{label}: column order not compared (the dump cannot show it)"
+        ));
+        return;
+    }
     let want_file = if o.gzip {
         format!("{}.gz", e.file)
     } else {
@@ -336,13 +355,18 @@ fn plain_dump_on_stdin_matches_expected() {
     check_dump("nasty.sql", "expected", Input::Stdin, Opts::default());
 }
 
+/// Also covers `public.gen_child`, whose own generated column hides the parent's stored
+/// one: before the shared DDL fix its `DEFAULT` was "a column that is not generated".
 #[test]
 fn inserts_dump_matches_expected() {
     check_dump(
         "nasty-inserts.sql",
         "expected",
         Input::Path,
-        Opts::default(),
+        Opts {
+            order_unknowable: &["public.late_child"],
+            ..Opts::default()
+        },
     );
 }
 
@@ -422,6 +446,7 @@ fn inserts_with_header_and_null_token_match_expected() {
             header: true,
             null_token: Some("\\N"),
             gzip: false,
+            order_unknowable: &[],
         },
     );
 }

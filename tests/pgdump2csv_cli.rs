@@ -5,6 +5,7 @@
 mod man;
 
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -241,7 +242,182 @@ fn dollar_quoted_bodies_and_meta_commands_are_not_data() {
         s.contains("COPY public.t (a) FROM stdin;\n\\.\nEND;"),
         "{s}"
     );
-    assert!(!s.contains("restrict"), "{s}");
+    let key = guard_key(&s);
+    assert!(!s.contains("abc123"), "the dump's key is not reused: {s}");
+    assert_eq!(s.matches("restrict").count(), 2, "{s}");
+    assert_ne!(key, "abc123");
+}
+
+/// Asserts that a script starts with `\restrict KEY` and ends with `\unrestrict KEY`, with a
+/// fresh 32-character key; returns it.
+fn guard_key(s: &str) -> String {
+    let first = s.lines().next().unwrap_or_default();
+    let key = first
+        .strip_prefix("\\restrict ")
+        .unwrap_or_else(|| panic!("no \\restrict first: {s}"));
+    assert_eq!(key.len(), 32, "{s}");
+    assert!(key.bytes().all(|b| b.is_ascii_alphanumeric()), "{s}");
+    let last = s.lines().rfind(|l| !l.is_empty()).unwrap_or_default();
+    assert_eq!(last, format!("\\unrestrict {key}"), "{s}");
+    key.to_string()
+}
+
+#[test]
+fn every_script_has_its_own_restrict_guard() {
+    let d = tempfile::tempdir().unwrap();
+    let (schema, post) = (d.path().join("s.sql"), d.path().join("p.sql"));
+    let args = [
+        "--schema",
+        schema.to_str().unwrap(),
+        "--post-data",
+        post.to_str().unwrap(),
+    ];
+    let o = run(dump(TWO_TABLES).as_bytes(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (s, p) = (
+        std::fs::read_to_string(&schema).unwrap(),
+        std::fs::read_to_string(&post).unwrap(),
+    );
+    let (ks, kp) = (guard_key(&s), guard_key(&p));
+    assert_ne!(ks, kp);
+    assert!(p.contains("ADD CONSTRAINT a_pkey"), "{p}");
+    // A new run, a new key.
+    let o = run(dump(TWO_TABLES).as_bytes(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(guard_key(&std::fs::read_to_string(&schema).unwrap()), ks);
+}
+
+#[test]
+fn connect_lines_stay_outside_restricted_mode() {
+    let body = "\\restrict k1\nCREATE TABLE public.a (id integer);\n\\unrestrict k1\n\\connect -reuse-previous=on \"dbname='my \"\"db'\"\n\\restrict k1\n\nCREATE TABLE public.b (id integer);\n\\unrestrict k1\n";
+    let d = tempfile::tempdir().unwrap();
+    let schema = d.path().join("s.sql");
+    let o = run(
+        dump(body).as_bytes(),
+        &["--schema", schema.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = std::fs::read_to_string(&schema).unwrap();
+    let key = guard_key(&s);
+    assert!(
+        s.contains(&format!(
+            "\\unrestrict {key}\n\\connect -reuse-previous=on \"dbname='my \"\"db'\"\n\\restrict {key}\n"
+        )),
+        "{s}"
+    );
+}
+
+#[test]
+fn comments_around_the_dumps_own_guard_stay() {
+    // As pg_dump writes it: \restrict right after the header, \unrestrict after the footer.
+    let d = format!(
+        "--\n-- PostgreSQL database dump\n--\n\n\\restrict k1\n\nSET standard_conforming_strings = on;\n{TWO_TABLES}{FOOT}\\unrestrict k1\n\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("s.sql");
+    let o = run(d.as_bytes(), &["--schema", schema.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = std::fs::read_to_string(&schema).unwrap();
+    guard_key(&s);
+    assert!(s.contains("-- PostgreSQL database dump\n"), "{s}");
+    assert!(s.contains("-- PostgreSQL database dump complete\n"), "{s}");
+}
+
+#[test]
+fn smuggled_meta_commands_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let schema = d.path().join("s.sql");
+    let cases: &[(&str, &str)] = &[
+        (
+            "CREATE TABLE public.a (id integer);\n\\! touch /tmp/x\n",
+            "\\!",
+        ),
+        ("\\o |sh\nSELECT 1;\n", "\\o"),
+        (
+            "CREATE TABLE public.a (id integer) \\! touch /tmp/x\n;\n",
+            "backslash outside quotes",
+        ),
+        ("\\connect db \\! touch /tmp/x\n", "\\connect"),
+        (
+            "\\restrict k1\n\\connect db\n\\unrestrict k1\n",
+            "restricted mode",
+        ),
+        (
+            "\\restrict k1\nSELECT 1;\n\\unrestrict k2\n",
+            "does not match",
+        ),
+    ];
+    for (body, needle) in cases {
+        let o = run(
+            dump(body).as_bytes(),
+            &["--schema", schema.to_str().unwrap()],
+        );
+        // HEAD has 7 lines; the bad line is on line 8 or 9.
+        assert_fails(&o, &[needle, "<stdin>:"]);
+        assert!(!schema.exists(), "no schema file after a refused dump");
+    }
+    let o = run(
+        dump(cases[0].0).as_bytes(),
+        &["--schema", schema.to_str().unwrap()],
+    );
+    assert_fails(&o, &["<stdin>:9:", "\\!"]);
+}
+
+#[test]
+fn crlf_row_in_lf_copy_block_is_refused() {
+    let body = "CREATE TABLE public.a (id integer, v text);\n\nCOPY public.a (id, v) FROM stdin;\n1\tx\n2\ty\r\n\\.\n";
+    let o = run(dump(body).as_bytes(), &["-t", "a"]);
+    assert_fails(&o, &["<stdin>:12:", "public.a row 2", "carriage return"]);
+    // A block whose rows all end in CR LF is fine (a dump converted to CR LF as a whole).
+    let body = "CREATE TABLE public.a (id integer, v text);\n\nCOPY public.a (id, v) FROM stdin;\n1\tx\r\n2\ty\r\n\\.\n";
+    let o = run(dump(body).as_bytes(), &["-t", "a"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1,x\n2,y\n");
+}
+
+#[test]
+fn dump_cut_inside_its_last_unrestrict_line_is_refused() {
+    let full = format!("{HEAD}\\restrict abcdef\n\n{TWO_TABLES}{FOOT}\\unrestrict abcdef\n\n");
+    let d = tempfile::tempdir().unwrap();
+    let post = d.path().join("p.sql");
+    let args = ["-t", "a", "--post-data", post.to_str().unwrap()];
+    let o = run(full.as_bytes(), &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_file(&post).unwrap();
+    let cut_at = full.rfind("\\unrestrict").unwrap();
+    for cut in [cut_at, cut_at + 5, cut_at + 14, cut_at + 16] {
+        let o = run(&full.as_bytes()[..cut], &args);
+        assert_fails(&o, &["<stdin>:"]);
+        assert!(
+            !post.exists(),
+            "no post-data file from a cut dump (cut {cut})"
+        );
+    }
+}
+
+#[test]
+fn table_pattern_matching_nothing_is_an_error() {
+    let o = run(dump(TWO_TABLES).as_bytes(), &["-t", "nosuch"]);
+    assert_fails(&o, &["no matching tables", "nosuch"]);
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        dump(TWO_TABLES).as_bytes(),
+        &[
+            "-t",
+            "a",
+            "-t",
+            "public.c*",
+            "-o",
+            d.path().to_str().unwrap(),
+        ],
+    );
+    assert_fails(&o, &["no matching tables", "public.c*"]);
+    // A table with no data still counts as found.
+    let o = run(
+        dump("CREATE TABLE public.e (id integer);\n").as_bytes(),
+        &["-t", "e", "-o", d.path().to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]
@@ -432,4 +608,75 @@ fn closed_stdout_ends_quietly() {
         status.success() && err.is_empty(),
         "status {status:?}, stderr {err}"
     );
+}
+
+#[test]
+fn a_long_multi_row_insert_is_read_row_by_row() {
+    // About 12 MB in one statement: several read buffers, rows cut at every kind of place.
+    let mut body = String::from(
+        "CREATE TABLE public.t (\n    id integer,\n    v text,\n    w text\n);\n\nINSERT INTO public.t VALUES\n",
+    );
+    let mut want = String::new();
+    let n = 120_000;
+    for i in 0..n {
+        let v = format!("it''s (row) {i}, {}", "z".repeat(i % 97));
+        body.push_str(&format!(
+            "\t({i}, '{v}', {}){}\n",
+            if i % 3 == 0 { "NULL" } else { "E'a\\\\b\\n'" },
+            if i + 1 < n {
+                ","
+            } else {
+                " ON CONFLICT DO NOTHING;"
+            }
+        ));
+        want.push_str(&format!(
+            "{i},\"{}\",{}\n",
+            v.replace("''", "'"),
+            if i % 3 == 0 { "" } else { "\"a\\b\n\"" }
+        ));
+    }
+    // With its heap limited to 64 MiB: memory does not grow with the statement (reading the
+    // statement whole took about 11 times its size).
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("d.sql");
+    std::fs::write(&path, dump(&body)).unwrap();
+    let mut c = bin();
+    c.args(["-t", "t"]).arg(&path);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 64 << 20,
+                rlim_max: 64 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o) == want, "output differs");
+    // A broken row deep inside is reported at its line.
+    let broken = body.replacen("(100000, ", "(100000, now(), ", 1);
+    let o = run(dump(&broken).as_bytes(), &["-t", "t"]);
+    assert_fails(&o, &["<stdin>:100015:", "unexpected 'now'"]);
+}
+
+#[test]
+fn excluded_tables_are_skipped_before_their_inserts_are_read() {
+    let body = "CREATE TABLE public.a (id integer);\n\nCREATE TABLE public.odd (id integer);\n\nINSERT INTO public.odd VALUES (now());\nINSERT INTO public.odd VALUES ('x'), (1 + 2);\nINSERT INTO public.a VALUES (1);\n";
+    let o = run(dump(body).as_bytes(), &["-t", "a"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1\n");
+    let d = tempfile::tempdir().unwrap();
+    let o = run(
+        dump(body).as_bytes(),
+        &["-T", "odd", "-o", d.path().to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files(d.path()), ["public.a.csv"]);
+    let o = run(dump(body).as_bytes(), &["-o", d.path().to_str().unwrap()]);
+    assert_fails(&o, &["<stdin>:12:", "unexpected 'now'"]);
 }

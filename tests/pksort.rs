@@ -884,7 +884,7 @@ fn temporary_files_are_removed_on_error() {
         ),
         2,
     );
-    assert!(err.contains("missing (temporary directory)"), "{err}");
+    assert!(err.contains("missing: does not exist"), "{err}");
 }
 
 #[test]

@@ -11,7 +11,7 @@ pub mod ddl;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::manifest::Manifest;
 use crate::output::{Sink, wants_gzip};
-use crate::pgtypes::{Catalog, PgType, excerpt, parse_type};
+use crate::pgtypes::{Catalog, PgType, check_type_name, excerpt};
 use crate::records::{Chunk, ChunkReader, Field, Malformed, split_fields, strip_terminator};
 use crate::{cli, csvout, input};
 use clap::Parser;
@@ -26,8 +26,11 @@ use std::path::PathBuf;
 ///
 /// Checks structure (quoting, field count, UTF-8, NUL bytes, blank lines, line endings),
 /// values against PostgreSQL's input rules for each column type, NOT NULL, and primary-key
-/// uniqueness (and order with --sorted). Exit status: 0 clean (or within --max-error-rate),
-/// 1 bad records found, 2 usage or I/O error.
+/// uniqueness (and order with --sorted). A blank line in a one-column table is a NULL row,
+/// as PostgreSQL reads it (noted, since CockroachDB skips blank lines). Exit status: 0 every
+/// record was checked and is clean (or within --max-error-rate), 1 bad records found, 2
+/// usage or I/O error, 3 stopped early: standard output (--filter) was closed before every
+/// record was checked and none so far was bad (1 if one was), quietly.
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "csvcheck",
@@ -49,8 +52,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
     pub manifest: Option<PathBuf>,
 
-    /// Take the schema from a pg_dump schema file: CREATE TABLE, CREATE TYPE ... AS ENUM,
-    /// CREATE DOMAIN and ALTER TABLE ... PRIMARY KEY statements (with --table).
+    /// Take the schema from a pg_dump schema file or a whole plain dump (compressed or not;
+    /// COPY data is skipped): CREATE TABLE, CREATE TYPE ... AS ENUM, CREATE DOMAIN and ALTER
+    /// TABLE ... PRIMARY KEY statements (with --table). The column order is the COPY (or
+    /// INSERT) column list when the file has one; for an INHERITS child that CREATE TABLE
+    /// alone cannot order, the run is refused unless --header gives the order.
     #[arg(long, value_name = "FILE", conflicts_with = "columns")]
     pub ddl: Option<PathBuf>,
 
@@ -75,7 +81,8 @@ pub struct Args {
     pub no_key_check: bool,
 
     /// The first record of each file is a header (also taken from the manifest). It is
-    /// checked against the column names and copied once to --filter and --bad-rows outputs.
+    /// checked against the column names and copied once to --filter and --bad-rows outputs;
+    /// where --ddl cannot tell the column order, the header gives it.
     #[arg(long)]
     pub header: bool,
 
@@ -127,7 +134,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub examples: usize,
 
-    /// Worker threads (default: all cores).
+    /// Worker threads, at most 4 per CPU (and 256) (default: all cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 
@@ -188,6 +195,10 @@ pub struct Config {
     pub quiet: bool,
     /// Notes about the schema (unknown types, unchecked CHECK constraints).
     pub notes: Vec<String>,
+    /// The schema cannot tell the column order (an `INHERITS` child, see
+    /// [`ddl::parse_reader`]): the header record gives it, and every file's header must
+    /// name the same columns in the same order.
+    pub order_from_header: bool,
 }
 
 impl Config {
@@ -197,6 +208,9 @@ impl Config {
         let mut header = a.header;
         let mut null = a.null.clone().map(String::into_bytes);
         let mut key_names: Vec<String> = Vec::new();
+        // Key columns the schema names but the data does not hold: generated columns.
+        let mut generated: Vec<String> = Vec::new();
+        let mut order_from_header = None;
         let columns: Vec<Column> = if let Some(m) = &a.manifest {
             let table = a
                 .table
@@ -209,44 +223,69 @@ impl Config {
                 null = Some(t.null.clone().into_bytes());
             }
             key_names = t.primary_key.clone();
+            // pgdump2csv's columns are pg_dump's COPY column list, which leaves out exactly
+            // the generated columns: a key column missing from it is one.
+            generated = key_names
+                .iter()
+                .filter(|k| !t.columns.iter().any(|c| &c.name == *k))
+                .cloned()
+                .collect();
             let cat = Catalog::default();
             t.columns
                 .iter()
-                .map(|c| Column {
-                    name: c.name.clone(),
-                    ty: c
-                        .type_name
-                        .as_deref()
-                        .map(|n| parse_type(n, &cat))
-                        .unwrap_or(PgType::Text),
-                    not_null: c.not_null,
+                .map(|c| {
+                    Ok(Column {
+                        name: c.name.clone(),
+                        ty: match c.type_name.as_deref() {
+                            Some(n) => check_type_name(n, &cat, false).map_err(|e| {
+                                Error::file(
+                                    m.display().to_string(),
+                                    format!("table {table}, column {}: {e}", c.name),
+                                )
+                            })?,
+                            None => PgType::Text,
+                        },
+                        not_null: c.not_null,
+                    })
                 })
-                .collect()
+                .collect::<Result<_>>()?
         } else if let Some(d) = &a.ddl {
             let table = a
                 .table
                 .as_deref()
                 .ok_or_else(|| Error::Usage("--ddl needs --table NAME".into()))?;
-            let sql = std::fs::read(d).at(d)?;
-            let parsed = ddl::parse(&sql).map_err(|(off, msg)| {
-                let pos = Pos {
-                    file: d.display().to_string(),
-                    line: 1 + memchr::memchr_iter(b'\n', &sql[..off]).count() as u64,
-                    byte: off as u64,
-                    record: None,
-                };
-                Error::input(pos, msg)
-            })?;
+            // Through input::open, so a compressed schema file or dump is read as such.
+            let inp = input::open(Some(d))?;
+            let parsed = ddl::parse_reader(inp.reader, &inp.name)?;
             let t = ddl::find(&parsed, table).map_err(Error::Usage)?;
+            if let Some(why) = &t.order_unknown {
+                if !header {
+                    return Err(Error::Usage(format!(
+                        "{}: the order of table {table}'s columns in the data cannot be determined: \
+                         {why}. Give --manifest (pgdump2csv's manifest has pg_dump's COPY column \
+                         list), or --header if the CSV has one, or the whole dump as --ddl",
+                        d.display()
+                    )));
+                }
+                order_from_header = Some(why.clone());
+            }
             key_names = t.primary_key.clone();
+            generated = t.generated.clone();
             t.columns
                 .iter()
-                .map(|c| Column {
-                    name: c.name.clone(),
-                    ty: ddl::column_type(&parsed, c),
-                    not_null: c.not_null,
+                .map(|c| {
+                    Ok(Column {
+                        name: c.name.clone(),
+                        ty: ddl::column_type(&parsed, c).map_err(|e| {
+                            Error::file(
+                                d.display().to_string(),
+                                format!("table {table}, column {}: {e}", c.name),
+                            )
+                        })?,
+                        not_null: c.not_null,
+                    })
                 })
-                .collect()
+                .collect::<Result<_>>()?
         } else if let Some(spec) = &a.columns {
             if a.table.is_some() {
                 return Err(Error::Usage(
@@ -262,6 +301,16 @@ impl Config {
             }
             Vec::new()
         };
+        if let Some(dup) = columns
+            .iter()
+            .enumerate()
+            .find(|(k, c)| columns[..*k].iter().any(|x| x.name == c.name))
+        {
+            return Err(Error::Usage(format!(
+                "column {} is named twice in the table's columns",
+                dup.1.name
+            )));
+        }
         let mut columns = columns;
         for c in &mut columns {
             if let PgType::Domain(d) = &c.ty {
@@ -292,21 +341,50 @@ impl Config {
             }
         }
         let mut key = Vec::new();
+        let key_generated: Vec<&String> = if a.key.is_none() {
+            key_names.iter().filter(|k| generated.contains(k)).collect()
+        } else {
+            Vec::new()
+        };
         if !columns.is_empty() {
             for n in &key_names {
+                if key_generated.contains(&n) {
+                    continue;
+                }
                 let idx = resolve_column(&columns, n)?;
                 columns[idx].not_null = true;
                 key.push(idx);
             }
+        }
+        if !key_generated.is_empty() {
+            // The data cannot show whether such keys are unique (PostgreSQL computes the
+            // generated part on load), and the other key columns alone need not be unique:
+            // check their NOT NULL only.
+            notes.push(format!(
+                "primary key ({}) includes generated column{} {} (computed on load, not in the \
+                 data): key uniqueness is not checked, only NOT NULL of the other key columns",
+                key_names.join(", "),
+                if key_generated.len() > 1 { "s" } else { "" },
+                key_generated
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            key.clear();
         }
         if a.no_key_check {
             key.clear();
             key_spec = None;
         }
         if a.sorted && key.is_empty() && key_spec.is_none() {
-            return Err(Error::Usage(
-                "--sorted checks key order, but there is no primary key (give --key)".into(),
-            ));
+            return Err(Error::Usage(if key_generated.is_empty() {
+                "--sorted checks key order, but there is no primary key (give --key)".into()
+            } else {
+                "--sorted checks key order, but the primary key includes a generated column, \
+                 which is not in the data (give --key)"
+                    .into()
+            }));
         }
         if a.filter && a.json && a.report.is_none() {
             return Err(Error::Usage(
@@ -353,6 +431,7 @@ impl Config {
             threads,
             quiet: a.quiet,
             notes,
+            order_from_header: order_from_header.is_some(),
         })
     }
 }
@@ -428,9 +507,11 @@ pub fn parse_columns(spec: &str) -> Result<Vec<Column>> {
                 "invalid --columns entry '{part}' (use name:type or name:type!)"
             )));
         }
+        let ty = check_type_name(ty, &cat, true)
+            .map_err(|e| Error::Usage(format!("--columns entry '{part}': {e}")))?;
         cols.push(Column {
             name: name.to_string(),
-            ty: parse_type(ty, &cat),
+            ty,
             not_null,
         });
     }
@@ -512,6 +593,8 @@ struct Checked {
     /// Sorted mode: first and last key (record index, encoded key).
     first_key: Option<(usize, Vec<u8>)>,
     last_key: Option<Vec<u8>>,
+    /// Blank lines read as records of a one-column table.
+    blank_rows: u64,
 }
 
 /// Everything the workers need, shared read-only.
@@ -645,14 +728,20 @@ fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
             ));
         }
         if body.is_empty() {
-            out.problems.push(problem(
-                i,
-                Check::BlankLine,
-                None,
-                "blank line (CockroachDB skips it, PostgreSQL reads it as a record)".into(),
-                String::new(),
-            ));
-            continue;
+            if ctx.width == 1 {
+                // PostgreSQL's COPY reads it as one unquoted empty field: the NULL row of a
+                // one-column table (pg_dump's data has them), checked like any record.
+                out.blank_rows += 1;
+            } else {
+                out.problems.push(problem(
+                    i,
+                    Check::BlankLine,
+                    None,
+                    "blank line (CockroachDB skips it, PostgreSQL reads it as a record)".into(),
+                    String::new(),
+                ));
+                continue;
+            }
         }
         if body == b"\\." {
             out.problems.push(problem(
@@ -971,6 +1060,10 @@ struct Merger<'a> {
     stopped: Option<String>,
     header_written: bool,
     notes: Vec<String>,
+    /// Blank lines read as records of a one-column table.
+    blank_rows: u64,
+    /// Standard output (--filter) was closed by its reader.
+    stdout_closed: bool,
 }
 
 /// Writes records to a sink, adding a newline before a record when the previous one (the
@@ -994,6 +1087,14 @@ impl Merger<'_> {
         Error::io(sink.as_ref().map_or("<output>".into(), |s| s.name()), e)
     }
 
+    /// Writes good records to standard output, noting when its reader went away.
+    fn put_good(&mut self, bytes: &[u8]) -> Result<()> {
+        put(&mut self.good_out, &mut self.good_open, bytes).map_err(|e| {
+            self.stdout_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
+            Self::sink_err(&self.good_out, e)
+        })
+    }
+
     fn merge(
         &mut self,
         file: &str,
@@ -1002,6 +1103,7 @@ impl Merger<'_> {
         skip_first: bool,
     ) -> Result<()> {
         let first_data = usize::from(skip_first);
+        self.blank_rows += res.blank_rows;
         // Key checks that need the whole stream.
         if self.cfg.sorted {
             if let (Some(prev), Some((i, first))) = (&self.last_key, &res.first_key) {
@@ -1081,8 +1183,7 @@ impl Merger<'_> {
                 // Flush the good run before this bad record.
                 if self.good_out.is_some() && run_start < i {
                     let r = chunk.range(run_start).start..chunk.range(i - 1).end;
-                    put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
-                        .map_err(|e| Self::sink_err(&self.good_out, e))?;
+                    self.put_good(&chunk.data[r])?;
                 }
                 let rec = chunk.record(i);
                 put(&mut self.bad_out, &mut self.bad_open, rec)
@@ -1113,8 +1214,7 @@ impl Merger<'_> {
         }
         if self.good_out.is_some() && run_start < n {
             let r = chunk.range(run_start).start..chunk.range(n - 1).end;
-            put(&mut self.good_out, &mut self.good_open, &chunk.data[r])
-                .map_err(|e| Self::sink_err(&self.good_out, e))?;
+            self.put_good(&chunk.data[r])?;
         }
         if let Some(f) = self.files.last_mut() {
             f.records += (n - first_data) as u64;
@@ -1246,7 +1346,16 @@ impl KeySet {
 }
 
 /// Runs csvcheck.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
+    crate::output::Guard::new("an output")
+        .inputs("FILE", &args.files)
+        .input("--manifest", args.manifest.as_deref())
+        .input("--ddl", args.ddl.as_deref())
+        .output("--report", args.report.as_deref())
+        .output("--bad-rows", args.bad_rows.as_deref())
+        .output("--bad-rows-reasons", args.bad_rows_reasons.as_deref())
+        .install()?;
+    args.threads = Some(crate::cli::threads("--threads", args.threads)?);
     let cfg = Config::from_args(args)?;
     check(&cfg)
 }
@@ -1289,6 +1398,8 @@ pub fn check(cfg: &Config) -> Result<()> {
         stopped: None,
         header_written: false,
         notes: cfg.notes.clone(),
+        blank_rows: 0,
+        stdout_closed: false,
     };
     if let Some(r) = &mut m.reasons {
         r.write_all(b"file,record,line,byte,column,check,message\n")
@@ -1296,6 +1407,8 @@ pub fn check(cfg: &Config) -> Result<()> {
     }
     let mut columns = cfg.columns.clone();
     let mut key = cfg.key.clone();
+    // With --header giving the column order: the configuration with columns in that order.
+    let mut reordered: Option<Config> = None;
     let mut width: Option<usize> = (!columns.is_empty()).then_some(columns.len());
     for inp in &cfg.inputs {
         if m.stopped.is_some() {
@@ -1319,7 +1432,7 @@ pub fn check(cfg: &Config) -> Result<()> {
         let mut reader = ChunkReader::new(input.reader, &name, CHUNK);
         reader.keep_unterminated(true);
         let mut first_chunk = true;
-        std::thread::scope(|s| -> Result<()> {
+        let scanned = std::thread::scope(|s| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Chunk>>(cfg.threads * 2);
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Chunk>();
             s.spawn(move || {
@@ -1357,8 +1470,24 @@ pub fn check(cfg: &Config) -> Result<()> {
                     let mut f = Vec::new();
                     let nf = split_fields(rec0, &mut f).map(|_| f.len()).unwrap_or(0);
                     if cfg.header {
-                        if !columns.is_empty() {
-                            header_notes(&mut m, rec0, &f, nf, &columns, &name);
+                        if cfg.order_from_header && reordered.is_none() {
+                            let names: Vec<String> = f
+                                .iter()
+                                .map(|x| String::from_utf8_lossy(&x.value(rec0)).into_owned())
+                                .collect();
+                            let perm = header_order(&columns, &names, &name)?;
+                            key = key
+                                .iter()
+                                .map(|&k| perm.iter().position(|&i| i == k).unwrap_or(k))
+                                .collect();
+                            columns = perm.iter().map(|&i| columns[i].clone()).collect();
+                            m.columns = names;
+                            let mut c = cfg.clone();
+                            c.columns = columns.clone();
+                            c.key = key.clone();
+                            reordered = Some(c);
+                        } else if !columns.is_empty() {
+                            header_notes(&mut m, rec0, &f, nf, &columns, &name)?;
                         } else if width.is_none() {
                             // Structure-only: columns named by the header.
                             columns = f
@@ -1372,8 +1501,7 @@ pub fn check(cfg: &Config) -> Result<()> {
                             m.columns = columns.iter().map(|c| c.name.clone()).collect();
                         }
                         if !m.header_written {
-                            put(&mut m.good_out, &mut m.good_open, rec0)
-                                .map_err(|e| Merger::sink_err(&m.good_out, e))?;
+                            m.put_good(rec0)?;
                             put(&mut m.bad_out, &mut m.bad_open, rec0)
                                 .map_err(|e| Merger::sink_err(&m.bad_out, e))?;
                             m.header_written = true;
@@ -1427,7 +1555,7 @@ pub fn check(cfg: &Config) -> Result<()> {
                     ctx_cfg = c;
                     &ctx_cfg
                 } else {
-                    cfg
+                    reordered.as_ref().unwrap_or(cfg)
                 };
                 let ctx = Ctx {
                     cfg: cfg_ref,
@@ -1481,7 +1609,14 @@ pub fn check(cfg: &Config) -> Result<()> {
             }
             drop(rx);
             Ok(())
-        })?;
+        });
+        if let Err(e) = scanned {
+            return Err(if m.stdout_closed {
+                stopped_early(&mut m)
+            } else {
+                e
+            });
+        }
         if let Some(f) = m.files.last_mut() {
             f.bad = m.bad - bad_before;
         }
@@ -1505,6 +1640,50 @@ fn merge_batch(
     Ok(())
 }
 
+/// For each header field, the index of the column it names: the header must name every
+/// column exactly once.
+fn header_order(columns: &[Column], names: &[String], file: &str) -> Result<Vec<usize>> {
+    let mut perm = Vec::with_capacity(names.len());
+    for n in names {
+        match columns.iter().position(|c| &c.name == n) {
+            Some(i) if !perm.contains(&i) => perm.push(i),
+            Some(_) => {
+                return Err(Error::file(
+                    file,
+                    format!("the header names column {n} twice"),
+                ));
+            }
+            None => {
+                return Err(Error::file(
+                    file,
+                    format!(
+                        "the header names {n}, which is not a column of the table ({})",
+                        columns
+                            .iter()
+                            .map(|c| c.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if perm.len() != columns.len() {
+        let missing: Vec<&str> = (0..columns.len())
+            .filter(|i| !perm.contains(i))
+            .map(|i| columns[i].name.as_str())
+            .collect();
+        return Err(Error::file(
+            file,
+            format!("the header lacks column(s) {}", missing.join(", ")),
+        ));
+    }
+    Ok(perm)
+}
+
+/// Compares a header with the columns: a note where they differ, or an error when the
+/// header gives the column order (the schema could not), since then a file whose header
+/// differs would be checked against the wrong columns.
 fn header_notes(
     m: &mut Merger,
     rec0: &[u8],
@@ -1512,29 +1691,50 @@ fn header_notes(
     nf: usize,
     columns: &[Column],
     file: &str,
-) {
+) -> Result<()> {
+    let mut diffs = Vec::new();
     if nf != columns.len() {
-        m.notes.push(format!(
+        diffs.push(format!(
             "{file}: header has {nf} fields, the table {} columns",
             columns.len()
         ));
-        return;
-    }
-    for (k, (x, c)) in f.iter().zip(columns).enumerate() {
-        let h = x.value(rec0);
-        if h.as_ref() != c.name.as_bytes() {
-            m.notes.push(format!(
-                "{file}: header field {} is '{}', the table's column is '{}'",
-                k + 1,
-                String::from_utf8_lossy(&h),
-                c.name
-            ));
+    } else {
+        for (k, (x, c)) in f.iter().zip(columns).enumerate() {
+            let h = x.value(rec0);
+            if h.as_ref() != c.name.as_bytes() {
+                diffs.push(format!(
+                    "{file}: header field {} is '{}', the table's column is '{}'",
+                    k + 1,
+                    String::from_utf8_lossy(&h),
+                    c.name
+                ));
+            }
         }
     }
+    if m.cfg.order_from_header && !diffs.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}; the first file's header gave the column order, every file's header must match it",
+            diffs.join("; ")
+        )));
+    }
+    m.notes.extend(diffs);
+    Ok(())
 }
 
 fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
     let cfg = m.cfg;
+    if m.blank_rows > 0 {
+        let value = if cfg.null.is_empty() {
+            "NULL"
+        } else {
+            "an empty string"
+        };
+        m.notes.push(format!(
+            "{} blank line(s): PostgreSQL reads each as a row whose one column is {value}; \
+             CockroachDB's IMPORT skips blank lines, so it would not load these rows",
+            m.blank_rows
+        ));
+    }
     let rate = if m.records == 0 {
         0.0
     } else {
@@ -1549,8 +1749,15 @@ fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
     } else {
         "bad records"
     };
-    if let Some(s) = m.good_out.take() {
-        s.finish()?;
+    if let Some(s) = m.good_out.take()
+        && let Err(e) = s.finish()
+    {
+        m.stdout_closed |= e.is_broken_pipe();
+        return Err(if m.stdout_closed {
+            stopped_early(&mut m)
+        } else {
+            e
+        });
     }
     if let Some(s) = m.bad_out.take() {
         s.finish()?;
@@ -1605,6 +1812,21 @@ fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
         return Err(Error::Found(String::new()));
     }
     Ok(())
+}
+
+/// The end of a run whose standard output (--filter) was closed before it finished, e.g.
+/// by `head`: quietly, and never with 0, which would mean every record was checked and is
+/// clean. Exit 1 when bad records were already seen, else [`Error::StoppedEarly`] (exit 3).
+/// The other outputs are dropped unfinished (their temporary files removed), so nothing
+/// looks complete.
+fn stopped_early(m: &mut Merger) -> Error {
+    m.bad_out = None;
+    m.reasons = None;
+    if m.bad > 0 {
+        Error::Found(String::new())
+    } else {
+        Error::StoppedEarly
+    }
 }
 
 fn print_summary(r: &Report) {

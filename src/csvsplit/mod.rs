@@ -149,7 +149,9 @@ pub struct Args {
     pub import_sql: Option<String>,
 
     /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
-    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory).
+    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It
+    /// sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a
+    /// line that is exactly `\.`, which psql 17 and older cannot load, are warned about.
     #[arg(long, requires = "table")]
     pub copy_sql: bool,
 
@@ -158,7 +160,8 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
-    /// Worker threads that checksum and compress shards [default: number of CPUs].
+    /// Worker threads that checksum and compress shards, at most 4 per CPU (and 256)
+    /// [default: number of CPUs].
     #[arg(short = 'j', long, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub parallel: Option<u64>,
@@ -166,6 +169,13 @@ pub struct Args {
     /// No warnings on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Replace the files of an earlier run: without it, a run refuses (exit 2, before writing
+    /// anything) when files matching the --output template exist already; with it, those the
+    /// run does not write itself are removed once the new shards are in place, so the
+    /// directory never mixes shards of two runs.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn size_arg(s: &str) -> std::result::Result<u64, String> {
@@ -235,6 +245,8 @@ pub struct Config {
     pub workers: usize,
     /// Suppress warnings.
     pub quiet: bool,
+    /// Replace (and remove) the files of an earlier run.
+    pub force: bool,
 }
 
 impl Config {
@@ -307,10 +319,10 @@ impl Config {
             .clone()
             .or_else(|| table.as_ref().map(|t| t.null.clone()))
             .unwrap_or_default();
-        let workers = match a.parallel {
-            Some(j) => j as usize,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        if sql != SqlOut::None {
+            sql::check_names(table.as_ref(), a.table.as_deref(), &null).map_err(Error::Usage)?;
+        }
+        let workers = crate::cli::threads("--parallel", a.parallel.map(|j| j as usize))?;
         Ok(Config {
             input: a.file.filter(|p| !input::is_stdin(p)),
             mode,
@@ -327,6 +339,7 @@ impl Config {
             null,
             workers,
             quiet: a.quiet,
+            force: a.force,
         })
     }
 }
@@ -337,8 +350,43 @@ const CHUNK: usize = 1 << 20;
 
 /// Runs csvsplit.
 pub fn run(args: Args) -> Result<()> {
+    crate::output::Guard::new("a shard of --output")
+        .input("FILE", args.file.as_deref())
+        .input("--manifest-in", args.manifest_in.as_deref())
+        .output("--manifest", args.manifest.as_deref())
+        .install()?;
     let cfg = Config::from_args(args)?;
+    if let Some(m) = cfg.manifest.as_deref()
+        && let Some(n) = cfg.template.number_of(m)
+    {
+        return Err(Error::Usage(format!(
+            "--manifest {} is the name of shard {n} of --output: refusing to write it",
+            m.display()
+        )));
+    }
+    let old = cfg.template.existing()?;
+    if !old.is_empty() && !cfg.force {
+        let names: Vec<String> = old
+            .iter()
+            .take(5)
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        return Err(Error::Usage(format!(
+            "files of an earlier run match --output: {}{} (remove them, or use --force to replace them)",
+            names.join(", "),
+            if old.len() > 5 {
+                format!(" and {} more", old.len() - 5)
+            } else {
+                String::new()
+            }
+        )));
+    }
     let done = split(&cfg)?;
+    for (_, p) in &old {
+        if !done.shards.iter().any(|s| s.path == *p) {
+            std::fs::remove_file(p).at(p)?;
+        }
+    }
     report(&cfg, &done)
 }
 
@@ -416,17 +464,15 @@ fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Split> {
         let last = ends.last().copied().unwrap_or(begin);
         if pos >= data.len() && last < data.len() {
             if in_quote {
-                let lines = memchr::memchr_iter(b'\n', data.get(..last).unwrap_or_default());
-                let at = Pos {
-                    file: name,
-                    line: 1 + lines.count() as u64,
-                    byte: last as u64,
+                let at = |off: usize| Pos {
+                    file: name.clone(),
+                    line: 1 + memchr::memchr_iter(b'\n', data.get(..off).unwrap_or_default())
+                        .count() as u64,
+                    byte: off as u64,
                     record: Some(record + ends.len() as u64),
                 };
-                return Err(Error::input(
-                    at,
-                    "unterminated quoted field: the input ends inside quotes",
-                ));
+                let tail = data.get(last..).unwrap_or_default();
+                return Err(crate::records::unterminated(tail, last, at));
             }
             ends.push(data.len());
         }
@@ -1008,6 +1054,13 @@ struct ShardReport {
     /// With a key: the last record's key values.
     #[serde(skip_serializing_if = "Option::is_none")]
     last_key: Option<KeyValues>,
+    /// Lines that are exactly `\.`, which psql 17 and older cannot load with `\copy`.
+    #[serde(skip_serializing_if = "is_zero")]
+    copy_end_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The shard's path as the manifest records it: relative to the manifest's directory when
@@ -1043,6 +1096,13 @@ impl StripDot for PathBuf {
 
 fn report(cfg: &Config, split: &Split) -> Result<()> {
     let done = split.shards.as_slice();
+    for d in done.iter().filter(|d| d.copy_end_lines > 0 && !cfg.quiet) {
+        eprintln!(
+            "csvsplit: warning: {}: {} line(s) that are exactly \\. inside quoted values; psql 17 and older end \\copy data there, so load this shard with csvload or a server-side COPY",
+            d.path.display(),
+            d.copy_end_lines
+        );
+    }
     let keys = split.keys.as_ref();
     if let Some(m) = &cfg.manifest {
         let stdout = input::is_stdin(m);
@@ -1110,6 +1170,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                     crc32: format!("{:08x}", d.crc32),
                     first_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.first.clone())),
                     last_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.last.clone())),
+                    copy_end_lines: d.copy_end_lines,
                 })
                 .collect(),
         };
@@ -1164,13 +1225,15 @@ fn print_sql(cfg: &Config, done: &[Done]) -> Result<()> {
             let _ = prefix;
             "-- csvsplit: the input had no records, so there is nothing to import\n".to_string()
         }
-        SqlOut::Import(prefix) => sql::import_into(&t, prefix, &files, cfg.header),
+        SqlOut::Import(prefix) => {
+            sql::import_into(&t, prefix, &files, cfg.header).map_err(Error::Usage)?
+        }
         SqlOut::Copy => {
             let header: Vec<bool> = done
                 .iter()
                 .map(|d| cfg.header && (cfg.repeat_header || d.shard == 0))
                 .collect();
-            sql::copy_script(&t, &files, &header)
+            sql::copy_script(&t, &files, &header).map_err(Error::Usage)?
         }
         SqlOut::None => return Ok(()),
     };

@@ -52,6 +52,7 @@ enum Out {
         bytes: Payload,
         raw_len: u64,
         crc: u32,
+        end_lines: u64,
     },
     Close(usize, u64),
 }
@@ -72,6 +73,9 @@ pub struct Done {
     /// CRC-32 (IEEE, as in gzip) of the uncompressed content, header included (0 for plain
     /// shards when no checksum was asked for).
     pub crc32: u32,
+    /// Lines that are exactly `\.` (inside quoted values): psql 17 and older end `\copy`
+    /// data at such a line, so a `--copy-sql` script cannot load this shard.
+    pub copy_end_lines: u64,
 }
 
 struct OpenShard {
@@ -80,6 +84,7 @@ struct OpenShard {
     bytes: u64,
     file_bytes: u64,
     crc: u32,
+    end_lines: u64,
 }
 
 /// The running pool. Dropping it without [`Pipeline::finish`] abandons every shard still
@@ -221,6 +226,7 @@ fn work(
                     0
                 };
                 let raw_len = raw.len() as u64;
+                let end_lines = copy_end_lines(raw);
                 let bytes = match gzip {
                     Some(level) => {
                         let z = Payload::Owned(gzip_member(raw, crc, level));
@@ -236,6 +242,7 @@ fn work(
                     bytes,
                     raw_len,
                     crc,
+                    end_lines,
                 }
             }
         };
@@ -243,6 +250,16 @@ fn work(
             return;
         }
     }
+}
+
+/// Lines of `raw` (whole records, so starting at a line start) that are exactly `\.`.
+fn copy_end_lines(raw: &[u8]) -> u64 {
+    memchr::memmem::find_iter(raw, b"\\.")
+        .filter(|&k| {
+            (k == 0 || raw[k - 1] == b'\n')
+                && (raw[k + 2..].starts_with(b"\n") || raw[k + 2..].starts_with(b"\r\n"))
+        })
+        .count() as u64
 }
 
 /// One complete gzip member (RFC 1952) holding `raw`, whose CRC-32 is already known.
@@ -295,6 +312,7 @@ fn write_all(
                             bytes: 0,
                             file_bytes: 0,
                             crc: 0,
+                            end_lines: 0,
                         },
                     );
                 }
@@ -303,6 +321,7 @@ fn write_all(
                     bytes,
                     raw_len,
                     crc,
+                    end_lines,
                 } => {
                     let s = open.get_mut(&shard).ok_or_else(|| {
                         Error::Usage(format!("internal error: shard {shard} is not open"))
@@ -315,6 +334,7 @@ fn write_all(
                     s.file_bytes += b.len() as u64;
                     s.crc = zlib_rs::crc32::crc32_combine(s.crc, crc, raw_len);
                     s.bytes += raw_len;
+                    s.end_lines += end_lines;
                     if let Payload::Owned(v) = bytes
                         && gzip.is_none()
                     {
@@ -341,6 +361,7 @@ fn write_all(
                         bytes: s.bytes,
                         file_bytes: s.file_bytes,
                         crc32: s.crc,
+                        copy_end_lines: s.end_lines,
                     });
                 }
             }

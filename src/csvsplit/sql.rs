@@ -2,7 +2,14 @@
 //! DATA (...)` (`--import-sql`) or a psql script of `\copy` lines for PostgreSQL and
 //! YugabyteDB (`--copy-sql`). Both spell out the CSV contract's options (NULL token, header,
 //! compression) so that loading the shards gives back the source table exactly.
+//!
+//! Names come from a manifest, so they are untrusted: both scripts are written line by line
+//! from fixed text and quoted names, and a name, path or NULL token holding CR or LF is
+//! refused, since psql's `\copy` and CockroachDB's shell commands (`\!`, `\|`) are read a
+//! line at a time and a line break would let the rest run as a command.
 
+use crate::manifest;
+use crate::pgdump::psql::line_safe;
 use std::path::Path;
 
 /// What the statements need to know.
@@ -37,9 +44,61 @@ fn column_list(cols: &[String]) -> String {
     }
 }
 
+/// Refuses, before anything is written, a table whose script cannot be written safely: its
+/// schema, name, a column or the NULL token (`table`: from the manifest; `raw`: `--table`
+/// as given) holds a CR or LF.
+pub fn check_names(
+    table: Option<&manifest::Table>,
+    raw: Option<&str>,
+    null: &str,
+) -> Result<(), String> {
+    let shown = match (table, raw) {
+        (Some(t), _) => format!("{}.{}", quote_ident(&t.schema), quote_ident(&t.name)),
+        (None, Some(r)) => r.to_string(),
+        (None, None) => String::new(),
+    };
+    let cols = table.map_or(&[][..], |t| &t.columns[..]);
+    let bad = table.is_some_and(|t| !line_safe(&t.schema) || !line_safe(&t.name))
+        || raw.is_some_and(|r| !line_safe(r))
+        || cols.iter().any(|c| !line_safe(&c.name))
+        || !line_safe(null);
+    if bad {
+        return Err(unsafe_msg(&shown));
+    }
+    Ok(())
+}
+
+fn unsafe_msg(table: &str) -> String {
+    format!(
+        "table {}: a name, path or the NULL token holds a CR or LF, which cannot be written safely into a line-based psql or SQL shell script; load this table over the protocol (csvload) instead",
+        table.escape_debug()
+    )
+}
+
+fn check_paths(t: &Target, files: &[&Path], url_prefix: &str) -> Result<(), String> {
+    let paths_ok = files.iter().all(|f| line_safe(&f.to_string_lossy()));
+    if !paths_ok
+        || !line_safe(url_prefix)
+        || !line_safe(t.table)
+        || !line_safe(t.null)
+        || t.columns.iter().any(|c| !line_safe(c))
+    {
+        return Err(unsafe_msg(t.table));
+    }
+    Ok(())
+}
+
 /// The CockroachDB statement. `files` are the shard paths; each URL is `url_prefix/` plus the
-/// shard's file name. `skip_header`: every shard starts with a header.
-pub fn import_into(t: &Target, url_prefix: &str, files: &[&Path], skip_header: bool) -> String {
+/// shard's file name. `skip_header`: every shard starts with a header. Every line starts
+/// with fixed text (no line can start with a backslash, which `cockroach sql` would run as a
+/// client-side command).
+pub fn import_into(
+    t: &Target,
+    url_prefix: &str,
+    files: &[&Path],
+    skip_header: bool,
+) -> Result<String, String> {
+    check_paths(t, files, url_prefix)?;
     let prefix = url_prefix.trim_end_matches('/');
     let mut s = format!(
         "IMPORT INTO {}{} CSV DATA (\n",
@@ -65,12 +124,18 @@ pub fn import_into(t: &Target, url_prefix: &str, files: &[&Path], skip_header: b
         opts.push("decompress = 'gzip'".into());
     }
     s.push_str(&format!(") WITH {};\n", opts.join(", ")));
-    s
+    Ok(s)
 }
 
-/// A psql script: one `\copy` per shard. `header[i]`: shard `i` starts with a header.
-pub fn copy_script(t: &Target, files: &[&Path], header: &[bool]) -> String {
-    let mut s = String::new();
+/// A psql script: one `\copy` per shard, after `\set ON_ERROR_STOP on` so that the first
+/// failing shard stops the script with a non-zero exit. `header[i]`: shard `i` starts with a
+/// header. There is no `\restrict` guard: restricted mode refuses `\copy` itself. Safety
+/// comes instead from every line being ours: psql reads a `\copy` line to its end and
+/// parses its quoted names itself, so quotes and backslashes in names are data, and line
+/// breaks are refused.
+pub fn copy_script(t: &Target, files: &[&Path], header: &[bool]) -> Result<String, String> {
+    check_paths(t, files, "")?;
+    let mut s = String::from("\\set ON_ERROR_STOP on\n");
     for (i, f) in files.iter().enumerate() {
         let path = f.to_string_lossy();
         let source = if t.gzip {
@@ -88,7 +153,7 @@ pub fn copy_script(t: &Target, files: &[&Path], header: &[bool]) -> String {
             literal(t.null)
         ));
     }
-    s
+    Ok(s)
 }
 
 #[cfg(test)]
@@ -106,16 +171,16 @@ mod tests {
         };
         let a = Path::new("out/p-0.csv.gz");
         let b = Path::new("out/it's.csv.gz");
-        let imp = import_into(&t, "s3://b/x/", &[a, b], true);
+        let imp = import_into(&t, "s3://b/x/", &[a, b], true).unwrap();
         assert_eq!(
             imp,
             "IMPORT INTO public.t (\"id\", \"Na\"\"me\") CSV DATA (\n    's3://b/x/p-0.csv.gz',\n    \
              's3://b/x/it''s.csv.gz'\n) WITH nullif = '', skip = '1', decompress = 'gzip';\n"
         );
-        let cp = copy_script(&t, &[b], &[false]);
+        let cp = copy_script(&t, &[b], &[false]).unwrap();
         assert_eq!(
             cp,
-            "\\copy public.t (\"id\", \"Na\"\"me\") FROM PROGRAM 'gzip -dc ''out/it''\\''''s.csv.gz''' \
+            "\\set ON_ERROR_STOP on\n\\copy public.t (\"id\", \"Na\"\"me\") FROM PROGRAM 'gzip -dc ''out/it''\\''''s.csv.gz''' \
              WITH (FORMAT csv, HEADER false, NULL '')\n"
         );
         let t = Target {
@@ -125,8 +190,17 @@ mod tests {
             gzip: false,
         };
         assert_eq!(
-            copy_script(&t, &[a], &[true]),
-            "\\copy t FROM 'out/p-0.csv.gz' WITH (FORMAT csv, HEADER true, NULL '\\N')\n"
+            copy_script(&t, &[a], &[true]).unwrap(),
+            "\\set ON_ERROR_STOP on\n\\copy t FROM 'out/p-0.csv.gz' WITH (FORMAT csv, HEADER true, NULL '\\N')\n"
         );
+        let nl = Path::new("out/a\n\\! x.csv");
+        assert!(copy_script(&t, &[nl], &[false]).is_err());
+        assert!(import_into(&t, "s3://b", &[nl], false).is_err());
+        assert!(import_into(&t, "s3://b\r", &[a], false).is_err());
+        let t = Target {
+            table: "\"a\n\\! x\"",
+            ..t
+        };
+        assert!(copy_script(&t, &[a], &[false]).is_err());
     }
 }

@@ -153,8 +153,13 @@ fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
     }
 }
 
+/// Trims C `isspace` bytes, as PostgreSQL's input functions and `pgtypes` do: `trim_ascii`
+/// misses vertical tab, so a value csvcheck accepts could fail as a key.
 fn trim(v: &[u8]) -> &[u8] {
-    v.trim_ascii()
+    let sp = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let s = v.iter().position(|b| !sp(b)).unwrap_or(v.len());
+    let e = v.iter().rposition(|b| !sp(b)).map_or(s, |e| e + 1);
+    &v[s..e]
 }
 
 /// Bytes with 0x00 escaped as 00 FF and a 00 00 terminator: order-preserving and prefix-free.

@@ -24,15 +24,29 @@ pub struct RowError {
 pub struct CopyConverter {
     ncols: usize,
     fw: FieldWriter,
+    crlf: bool,
 }
 
 impl CopyConverter {
     /// For a table with `ncols` columns, writing NULL as `fw`'s token.
     pub fn new(ncols: usize, fw: FieldWriter) -> CopyConverter {
-        CopyConverter { ncols, fw }
+        CopyConverter {
+            ncols,
+            fw,
+            crlf: false,
+        }
     }
 
-    /// Converts `block`, a run of whole lines each ending in `\n`, appending CSV to `out`.
+    /// Rows end in CR LF (`true`) or LF. PostgreSQL takes this from the block's first row and
+    /// refuses a row that ends otherwise ("literal carriage return found in data", "literal
+    /// newline found in data"), so a CR before LF is only a line end in a CR LF block.
+    pub fn with_crlf(mut self, crlf: bool) -> CopyConverter {
+        self.crlf = crlf;
+        self
+    }
+
+    /// Converts `block`, a run of whole lines each ending in `\n` (`\r\n` with
+    /// [`CopyConverter::with_crlf`]), appending CSV to `out`.
     /// Returns the number of rows. Reuses `scratch` for de-escaped values.
     pub fn convert(&self, block: &[u8], out: &mut Vec<u8>) -> Result<u64, RowError> {
         let mut scratch = Vec::new();
@@ -50,7 +64,14 @@ impl CopyConverter {
         let (mut next_sp, mut next_cr) = (find(0, special), find(0, cr));
         for nl in memchr::memchr_iter(b'\n', block) {
             let mut end = nl;
-            if end > start && block[end - 1] == b'\r' {
+            if self.crlf {
+                if end == start || block[end - 1] != b'\r' {
+                    return Err(RowError {
+                        row: rows,
+                        offset: start,
+                        msg: "row ends in LF where the block's first row ends in CR LF (literal newline in COPY data)".into(),
+                    });
+                }
                 end -= 1;
             }
             if next_sp < start {
@@ -260,7 +281,11 @@ mod tests {
     use super::*;
 
     fn conv(ncols: usize, null: &[u8], block: &[u8]) -> Result<(u64, Vec<u8>), RowError> {
-        let c = CopyConverter::new(ncols, FieldWriter::new(null));
+        let crlf = block
+            .iter()
+            .position(|&b| b == b'\n')
+            .is_some_and(|k| k > 0 && block[k - 1] == b'\r');
+        let c = CopyConverter::new(ncols, FieldWriter::new(null)).with_crlf(crlf);
         let mut out = Vec::new();
         c.convert(block, &mut out).map(|n| (n, out))
     }
@@ -289,6 +314,13 @@ mod tests {
         assert!(e.msg.contains("missing data"), "{}", e.msg);
         assert!(conv(1, b"", b"ab\\\n").is_err());
         assert!(conv(2, b"", b"a\rb\tc\n").is_err());
+        // The first row sets the line end, as in PostgreSQL.
+        let e = conv(2, b"", b"1\t2\n3\t4\r\n").unwrap_err();
+        assert_eq!(e.row, 1);
+        assert!(e.msg.contains("carriage return"), "{}", e.msg);
+        let e = conv(2, b"", b"1\t2\r\n3\t4\n").unwrap_err();
+        assert!(e.msg.contains("newline"), "{}", e.msg);
+        assert_eq!(conv(2, b"", b"1\t2\r\n3\t4\r\n").unwrap().0, 2);
     }
 
     #[test]

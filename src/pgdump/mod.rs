@@ -6,4 +6,5 @@ pub mod copytext;
 pub mod ddl;
 pub mod inserts;
 pub mod naming;
+pub mod psql;
 pub mod sql;

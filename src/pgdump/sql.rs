@@ -16,6 +16,7 @@ pub struct StmtScanner {
     idents: [u8; 4],
     ident_count: u32,
     dollar_tag: Vec<u8>,
+    backslash: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -62,6 +63,9 @@ impl StmtScanner {
                             return Scan::End(i + 1);
                         }
                         b'(' => self.paren += 1,
+                        // psql starts a meta-command at a backslash outside quotes, even in
+                        // the middle of a statement; SQL itself never has one there.
+                        b'\\' if self.backslash.is_none() => self.backslash = Some(i),
                         b')' => self.paren = self.paren.saturating_sub(1),
                         b'\'' => {
                             // E'...' (and e'...') is an escape string when the E starts a token.
@@ -209,6 +213,12 @@ impl StmtScanner {
             }
         }
         Scan::More(n)
+    }
+
+    /// The offset (in the buffers given to [`StmtScanner::scan`]) of the first backslash
+    /// outside quotes and comments: psql would run a meta-command from there.
+    pub fn meta_command_at(&self) -> Option<usize> {
+        self.backslash
     }
 
     /// psql's heuristic for SQL-standard function bodies: in `CREATE [OR REPLACE]
@@ -620,6 +630,20 @@ mod tests {
         let f = b"CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT CASE WHEN true THEN 1 END; SELECT 2; END;";
         assert_eq!(ends(f), vec![f.len()]);
         assert_eq!(ends(b"SELECT $1;"), vec![10]);
+    }
+
+    #[test]
+    fn backslash_outside_quotes_is_a_meta_command() {
+        let at = |sql: &[u8]| {
+            let mut sc = StmtScanner::default();
+            sc.scan(sql, 0, true, true);
+            sc.meta_command_at()
+        };
+        assert_eq!(at(b"SELECT 1 \\! touch x\n;"), Some(9));
+        assert_eq!(
+            at(b"SELECT '\\', E'\\'', \"\\\", $$\\$$ /* \\ */ -- \\\n;"),
+            None
+        );
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub struct Args {
     #[arg(short = 'T', long = "temporary-directory", value_name = "DIR")]
     pub temporary_directory: Option<PathBuf>,
 
-    /// Threads for sorting and key encoding. [default: all cores]
+    /// Threads for sorting and key encoding, at most 4 per CPU (and 256). [default: all cores]
     #[arg(short = 'j', long = "parallel", value_name = "N")]
     pub parallel: Option<usize>,
 
@@ -229,11 +229,7 @@ impl Config {
             Some(s) => crate::cli::parse_size(s)?,
             None => (crate::cli::available_memory() / 2).max(64 << 20),
         };
-        let threads = match a.parallel {
-            Some(0) => return Err(Error::Usage("--parallel must be at least 1".into())),
-            Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
+        let threads = crate::cli::threads("--parallel", a.parallel)?;
         let mode = if a.check {
             Mode::Check
         } else if a.merge {
@@ -278,6 +274,12 @@ impl Config {
 
 /// Runs pksort.
 pub fn run(args: Args) -> Result<()> {
+    output::Guard::new("an output")
+        .inputs("FILE", &args.files)
+        .input("--manifest", args.manifest.as_deref())
+        .output("-o", args.output.as_deref())
+        .output("--dups-out", args.dups_out.as_deref())
+        .install()?;
     let cfg = Config::from_args(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
@@ -320,7 +322,15 @@ fn run_config(cfg: &Config) -> Result<()> {
         cfg.table.as_ref(),
         cfg.nulls,
         cfg.null_token.clone(),
-    )?;
+    )
+    .map_err(|e| match (&header, &cfg.table, sources.first()) {
+        // With --header, an empty input has no header to name the key columns by.
+        (None, None, Some(s)) if cfg.header => Error::file(
+            s.names.join(", "),
+            "is empty, but --header says it starts with a header record naming the key columns",
+        ),
+        _ => e,
+    })?;
     match cfg.mode {
         Mode::Check => check(cfg, &spec, sources),
         Mode::Merge => merge_inputs(cfg, &spec, sources, header),

@@ -10,7 +10,7 @@
 //! both records' lines.
 
 use super::batch::Loc;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -43,11 +43,27 @@ pub fn encode_item(out: &mut Vec<u8>, key: &[u8], rec: &[u8], loc: Loc) {
     put_varint(out, loc.byte);
 }
 
+/// Says what is wrong with a temporary directory that refused a run file: the OS's own word
+/// is misleading there (creating a file in `/proc` fails with "No such file").
+fn temp_dir_error(dir: &Path, e: std::io::Error) -> Error {
+    let what = match std::fs::metadata(dir) {
+        Err(_) => "does not exist".to_string(),
+        Ok(m) if !m.is_dir() => "is not a directory".to_string(),
+        Ok(_) => format!("cannot hold temporary files ({e})"),
+    };
+    Error::file(
+        dir.display().to_string(),
+        format!("{what}; choose another temporary directory with -T"),
+    )
+}
+
 impl RunWriter {
     /// A new anonymous run file in `dir`, buffered with `buf` bytes.
     pub fn create(dir: &Path, buf: usize) -> Result<RunWriter> {
-        let f =
-            tempfile::tempfile_in(dir).at(format!("{} (temporary directory)", dir.display()))?;
+        let f = tempfile::tempfile_in(dir).map_err(|e| temp_dir_error(dir, e))?;
+        // Only this process reads a run: keep it private whatever the umask.
+        f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .map_err(|e| temp_dir_error(dir, e))?;
         Ok(RunWriter {
             w: BufWriter::with_capacity(buf, f),
             dir: dir.to_path_buf(),
@@ -276,5 +292,23 @@ mod tests {
             r.advance().unwrap();
         }
         assert!(r.current().is_none());
+    }
+
+    #[test]
+    fn runs_are_private_and_bad_dirs_are_named() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let w = RunWriter::create(dir.path(), 64).unwrap();
+        let mode = w.w.get_ref().metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let err = RunWriter::create(Path::new("/proc"), 64)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("/proc: cannot hold temporary files"), "{err}");
+        let f = dir.path().join("file");
+        std::fs::write(&f, "").unwrap();
+        let err = RunWriter::create(&f, 64).err().unwrap().to_string();
+        assert!(err.contains("is not a directory"), "{err}");
     }
 }

@@ -304,7 +304,13 @@ pub fn decode(
     what: &str,
     at: Option<Shared>,
 ) -> io::Result<Box<dyn Read + Send>> {
-    let br = io::BufReader::with_capacity(1 << 16, raw);
+    // The decompression thread's messages count the entry's compressed bytes read.
+    let pos = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = CountInto {
+        inner: raw,
+        pos: Arc::clone(&pos),
+    };
+    let br = io::BufReader::with_capacity(1 << 16, counted);
     let d: Box<dyn Read + Send> = match (c, w) {
         (Compression::None, _) => Box::new(br),
         (Compression::Gzip, Wrapper::Block) => Box::new(flate2::bufread::ZlibDecoder::new(br)),
@@ -318,7 +324,22 @@ pub fn decode(
         compression: c,
         at,
     };
-    Ok(crate::input::threaded(named, what))
+    Ok(crate::input::threaded(named, what, pos))
+}
+
+/// Counts the bytes read into a shared counter.
+struct CountInto {
+    inner: Box<dyn Read + Send>,
+    pos: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Read for CountInto {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Prefixes decompression errors with the entry they happened in.
