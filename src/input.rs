@@ -202,7 +202,7 @@ impl<R: BufRead> Read for GzMembers<R> {
 
 /// Runs `decoder` on a thread of its own and returns a reader over what it produces. `pos`
 /// counts the compressed bytes consumed, for messages.
-fn threaded<D: Read + Send + 'static>(
+pub fn threaded<D: Read + Send + 'static>(
     decoder: D,
     name: &str,
     pos: Arc<AtomicU64>,

@@ -29,6 +29,9 @@ pub struct Manifest {
     pub source: String,
     /// The tables, in the order their data appeared.
     pub tables: Vec<Table>,
+    /// When the input was a pg_dump archive: its format, version, compression, versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<crate::pgdump::archive::Facts>,
 }
 
 /// One table.
@@ -92,6 +95,7 @@ impl Manifest {
             generator: format!("dumpshard {}", env!("CARGO_PKG_VERSION")),
             source: source.into(),
             tables: Vec::new(),
+            archive: None,
         }
     }
 

@@ -26,7 +26,8 @@ const AFTER_HELP: &str = "\
 Examples:
   zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --manifest m.json -o csv/
   pgdump2csv dump.sql -t public.orders | pksort --manifest m.json --table orders > orders.csv
-  pg_restore -f - db.dump | pgdump2csv -o csv/     # custom-format archives
+  pgdump2csv db.dump -o csv/    # also custom (-Fc), directory (-Fd) and tar (-Ft) archives
+  pg_dump -Fc db | pgdump2csv -o csv/
 
 Data comes from COPY blocks and from --inserts / --column-inserts / --rows-per-insert dumps.
 Several COPY blocks for one table (--load-via-partition-root) append to one file. Generated
@@ -40,11 +41,16 @@ Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \
 accepted; any other (\\! and the like) is refused with its position, so the schema files never
 run what a dump smuggles in. A --table pattern that matches no table is an error.";
 
-/// Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest.
+/// Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL
+/// and a JSON manifest.
 ///
 /// Reads DUMP (or standard input when DUMP is `-` or absent); gzip, zstd and lz4 input is
-/// recognised by its magic bytes. Writes `DIR/<schema>.<table>.csv` for every table with data
-/// under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
+/// recognised by its magic bytes. pg_dump archives are read directly, recognised by content:
+/// custom (-Fc, also from a pipe), directory (-Fd: give the directory) and tar (-Ft), archive
+/// versions 1.12 to 1.16, data compressed with gzip, lz4 or zstd; the outputs are the same as
+/// for the plain dump. Large objects are not converted (counted in the manifest).
+///
+/// Writes `DIR/<schema>.<table>.csv` for every table with data under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
 /// CSV follows the dumpshard contract: NULL is an unquoted empty field, '' is `""`.
 ///
 /// Exit status: 0 on success, 2 on usage errors, I/O errors and malformed or truncated dumps.
@@ -52,12 +58,13 @@ run what a dump smuggles in. A --table pattern that matches no table is an error
 #[command(
     name = "pgdump2csv",
     version,
-    about = "Convert a plain-format PostgreSQL dump into per-table CSV, schema DDL and a JSON manifest",
+    about = "Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL and a JSON manifest",
     long_about,
     after_long_help = AFTER_HELP
 )]
 pub struct Args {
-    /// The dump file (plain SQL as written by `pg_dump -Fp`); `-` or absent for stdin.
+    /// The dump: plain SQL (`pg_dump -Fp`), a custom (`-Fc`) or tar (`-Ft`) archive, or a
+    /// directory archive (`-Fd`); `-` or absent for stdin.
     #[arg(value_name = "DUMP")]
     pub dump: Option<PathBuf>,
 
@@ -115,6 +122,13 @@ pub struct Args {
     /// Without it such input is rejected, which catches truncated dumps.
     #[arg(long = "no-dump-check")]
     pub no_dump_check: bool,
+
+    /// Worker threads: data is converted on N threads, and the data files of a directory
+    /// archive or the blocks of a custom archive file are decompressed up to N tables at a
+    /// time [default: number of CPUs].
+    #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
 }
 
 /// Options after validation.
@@ -142,6 +156,10 @@ pub struct Config {
     pub manifest: Option<PathBuf>,
     /// Require pg_dump's header and footer.
     pub dump_check: bool,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Set by `run` when the input is a pg_dump archive (for the manifest).
+    pub archive: Option<crate::pgdump::archive::Facts>,
 }
 
 /// Where table data goes.
@@ -197,6 +215,11 @@ impl Config {
             post_data: a.post_data,
             manifest: a.manifest,
             dump_check: !a.no_dump_check,
+            jobs: a.jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get().min(32)),
+                |j| j as usize,
+            ),
+            archive: None,
         })
     }
 
@@ -215,11 +238,20 @@ pub fn run(args: Args) -> Result<()> {
         .output("--post-data", args.post_data.as_deref())
         .output("--manifest", args.manifest.as_deref())
         .install()?;
-    let cfg = Config::from_args(args)?;
-    let input = crate::input::open(cfg.dump.as_deref())?;
-    let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
-    conv.run()?;
-    conv.finish()
+    let mut cfg = Config::from_args(args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.jobs)
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.jobs)))?;
+    // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
+    let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
+    let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;
+    cfg.archive = input.facts;
+    pool.install(|| {
+        let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
+        conv.run()?;
+        conv.finish()
+    })
 }
 
 /// The error for a statement the dump ends in.
@@ -243,11 +275,17 @@ struct Buf {
     line: u64,
     eof: bool,
     name: String,
+    /// A read error held back until the bytes read before it are used, so the tables they
+    /// finish are still written (an archive's next entry can fail while this one is buffered).
+    err: Option<std::io::Error>,
 }
 
 impl Buf {
     /// Reads more input, keeping `data[pos..]`. Returns false at end of input.
     fn fill(&mut self) -> Result<bool> {
+        if let Some(e) = self.err.take() {
+            return Err(e).at(&self.name);
+        }
         if self.eof {
             return Ok(false);
         }
@@ -275,6 +313,10 @@ impl Buf {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.data.truncate(filled);
+                    if filled > old {
+                        self.err = Some(e);
+                        return Ok(true);
+                    }
                     return Err(e).at(&self.name);
                 }
             }
@@ -402,6 +444,7 @@ impl<'c> Converter<'c> {
                 line: 1,
                 eof: false,
                 name,
+                err: None,
             },
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,
@@ -457,19 +500,8 @@ impl<'c> Converter<'c> {
         if self.buf.avail().starts_with(b"\xEF\xBB\xBF") {
             self.buf.pos += 3;
         }
+        // Archives never get here: crate::pgdump::archive::open recognised them first.
         let head = self.buf.avail();
-        if head.starts_with(b"PGDMP") {
-            return Err(Error::file(
-                &self.buf.name,
-                "this is a custom-format (-Fc) archive, which pgdump2csv does not read yet; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
-            ));
-        }
-        if head.len() >= 262 && &head[257..262] == b"ustar" {
-            return Err(Error::file(
-                &self.buf.name,
-                "this is a tar-format (-Ft) archive; convert it with `pg_restore -f - ARCHIVE | pgdump2csv ...`",
-            ));
-        }
         if !self.cfg.dump_check {
             return Ok(());
         }
@@ -1422,6 +1454,7 @@ impl<'c> Converter<'c> {
         }
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
+            m.archive = self.cfg.archive.clone();
             let mdir = absolute_dir(mpath);
             for t in &self.data {
                 let key = (t.schema.clone(), t.name.clone());

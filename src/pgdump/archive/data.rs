@@ -1,0 +1,422 @@
+//! Where an archive entry's data comes from: a custom archive's data blocks (read in one
+//! forward pass, as pg_restore reads a pipe), a directory archive's `NNNN.dat[.gz|.lz4|.zst]`
+//! files, or a tar archive's members; and the decompressors for them.
+//!
+//! The block and tar framing is read by hand (a dozen lines each; the `tar` crate's entry
+//! iterator cannot be interleaved with our own reads of the same stream). Every length field
+//! is checked against what really arrives; nothing is allocated from one.
+
+use super::toc::{Compression, Counted, Prim};
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The archive's byte stream, shared between the script reader and the decompression
+/// thread of the entry being read (one entry at a time).
+pub struct Stream {
+    /// The raw archive bytes with their offset.
+    pub r: Counted<Box<dyn Read + Send>>,
+    /// Int width from the header.
+    pub int_size: u8,
+    /// Offset width from the header.
+    pub off_size: u8,
+    /// Custom format: inside a data block, with this much left of the current chunk.
+    in_block: bool,
+    chunk_left: u64,
+    /// Tar format: bytes left of the current member, then its padding.
+    member_left: u64,
+    member_pad: u64,
+    /// What is being read, for messages (`entry 3547 (public.t)`).
+    pub what: String,
+}
+
+/// A [`Stream`] shared with a decompression thread.
+pub type Shared = Arc<Mutex<Stream>>;
+
+fn bad(at: u64, msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("byte {at}: {msg}"))
+}
+
+impl Stream {
+    /// A stream at offset `pos`.
+    pub fn new(r: Box<dyn Read + Send>, pos: u64, int_size: u8, off_size: u8) -> Stream {
+        Stream {
+            r: Counted { inner: r, pos },
+            int_size,
+            off_size,
+            in_block: false,
+            chunk_left: 0,
+            member_left: 0,
+            member_pad: 0,
+            what: String::new(),
+        }
+    }
+
+    fn prim(&mut self) -> Prim<'_, Box<dyn Read + Send>> {
+        Prim {
+            r: &mut self.r,
+            int_size: self.int_size,
+            off_size: self.off_size,
+        }
+    }
+
+    fn int(&mut self) -> io::Result<i64> {
+        let what = format!("the data of {}", self.what);
+        self.prim().int(&what).map_err(|e| e.into_io())
+    }
+
+    /// Skips `n` bytes, failing if the archive ends first.
+    fn skip(&mut self, n: u64, what: &str) -> io::Result<()> {
+        let at = self.r.pos;
+        let got = io::copy(&mut (&mut self.r).take(n), &mut io::sink())?;
+        if got != n {
+            return Err(bad(
+                at,
+                format!(
+                    "{what} runs past the end of the archive ({n} bytes claimed, {got} there): it is truncated"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Skips the chunks of one data block up to its zero-length terminator.
+    fn skip_chunks(&mut self, what: &str) -> io::Result<()> {
+        loop {
+            let at = self.r.pos;
+            let len = self.int()?;
+            if len == 0 {
+                return Ok(());
+            }
+            if len < 0 {
+                return Err(bad(at, format!("{what}: negative chunk length {len}")));
+            }
+            self.skip(len as u64, what)?;
+        }
+    }
+
+    /// Custom format: moves forward to the data block of entry `id`, skipping others.
+    pub fn find_block(&mut self, id: i64, what: &str) -> io::Result<()> {
+        self.what = what.to_string();
+        loop {
+            let at = self.r.pos;
+            let wording = format!("the data block header of {what}");
+            let Some(kind) = self.prim().byte_or_eof(&wording).map_err(|e| e.into_io())? else {
+                return Err(bad(
+                    at,
+                    format!("the archive ends before the data block of {what}: it is truncated"),
+                ));
+            };
+            let bid = self.int()?;
+            match kind {
+                1 if bid == id => {
+                    self.in_block = true;
+                    self.chunk_left = 0;
+                    return Ok(());
+                }
+                1 => self.skip_chunks(&format!("the data block of entry {bid}"))?,
+                3 => loop {
+                    // Large objects: { oid, chunks }* 0.
+                    if self.int()? == 0 {
+                        break;
+                    }
+                    self.skip_chunks(&format!("the large objects of entry {bid}"))?;
+                },
+                k => {
+                    return Err(bad(
+                        at,
+                        format!("unknown data block type {k} while looking for the data of {what}"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Tar format: moves forward to the member named one of `names`; returns its name.
+    pub fn find_member(&mut self, names: &[Vec<u8>], what: &str) -> io::Result<Vec<u8>> {
+        self.what = what.to_string();
+        loop {
+            let at = self.r.pos;
+            let mut h = [0u8; 512];
+            let mut got = 0;
+            while got < 512 {
+                match self.r.read(&mut h[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if got < 512 || h.iter().all(|&b| b == 0) {
+                return Err(bad(
+                    at,
+                    format!("the tar archive ends before the member holding the data of {what}"),
+                ));
+            }
+            let name_end = h[..100].iter().position(|&b| b == 0).unwrap_or(100);
+            let name = h[..name_end].to_vec();
+            let size = tar_number(&h[124..136])
+                .ok_or_else(|| bad(at, "tar member header with a bad size field".into()))?;
+            let pad = (512 - size % 512) % 512;
+            if names.contains(&name) {
+                self.member_left = size;
+                self.member_pad = pad;
+                return Ok(name);
+            }
+            self.skip(size + pad, "a tar member")?;
+        }
+    }
+
+    /// Reads the rest of the current block or member, so the next one can be found.
+    pub fn finish_entry(&mut self) -> io::Result<()> {
+        let mut scratch = [0u8; 8192];
+        while self.in_block {
+            self.block_read(&mut scratch)?;
+        }
+        let (left, pad) = (self.member_left, self.member_pad);
+        self.member_left = 0;
+        self.member_pad = 0;
+        self.skip(left + pad, "a tar member")
+    }
+
+    fn block_read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.in_block || buf.is_empty() {
+            return Ok(0);
+        }
+        while self.chunk_left == 0 {
+            let at = self.r.pos;
+            let len = self.int()?;
+            if len == 0 {
+                self.in_block = false;
+                return Ok(0);
+            }
+            if len < 0 {
+                return Err(bad(
+                    at,
+                    format!("{}: negative chunk length {len}", self.what),
+                ));
+            }
+            self.chunk_left = len as u64;
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.chunk_left).unwrap_or(usize::MAX));
+        let at = self.r.pos;
+        let n = self.r.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(bad(
+                at,
+                format!(
+                    "the data block of {} runs past the end of the archive ({} bytes of a chunk missing): it is truncated",
+                    self.what, self.chunk_left
+                ),
+            ));
+        }
+        self.chunk_left -= n as u64;
+        Ok(n)
+    }
+
+    fn member_read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.member_left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.member_left).unwrap_or(usize::MAX));
+        let at = self.r.pos;
+        let n = self.r.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(bad(
+                at,
+                format!(
+                    "the tar member of {} runs past the end of the archive: it is truncated",
+                    self.what
+                ),
+            ));
+        }
+        self.member_left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// A tar header number: octal text, or base-256 when the top bit of the first byte is set.
+fn tar_number(f: &[u8]) -> Option<u64> {
+    if f[0] & 0x80 != 0 {
+        let mut v = u64::from(f[0] & 0x7f);
+        for &b in &f[1..] {
+            v = v.checked_mul(256)?.checked_add(u64::from(b))?;
+        }
+        return Some(v);
+    }
+    let t: Vec<u8> = f
+        .iter()
+        .copied()
+        .take_while(|&b| b != 0)
+        .filter(|&b| b != b' ')
+        .collect();
+    if t.is_empty() {
+        return Some(0);
+    }
+    u64::from_str_radix(std::str::from_utf8(&t).ok()?, 8).ok()
+}
+
+/// The raw bytes of the current custom-format data block.
+pub struct BlockReader(pub Shared);
+
+impl Read for BlockReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut s = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("archive reader poisoned"))?;
+        s.block_read(buf)
+    }
+}
+
+/// The raw bytes of the current tar member.
+pub struct MemberReader(pub Shared);
+
+impl Read for MemberReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut s = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("archive reader poisoned"))?;
+        s.member_read(buf)
+    }
+}
+
+/// How a data stream is framed once decompressed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Wrapper {
+    /// Custom-format blocks: gzip means a bare zlib stream (`deflateInit`).
+    Block,
+    /// Files and tar members: gzip means the gzip file format (`gzopen`).
+    File,
+}
+
+/// Decompresses `raw` on a thread of its own (so inflating overlaps conversion), naming the
+/// entry in any error, and the archive offset reached when `at` is the archive stream.
+pub fn decode(
+    raw: Box<dyn Read + Send>,
+    c: Compression,
+    w: Wrapper,
+    what: &str,
+    at: Option<Shared>,
+) -> io::Result<Box<dyn Read + Send>> {
+    // The decompression thread's messages count the entry's compressed bytes read.
+    let pos = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = CountInto {
+        inner: raw,
+        pos: Arc::clone(&pos),
+    };
+    let br = io::BufReader::with_capacity(1 << 16, counted);
+    let d: Box<dyn Read + Send> = match (c, w) {
+        (Compression::None, _) => Box::new(br),
+        (Compression::Gzip, Wrapper::Block) => Box::new(flate2::bufread::ZlibDecoder::new(br)),
+        (Compression::Gzip, Wrapper::File) => Box::new(flate2::bufread::MultiGzDecoder::new(br)),
+        (Compression::Lz4, _) => Box::new(lz4_flex::frame::FrameDecoder::new(br)),
+        (Compression::Zstd, _) => Box::new(zstd::stream::read::Decoder::with_buffer(br)?),
+    };
+    let named = Named {
+        inner: d,
+        what: what.to_string(),
+        compression: c,
+        at,
+    };
+    Ok(crate::input::threaded(named, what, pos))
+}
+
+/// Counts the bytes read into a shared counter.
+struct CountInto {
+    inner: Box<dyn Read + Send>,
+    pos: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Read for CountInto {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Prefixes decompression errors with the entry they happened in.
+struct Named {
+    inner: Box<dyn Read + Send>,
+    what: String,
+    compression: Compression,
+    at: Option<Shared>,
+}
+
+impl Read for Named {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.to_string().starts_with("byte ") {
+                e
+            } else {
+                let at = match self.at.as_ref().map(|s| s.lock().map(|s| s.r.pos)) {
+                    Some(Ok(pos)) => format!("byte {pos}: "),
+                    _ => String::new(),
+                };
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{at}the {} data of {} is corrupt: {e}",
+                        self.compression.name(),
+                        self.what
+                    ),
+                )
+            }
+        })
+    }
+}
+
+/// Opens a directory archive's data file `name`, trying the suffixes pg_restore tries
+/// (`InitDiscoverCompressFileHandle`): as named, `.gz`, `.lz4`, `.zst`.
+pub fn open_dir_file(
+    dir: &Path,
+    name: &[u8],
+    what: &str,
+) -> io::Result<(Box<dyn Read + Send>, Compression, String)> {
+    let base = String::from_utf8_lossy(name).into_owned();
+    if base.is_empty() || base.contains('/') || base == ".." {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what}: toc.dat names the data file {base:?}, which is not a plain file name"),
+        ));
+    }
+    for (suffix, c) in [
+        ("", Compression::None),
+        (".gz", Compression::Gzip),
+        (".lz4", Compression::Lz4),
+        (".zst", Compression::Zstd),
+    ] {
+        let p = dir.join(format!("{base}{suffix}"));
+        match std::fs::File::open(&p) {
+            Ok(f) => return Ok((Box::new(f), c, format!("{base}{suffix}"))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        format!(
+            "{what}: its data file {base} (or {base}.gz, .lz4, .zst) is missing from the directory"
+        ),
+    ))
+}
+
+/// The compression a tar member's name implies.
+pub fn member_compression(name: &[u8]) -> Compression {
+    if name.ends_with(b".gz") {
+        Compression::Gzip
+    } else if name.ends_with(b".lz4") {
+        Compression::Lz4
+    } else if name.ends_with(b".zst") {
+        Compression::Zstd
+    } else {
+        Compression::None
+    }
+}
