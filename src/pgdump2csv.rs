@@ -125,7 +125,7 @@ pub struct Args {
 
     /// Worker threads: data is converted on N threads, and the data files of a directory
     /// archive or the blocks of a custom archive file are decompressed up to N tables at a
-    /// time [default: number of CPUs].
+    /// time [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
@@ -215,10 +215,7 @@ impl Config {
             post_data: a.post_data,
             manifest: a.manifest,
             dump_check: !a.no_dump_check,
-            jobs: a.jobs.map_or_else(
-                || std::thread::available_parallelism().map_or(1, |n| n.get().min(32)),
-                |j| j as usize,
-            ),
+            jobs: crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?,
             archive: None,
         })
     }
