@@ -5,7 +5,7 @@
 //! from 0xC0 up the rest is a type name, a NUL, and the value.
 #![no_main]
 
-use dumpshard::pgtypes::{Catalog, PgType, parse_int, parse_type, uuid_bytes};
+use dumpshard::pgtypes::{Catalog, PgType, int_value, parse_type, uuid_bytes};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: &[&str] = &[
@@ -60,9 +60,9 @@ fuzz_target!(|data: &[u8]| {
     let ok = ty.check(v).is_ok();
     if matches!(ty, PgType::Int8) {
         assert_eq!(
-            parse_int(v).is_some(),
+            int_value(v).is_some(),
             ok,
-            "parse_int and bigint disagree on {v:?}"
+            "int_value and bigint disagree on {v:?}"
         );
     }
     if matches!(ty, PgType::Uuid) && ok {
