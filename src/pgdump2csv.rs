@@ -239,7 +239,7 @@ pub fn run(args: Args) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.jobs)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.jobs)))?;
+        .map_err(|e| Error::internal(format!("cannot start {} threads: {e}", cfg.jobs)))?;
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
     let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;

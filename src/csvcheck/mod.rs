@@ -1416,7 +1416,7 @@ pub fn check(cfg: &Config) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+        .map_err(|e| Error::internal(format!("cannot start worker threads: {e}")))?;
     let open_sink = |p: &Option<PathBuf>| -> Result<Option<Sink>> {
         match p {
             Some(p) => Ok(Some(Sink::create(Some(p), wants_gzip(p), 6)?)),

@@ -1175,7 +1175,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                 .collect(),
         };
         let mut json = serde_json::to_vec_pretty(&r)
-            .map_err(|e| Error::Usage(format!("internal error: manifest: {e}")))?;
+            .map_err(|e| Error::internal(format!("manifest: {e}")))?;
         json.push(b'\n');
         if stdout {
             let mut o = std::io::stdout().lock();

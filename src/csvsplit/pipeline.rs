@@ -146,7 +146,7 @@ impl Pipeline {
             Err(self
                 .stop()
                 .err()
-                .unwrap_or_else(|| Error::Usage("could not start the shard writer threads".into())))
+                .unwrap_or_else(|| Error::internal("could not start the shard writer threads")))
         }
     }
 
@@ -179,10 +179,8 @@ impl Pipeline {
         }
         match self.writer.take().map(|w| w.join()) {
             Some(Ok(r)) => r,
-            Some(Err(_)) => Err(Error::Usage("the shard writer thread panicked".into())),
-            None => Err(Error::Usage(
-                "could not start the shard writer thread".into(),
-            )),
+            Some(Err(_)) => Err(Error::internal("the shard writer thread panicked")),
+            None => Err(Error::internal("could not start the shard writer thread")),
         }
     }
 
@@ -324,7 +322,7 @@ fn write_all(
                     end_lines,
                 } => {
                     let s = open.get_mut(&shard).ok_or_else(|| {
-                        Error::Usage(format!("internal error: shard {shard} is not open"))
+                        Error::internal(format!("shard {shard} is not open"))
                     })?;
                     let b = bytes.bytes();
                     s.file.write_all(b).at(&s.path)?;
@@ -343,7 +341,7 @@ fn write_all(
                 }
                 Out::Close(shard, records) => {
                     let mut s = open.remove(&shard).ok_or_else(|| {
-                        Error::Usage(format!("internal error: shard {shard} is not open"))
+                        Error::internal(format!("shard {shard} is not open"))
                     })?;
                     if let Some(level) = gzip
                         && s.file_bytes == 0

@@ -284,7 +284,7 @@ pub fn run(args: Args) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.threads)))?;
+        .map_err(|e| Error::internal(format!("cannot start {} threads: {e}", cfg.threads)))?;
     pool.install(|| run_config(&cfg))
 }
 
@@ -783,10 +783,7 @@ fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> 
         drop(tx);
         match writer.join() {
             Ok(r) => r.at(&name),
-            Err(_) => Err(Error::io(
-                &name,
-                std::io::Error::other("writer thread panicked"),
-            )),
+            Err(_) => Err(Error::internal(format!("the writer thread of {name} panicked"))),
         }
     })
 }
@@ -808,7 +805,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
     std::thread::Builder::new()
         .name("pksort reader".into())
         .spawn(move || crate::records::read_ahead(|r| inputs.next_chunk(r), &tx, &back_rx))
-        .map_err(|e| Error::io("<reader thread>", e))?;
+        .map_err(|e| Error::internal(format!("cannot start the reader thread: {e}")))?;
     (|| -> Result<()> {
         // Owned here so that an early error return drops it and unblocks the reader.
         let rx = rx;
