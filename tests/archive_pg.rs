@@ -55,7 +55,7 @@ fn convert(input: Option<&Path>, stdin: Stdio, out: &Path, extra: &[&str]) {
         .arg(out.join("schema.sql"))
         .arg("--post-data")
         .arg(out.join("post.sql"))
-        .arg("--manifest")
+        .arg("--write-manifest")
         .arg(out.join("csv/m.json"))
         .args(extra)
         .stdin(stdin);
@@ -300,7 +300,7 @@ fn large_objects_are_counted_not_converted() {
         .arg(t.join("lo.dump"))
         .arg("-o")
         .arg(t.join("out"))
-        .arg("--manifest")
+        .arg("--write-manifest")
         .arg(t.join("out/m.json"))
         .output()
         .unwrap();

@@ -5,8 +5,9 @@ complete -c pgdump2csv -l null -d 'Write NULL as STRING instead of an unquoted e
 complete -c pgdump2csv -l level -d 'gzip level for --gzip, 1 (fast) to 9 (small)' -r
 complete -c pgdump2csv -l schema -d 'Write every statement that is not table data (the DDL), in dump order, to FILE. It starts with its own `\\restrict` (fresh random key) and ends with `\\unrestrict`' -r -F
 complete -c pgdump2csv -l post-data -d 'Write what comes after the data (primary keys, indexes, foreign keys, triggers, setval) to FILE instead of --schema, so tables can be loaded bare and indexed after. The dump\'s session settings are repeated at its top so it runs on its own, inside its own `\\restrict`/`\\unrestrict` pair' -r -F
-complete -c pgdump2csv -l manifest -d 'Write a JSON manifest (format dumpshard-manifest, version 1) describing every table written: file, columns with types and NOT NULL, primary key, rows, bytes' -r -F
-complete -c pgdump2csv -s j -l jobs -l parallel -d 'Worker threads: data is converted on N threads, and the data files of a directory archive or the blocks of a custom archive file are decompressed up to N tables at a time [default: number of CPUs; at most 4 per CPU, 256 in all]' -r
+complete -c pgdump2csv -l write-manifest -d 'Write a JSON manifest (format dumpshard-manifest, version 1) describing every table written: file, columns with types and NOT NULL, primary key, rows, bytes' -r -F
+complete -c pgdump2csv -l manifest -d 'The old spelling of --write-manifest: deprecated, to be removed in the next release, because `--manifest` reads a manifest in every other dumpshard tool. Works, and warns' -r -F
+complete -c pgdump2csv -s j -l jobs -d 'Worker threads: data is converted on N threads, and the data files of a directory archive or the blocks of a custom archive file are decompressed up to N tables at a time [default: number of CPUs; at most 4 per CPU, 256 in all]' -r
 complete -c pgdump2csv -l header -d 'Start every CSV with a header record of column names'
 complete -c pgdump2csv -l gzip -d 'Compress the CSV files with gzip (`.csv.gz`)'
 complete -c pgdump2csv -l no-dump-check -d 'Accept input without pg_dump\'s header and "dump complete" footer (hand-written SQL). Without it such input is rejected, which catches truncated dumps'

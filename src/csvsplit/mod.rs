@@ -69,7 +69,7 @@ pub struct Args {
 
     /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
     /// the same shard, on any machine. COLS: comma-separated column names (from the header
-    /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
+    /// or --manifest) or 1-based column numbers. The key is hashed from the unquoted
     /// values, so "1" and 1 land together while NULL and "" differ; see the README for the
     /// exact bytes. Shard order is not input order; a last record without a newline gets
     /// one.
@@ -103,24 +103,24 @@ pub struct Args {
     /// Write a JSON manifest of the shards to FILE (`-` for stdout): for each shard its file
     /// (relative to the manifest's directory), records, uncompressed bytes, file bytes and
     /// CRC-32 of the uncompressed content (the checksum gzip itself stores); with a key
-    /// (-k, or the --manifest-in table's primary key) also each shard's first and last key
+    /// (-k, or the --manifest table's primary key) also each shard's first and last key
     /// and whether the shards are sorted and non-overlapping.
-    #[arg(long, value_name = "FILE")]
-    pub manifest: Option<PathBuf>,
+    #[arg(long = "write-manifest", value_name = "FILE")]
+    pub write_manifest: Option<PathBuf>,
 
-    /// Key column for the --manifest key ranges, most significant first:
+    /// Key column for the --write-manifest key ranges, most significant first:
     /// `COLUMN[:TYPE][:desc]`, as in pksort. Repeat the option or separate specs with commas.
-    /// COLUMN is a 1-based number or a name (from --header or --manifest-in). TYPE is int
+    /// COLUMN is a 1-based number or a name (from --header or --manifest). TYPE is int
     /// (any length), numeric, float, text (bytewise, the default), uuid, bool, date,
-    /// timestamp or timestamptz; with --manifest-in it defaults to the column's type.
-    /// Without -k, --manifest-in uses the table's primary key, if it has one. Needs
-    /// --manifest. A key value that does not parse as its type is an error.
+    /// timestamp or timestamptz; with --manifest it defaults to the column's type.
+    /// Without -k, --manifest uses the table's primary key, if it has one. Needs
+    /// --write-manifest. A key value that does not parse as its type is an error.
     #[arg(
         short = 'k',
         long = "key",
         value_name = "SPEC",
         value_delimiter = ',',
-        requires = "manifest"
+        requires = "write_manifest"
     )]
     pub key: Vec<String>,
 
@@ -130,41 +130,39 @@ pub struct Args {
     pub nulls: Option<Nulls>,
 
     /// Read column names, the NULL token, whether there is a header and the primary key from
-    /// this pgdump2csv manifest (needs --table).
-    #[arg(long, value_name = "FILE", requires = "table")]
-    pub manifest_in: Option<PathBuf>,
+    /// this pgdump2csv manifest (only read; --write-manifest writes). `--manifest-in` is
+    /// the old spelling.
+    #[arg(short = 'm', long, alias = "manifest-in", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
 
-    /// Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql.
-    #[arg(long, value_name = "NAME")]
+    /// Table name: looked up in --manifest (optional when it has one table), and used in
+    /// --import-sql / --copy-sql.
+    #[arg(short = 't', long, value_name = "NAME")]
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
-    #[arg(
-        long,
-        value_name = "URL_PREFIX",
-        requires = "table",
-        conflicts_with = "copy_sql"
-    )]
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table or --manifest).
+    #[arg(long, value_name = "URL_PREFIX", conflicts_with = "copy_sql")]
     pub import_sql: Option<String>,
 
     /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
-    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It
-    /// sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a
-    /// line that is exactly `\.`, which psql 17 and older cannot load, are warned about.
-    #[arg(long, requires = "table")]
+    /// shard, for PostgreSQL or YugabyteDB (needs --table or --manifest; run it from this
+    /// directory). It sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2);
+    /// shards with a line that is exactly `\.`, which psql 17 and older cannot load, are
+    /// warned about.
+    #[arg(long)]
     pub copy_sql: bool,
 
-    /// The NULL token of the input (default: from --manifest-in, else the unquoted empty
+    /// The NULL token of the input (default: from --manifest, else the unquoted empty
     /// field). Used by --by-hash, the key ranges and in the generated SQL.
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
     /// Worker threads that checksum and compress shards, at most 4 per CPU (and 256)
     /// [default: number of CPUs].
-    #[arg(short = 'j', long, value_name = "N",
+    #[arg(short = 'j', long, alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub parallel: Option<u64>,
+    pub jobs: Option<u64>,
 
     /// No warnings on stderr.
     #[arg(short, long)]
@@ -226,14 +224,14 @@ pub struct Config {
     pub header: bool,
     /// Every shard (not only the first) gets the header.
     pub repeat_header: bool,
-    /// Where to write the JSON manifest.
-    pub manifest: Option<PathBuf>,
+    /// Where to write the JSON manifest (`--write-manifest`).
+    pub write_manifest: Option<PathBuf>,
     /// Track key ranges: the `-k` specs, or empty for the manifest table's primary key.
     /// `None`: no key.
     pub key: Option<Vec<KeyArg>>,
     /// NULL keys allowed, and where they order.
     pub nulls: Option<Nulls>,
-    /// The table from `--manifest-in`.
+    /// The table from `--manifest`.
     pub table: Option<Table>,
     /// `--table` as given.
     pub table_name: Option<String>,
@@ -271,11 +269,23 @@ impl Config {
             }
         };
         let template = Template::parse(&a.output)?;
-        let table = match &a.manifest_in {
+        let table = match &a.manifest {
             Some(p) => {
-                let m = Manifest::read(p)?;
-                let name = a.table.as_deref().unwrap_or_default();
-                Some(m.table(name)?.clone())
+                let m = Manifest::read(p).map_err(|e| match e {
+                    // Until this release --manifest wrote csvsplit's own manifest: say so
+                    // to whoever still means that.
+                    Error::Io { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
+                        Error::Usage(format!(
+                            "{path}: {source} (--manifest reads a pgdump2csv manifest; \
+                             --write-manifest writes one)"
+                        ))
+                    }
+                    e => e,
+                })?;
+                Some(
+                    m.select(a.table.as_deref(), &p.display().to_string())?
+                        .clone(),
+                )
             }
             None => None,
         };
@@ -286,7 +296,8 @@ impl Config {
         }
         let key = if !keys.is_empty() {
             Some(keys)
-        } else if a.manifest.is_some() && table.as_ref().is_some_and(|t| !t.primary_key.is_empty())
+        } else if a.write_manifest.is_some()
+            && table.as_ref().is_some_and(|t| !t.primary_key.is_empty())
         {
             Some(Vec::new())
         } else {
@@ -294,7 +305,7 @@ impl Config {
         };
         if a.nulls.is_some() && key.is_none() {
             return Err(Error::Usage(
-                "--nulls needs a key: -k, or --manifest-in with a primary key (and --manifest)"
+                "--nulls needs a key: -k, or --manifest with a primary key (and --write-manifest)"
                     .into(),
             ));
         }
@@ -309,9 +320,15 @@ impl Config {
                 "--import-sql needs every shard alike: drop --no-repeat-header".into(),
             ));
         }
-        if a.manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
+        if a.write_manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
             return Err(Error::Usage(
-                "--manifest - and the SQL output would both go to stdout".into(),
+                "--write-manifest - and the SQL output would both go to stdout".into(),
+            ));
+        }
+        if sql != SqlOut::None && table.is_none() && a.table.is_none() {
+            return Err(Error::Usage(
+                "--import-sql and --copy-sql need the table: give -t/--table or -m/--manifest"
+                    .into(),
             ));
         }
         let null = a
@@ -322,7 +339,7 @@ impl Config {
         if sql != SqlOut::None {
             sql::check_names(table.as_ref(), a.table.as_deref(), &null).map_err(Error::Usage)?;
         }
-        let workers = crate::cli::threads("--parallel", a.parallel.map(|j| j as usize))?;
+        let workers = crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?;
         Ok(Config {
             input: a.file.filter(|p| !input::is_stdin(p)),
             mode,
@@ -330,7 +347,7 @@ impl Config {
             level: a.level,
             header,
             repeat_header,
-            manifest: a.manifest,
+            write_manifest: a.write_manifest,
             key,
             nulls: a.nulls,
             table,
@@ -352,15 +369,15 @@ const CHUNK: usize = 1 << 20;
 pub fn run(args: Args) -> Result<()> {
     crate::output::Guard::new("a shard of --output")
         .input("FILE", args.file.as_deref())
-        .input("--manifest-in", args.manifest_in.as_deref())
-        .output("--manifest", args.manifest.as_deref())
+        .input("--manifest", args.manifest.as_deref())
+        .output("--write-manifest", args.write_manifest.as_deref())
         .install()?;
     let cfg = Config::from_args(args)?;
-    if let Some(m) = cfg.manifest.as_deref()
+    if let Some(m) = cfg.write_manifest.as_deref()
         && let Some(n) = cfg.template.number_of(m)
     {
         return Err(Error::Usage(format!(
-            "--manifest {} is the name of shard {n} of --output: refusing to write it",
+            "--write-manifest {} is the name of shard {n} of --output: refusing to write it",
             m.display()
         )));
     }
@@ -510,7 +527,7 @@ impl<'a> Run<'a> {
             pipe: Pipeline::start(
                 cfg.workers,
                 cfg.template.gzip().then_some(cfg.level),
-                cfg.manifest.is_some(),
+                cfg.write_manifest.is_some(),
             ),
             first: true,
         }
@@ -974,7 +991,7 @@ fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
             match c.parse::<usize>() {
                 Ok(k) if k >= 1 && (names.is_empty() || k <= names.len()) => Ok(k - 1),
                 _ if names.is_empty() => Err(Error::Usage(format!(
-                    "column '{c}': without --header or --manifest-in, give 1-based column numbers"
+                    "column '{c}': without --header or --manifest, give 1-based column numbers"
                 ))),
                 _ => Err(Error::Usage(format!(
                     "column '{c}' not found (columns: {})",
@@ -985,7 +1002,7 @@ fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// The `--manifest` document.
+/// The `--write-manifest` document.
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     format: &'static str,
@@ -1104,7 +1121,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
         );
     }
     let keys = split.keys.as_ref();
-    if let Some(m) = &cfg.manifest {
+    if let Some(m) = &cfg.write_manifest {
         let stdout = input::is_stdin(m);
         let (mode, limit) = match &cfg.mode {
             Mode::Rows(n) => ("rows", Some(*n)),
@@ -1174,8 +1191,8 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                 })
                 .collect(),
         };
-        let mut json = serde_json::to_vec_pretty(&r)
-            .map_err(|e| Error::internal(format!("manifest: {e}")))?;
+        let mut json =
+            serde_json::to_vec_pretty(&r).map_err(|e| Error::internal(format!("manifest: {e}")))?;
         json.push(b'\n');
         if stdout {
             let mut o = std::io::stdout().lock();

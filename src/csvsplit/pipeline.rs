@@ -321,9 +321,9 @@ fn write_all(
                     crc,
                     end_lines,
                 } => {
-                    let s = open.get_mut(&shard).ok_or_else(|| {
-                        Error::internal(format!("shard {shard} is not open"))
-                    })?;
+                    let s = open
+                        .get_mut(&shard)
+                        .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
                     let b = bytes.bytes();
                     s.file.write_all(b).at(&s.path)?;
                     // Pass small writes straight on: a buffer filled per open shard would
@@ -340,9 +340,9 @@ fn write_all(
                     }
                 }
                 Out::Close(shard, records) => {
-                    let mut s = open.remove(&shard).ok_or_else(|| {
-                        Error::internal(format!("shard {shard} is not open"))
-                    })?;
+                    let mut s = open
+                        .remove(&shard)
+                        .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
                     if let Some(level) = gzip
                         && s.file_bytes == 0
                     {
