@@ -1001,6 +1001,11 @@ struct Report<'a> {
     repeat_header: bool,
     compression: Option<&'static str>,
     null: &'a str,
+    /// The CSV's column names in order, from `--manifest-in`: a loader needs them as the
+    /// COPY column list, because the target table's own column order may differ (an
+    /// `INHERITS` child whose parent gained a column, a table created by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    columns: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<KeyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1134,6 +1139,10 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
             repeat_header: cfg.repeat_header,
             compression: cfg.template.gzip().then_some("gzip"),
             null: &cfg.null,
+            columns: cfg
+                .table
+                .as_ref()
+                .map(|t| t.columns.iter().map(|c| c.name.as_str()).collect()),
             key: keys.map(|k| KeyReport {
                 columns: k
                     .spec
