@@ -32,7 +32,8 @@
 #   IMPORT_URL   cockroachdb: where $(OUT)/shards/ is uploaded, without a query string,
 #                e.g. nodelocal://1/migrate (default nodelocal://1/dumpshard)
 #   CONVERT_FLAGS, CHECK_FLAGS, SORT_FLAGS, SPLIT_FLAGS, LOAD_FLAGS: more options per tool,
-#                e.g. CONVERT_FLAGS='--null \N' for cockroachdb (see docs/cockroachdb.md),
+#                passed through the shell, so quote as on a command line:
+#                CONVERT_FLAGS="--null '\N'" for cockroachdb (see docs/cockroachdb.md),
 #                SORT_FLAGS='-S 2G', CHECK_FLAGS='--max-error-rate 0.1%'
 #
 # Layout of OUT: schema.sql, post.sql, manifest.json, csv/ (pgdump2csv); bad/ (csvcheck's bad
