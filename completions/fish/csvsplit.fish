@@ -10,7 +10,7 @@ complete -c csvsplit -l nulls -d 'Allow NULL key values and order them first or 
 last\t'After every value (also for descending keys)'"
 complete -c csvsplit -l manifest-in -d 'Read column names, the NULL token, whether there is a header and the primary key from this pgdump2csv manifest (needs --table)' -r -F
 complete -c csvsplit -l table -d 'Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql' -r
-complete -c csvsplit -l import-sql -d 'Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table)' -r
+complete -c csvsplit -l import-sql -d 'Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name' -r
 complete -c csvsplit -l null -d 'The NULL token of the input (default: from --manifest-in, else the unquoted empty field). Used by --by-hash, the key ranges and in the generated SQL' -r
 complete -c csvsplit -s j -l parallel -d 'Worker threads that checksum and compress shards, at most 4 per CPU (and 256) [default: number of CPUs]' -r
 complete -c csvsplit -l header -d 'The input starts with a header record; it is repeated at the top of every shard'

@@ -139,7 +139,8 @@ pub struct Args {
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string
+    /// in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name.
     #[arg(
         long,
         value_name = "URL_PREFIX",
