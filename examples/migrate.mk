@@ -29,8 +29,9 @@
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
-#   IMPORT_URL   cockroachdb: where $(OUT)/shards/ is uploaded, without a query string,
-#                e.g. nodelocal://1/migrate (default nodelocal://1/dumpshard)
+#   IMPORT_URL   cockroachdb: where the contents of $(OUT)/shards/ are uploaded, e.g.
+#                's3://bucket/migrate?AUTH=implicit' (default nodelocal://1/dumpshard); a
+#                table's shards are below it in a directory named as its CSV file
 #   CONVERT_FLAGS, CHECK_FLAGS, SORT_FLAGS, SPLIT_FLAGS, LOAD_FLAGS: more options per tool,
 #                passed through the shell, so quote as on a command line:
 #                CONVERT_FLAGS="--null '\N'" for cockroachdb (see docs/cockroachdb.md),
@@ -165,10 +166,11 @@ $(S)/$(1).checked: $(S)/converted
 $(S)/$(1).split: $(S)/$(1).checked
 	mkdir -p '$(OUT)/import'
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
+	q=$$$${MIGRATE_IMPORT_URL#"$$$${MIGRATE_IMPORT_URL%%\?*}"} && \
 	shard() { $(CSVSPLIT) -b $(SHARD_SIZE) $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" \
 	    -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	    $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) \
-	    $(if $(IMPORT),--import-sql "$$$$MIGRATE_IMPORT_URL/$(subst %,%25,$(call fname,$(1)))") \
+	    $(if $(IMPORT),--import-sql "$$$${MIGRATE_IMPORT_URL%%\?*}/$(subst %,%25,$(call fname,$(1)))$$$$q") \
 	    "$$$$@" > '$(OUT)/import/$(call fname,$(1)).sql'; } && \
 	if why=$$$$($(PKSORT) --check $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" </dev/null 2>&1); then \
 	    $(PKSORT) $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" $(SORT_FLAGS) -- "$$$$in" | shard; \

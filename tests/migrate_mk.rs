@@ -289,7 +289,7 @@ fn cockroachdb_import_statements() {
                 var("DUMP", cli::dump_path("nasty.sql.gz").to_str().unwrap()),
                 var("OUT", out.to_str().unwrap()),
                 var("TARGET_KIND", "cockroachdb"),
-                var("IMPORT_URL", "nodelocal://1/mig"),
+                var("IMPORT_URL", "s3://bkt/mig?AUTH=implicit"),
                 // Make passes the flags through the shell: quoted as a user would.
                 var("CONVERT_FLAGS", "--null '\\N'"),
             ],
@@ -299,7 +299,7 @@ fn cockroachdb_import_statements() {
     let sql = std::fs::read_to_string(out.join("import.sql")).unwrap();
     assert!(
         sql.contains(
-            "IMPORT INTO \"public\".\"customer\" (\"id\", \"name\", \"note\", \"email\", \"score\", \"signed_up\", \"active\") CSV DATA (\n    'nodelocal://1/mig/public.customer/0000.csv.gz'\n)"
+            "IMPORT INTO \"public\".\"customer\" (\"id\", \"name\", \"note\", \"email\", \"score\", \"signed_up\", \"active\") CSV DATA (\n    's3://bkt/mig/public.customer/0000.csv.gz?AUTH=implicit'\n)"
         ),
         "{sql}"
     );
@@ -308,7 +308,7 @@ fn cockroachdb_import_statements() {
     // `%` of the file name is `%25` in the URL, so the uploaded directory's name is what
     // the storage decodes.
     assert!(
-        sql.contains("'nodelocal://1/mig/public.my%252Etable%2520name/0000.csv.gz'"),
+        sql.contains("'s3://bkt/mig/public.my%252Etable%2520name/0000.csv.gz?AUTH=implicit'"),
         "{sql}"
     );
     // One statement per table with rows (public.empty_table and public.late_parent
