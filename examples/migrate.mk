@@ -118,7 +118,7 @@ all: $(S)/verified
 endif
 
 help:
-	@sed -n '2,/^$$/p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '1,/^$$/p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 clean:
 	rm -rf '$(OUT)'
