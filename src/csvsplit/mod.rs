@@ -70,7 +70,7 @@ pub struct Args {
     /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
     /// the same shard, on any machine. COLS: comma-separated column names (from the header
     /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
-    /// values, so "1" and 1 land together while NULL and "" differ; see the README for the
+    /// values, so "1" and 1 land together while NULL and "" differ; see docs/csvsplit.md for the
     /// exact bytes. Shard order is not input order; a last record without a newline gets
     /// one.
     #[arg(long, value_name = "COLS", requires = "chunks")]
