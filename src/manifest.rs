@@ -106,6 +106,25 @@ impl Manifest {
         Self::parse(&mut bytes, &path.display().to_string())
     }
 
+    /// [`Manifest::read`] for a flag whose meaning changed this release (csvsplit's
+    /// `--manifest` wrote, pksort's `-m` merged): a missing file or one that is not a
+    /// manifest gets `hint`, naming the new spelling, after the error.
+    pub fn read_or_hint(path: &Path, hint: &str) -> Result<Manifest> {
+        Self::read(path).map_err(|e| match e {
+            Error::File { file, msg } => Error::File {
+                file,
+                msg: format!("{msg} ({hint})"),
+            },
+            Error::Io { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
+                Error::File {
+                    file: path,
+                    msg: format!("{source} ({hint})"),
+                }
+            }
+            e => e,
+        })
+    }
+
     /// Parses manifest JSON (simd-json; the buffer is used as scratch space).
     pub fn parse(bytes: &mut [u8], name: &str) -> Result<Manifest> {
         let m: Manifest = simd_json::serde::from_slice(bytes)

@@ -115,7 +115,8 @@ pub struct Args {
     pub post_data: Option<PathBuf>,
 
     /// Write a JSON manifest (format dumpshard-manifest, version 1) describing every table
-    /// written: file, columns with types and NOT NULL, primary key, rows, bytes.
+    /// written: file, columns with types and NOT NULL, primary key, rows, bytes. The old
+    /// spelling `--manifest` still works for this release, with a warning.
     #[arg(long = "write-manifest", value_name = "FILE")]
     pub write_manifest: Option<PathBuf>,
 

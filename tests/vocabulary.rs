@@ -361,9 +361,11 @@ fn old_spellings_still_work() {
     );
 
     // pksort -m is --manifest now; GNU sort's merge is --merge. A CSV given to -m says so.
-    let o = run("pksort", &["-m", csv, "-k", "1:int", csv], d);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("to merge sorted inputs use --merge"));
+    for first in [csv, "no-such.csv"] {
+        let o = run("pksort", &["-m", first, "-k", "1:int", csv], d);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("to merge sorted inputs use --merge"));
+    }
 }
 
 /// pksort's `--null STRING` means what it means in csvsplit and csvcheck: the NULL token

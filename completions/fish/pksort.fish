@@ -2,7 +2,7 @@ complete -c pksort -s k -l key -d 'Key column, most significant first: `COLUMN[:
 complete -c pksort -s m -l manifest -d 'A pgdump2csv manifest: key columns and types, the header and the NULL token come from the table\'s entry. (`-m` is --manifest in every dumpshard tool; GNU sort\'s `-m` is --merge here.)' -r -F
 complete -c pksort -s t -l table -d 'The manifest table (`name` or `schema.name`); optional when the manifest has one table' -r
 complete -c pksort -s S -l buffer-size -d 'Memory budget, e.g. 512M or 2G or 25%. Larger inputs are sorted in runs spilled to disk and merged. [default: half of the available memory]' -r
-complete -c pksort -l temporary-directory -d 'Directory for the spilled runs. [default: $TMPDIR or /tmp]' -r -F
+complete -c pksort -l temporary-directory -d 'Directory for the spilled runs. GNU sort\'s `-T DIR` still works for this release, with a warning: `-T` is --exclude-table in dumpshard. [default: $TMPDIR or /tmp]' -r -F
 complete -c pksort -s T -d 'GNU sort\'s `-T DIR`: deprecated, to be removed in the next release, because `-T` is --exclude-table in dumpshard (as in pg_dump). Works as --temporary-directory and warns' -r -F
 complete -c pksort -s j -l jobs -d 'Threads for sorting and key encoding, at most 4 per CPU (and 256). [default: all cores]' -r
 complete -c pksort -s o -l output -d 'Write to FILE instead of standard output; it appears only when complete. A `.gz` name compresses' -r -F
@@ -17,6 +17,6 @@ last\t'After every value (also for descending keys)'"
 complete -c pksort -l batch-size -d 'Merge at most N runs at once (more are merged in several passes)' -r
 complete -c pksort -l header -d 'The first record of each input is a header: it is written first, and names key columns'
 complete -c pksort -s c -l check -d 'Only check that each input is sorted (and unique unless --on-dup keep); exit 1 naming the first offending record'
-complete -c pksort -l merge -d 'The inputs are already sorted: only merge them (an unsorted input is an error)'
+complete -c pksort -l merge -d 'The inputs are already sorted: only merge them (an unsorted input is an error). GNU sort\'s `-m`; in dumpshard `-m` is --manifest'
 complete -c pksort -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pksort -s V -l version -d 'Print version'

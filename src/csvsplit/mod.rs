@@ -272,17 +272,11 @@ impl Config {
         let template = Template::parse(&a.output)?;
         let table = match &a.manifest {
             Some(p) => {
-                let m = Manifest::read(p).map_err(|e| match e {
-                    // Until this release --manifest wrote csvsplit's own manifest: say so
-                    // to whoever still means that.
-                    Error::Io { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
-                        Error::Usage(format!(
-                            "{path}: {source} (--manifest reads a pgdump2csv manifest; \
-                             --write-manifest writes one)"
-                        ))
-                    }
-                    e => e,
-                })?;
+                // Until this release --manifest wrote csvsplit's own manifest.
+                let m = Manifest::read_or_hint(
+                    p,
+                    "--manifest reads a pgdump2csv manifest; --write-manifest writes one",
+                )?;
                 Some(
                     m.select(a.table.as_deref(), &p.display().to_string())?
                         .clone(),

@@ -101,7 +101,8 @@ pub struct Args {
     #[arg(short = 'S', long = "buffer-size", value_name = "SIZE")]
     pub buffer_size: Option<String>,
 
-    /// Directory for the spilled runs. [default: $TMPDIR or /tmp]
+    /// Directory for the spilled runs. GNU sort's `-T DIR` still works for this release, with
+    /// a warning: `-T` is --exclude-table in dumpshard. [default: $TMPDIR or /tmp]
     #[arg(long = "temporary-directory", value_name = "DIR")]
     pub temporary_directory: Option<PathBuf>,
 
@@ -144,7 +145,8 @@ pub struct Args {
     #[arg(short = 'c', long, conflicts_with_all = ["merge", "output", "dups_out"])]
     pub check: bool,
 
-    /// The inputs are already sorted: only merge them (an unsorted input is an error).
+    /// The inputs are already sorted: only merge them (an unsorted input is an error). GNU
+    /// sort's `-m`; in dumpshard `-m` is --manifest.
     #[arg(long)]
     pub merge: bool,
 
@@ -218,15 +220,11 @@ impl Config {
         let mut table = None;
         let mut inputs: Vec<Option<PathBuf>> = a.files.iter().map(|p| Some(p.clone())).collect();
         if let Some(mpath) = &a.manifest {
-            let m = Manifest::read(mpath).map_err(|e| match e {
-                // `-m` was GNU sort's --merge here until this release: a CSV given to it is
-                // most likely meant to be merged.
-                Error::File { file, msg } => Error::File {
-                    file,
-                    msg: format!("{msg} (-m is --manifest; to merge sorted inputs use --merge)"),
-                },
-                e => e,
-            })?;
+            // `-m` was GNU sort's --merge here until this release.
+            let m = Manifest::read_or_hint(
+                mpath,
+                "-m is --manifest; to merge sorted inputs use --merge",
+            )?;
             table = Some(
                 m.select(a.table.as_deref(), &mpath.display().to_string())?
                     .clone(),
