@@ -63,9 +63,9 @@ under --on-dup error).";
 /// newline gets one). Quoted commas and newlines are understood. gzip, zstd and lz4 inputs
 /// are recognised by their magic bytes. Records with equal keys keep their input order.
 ///
-/// On pgdump2csv output, `-m m.json -t NAME` (`--manifest`, `--table`) takes the key columns and their
-/// types from the table's primary key. Like every dumpshard filter, pksort reads standard
-/// input when no FILE is given, so it works in the middle of a pipeline.
+/// On pgdump2csv output, `-m m.json -t NAME` (`--manifest`, `--table`) takes the key columns
+/// and their types from the table's primary key. Like every dumpshard filter, pksort reads
+/// standard input when no FILE is given, so it works in the middle of a pipeline.
 #[derive(Debug, clap::Parser)]
 #[command(name = "pksort", version, max_term_width = 100, after_help = EXAMPLES)]
 pub struct Args {
