@@ -87,7 +87,10 @@ fn handle_signals() {
 /// with 0, as filters in a pipeline to `head` should; any other output failing is exit 2.
 pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
     handle_signals();
-    match body() {
+    let outcome = body();
+    // The bar goes before any message, so no error is drawn over.
+    crate::progress::clear();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
