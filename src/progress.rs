@@ -79,10 +79,10 @@ pub fn start(tool: &'static str, quiet: bool, inputs: &[Option<&Path>]) {
 
 fn style(sized: bool) -> ProgressStyle {
     let t = if sized {
-        "{prefix}: {msg} [{wide_bar}] {decimal_bytes}/{decimal_total_bytes}, \
-         {decimal_bytes_per_sec}, ETA {eta}"
+        "{prefix}: [{bar:12}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} \
+         ETA {eta} {wide_msg}"
     } else {
-        "{prefix}: {spinner} {msg}, {decimal_bytes}, {decimal_bytes_per_sec}"
+        "{prefix}: {spinner} {decimal_bytes} {decimal_bytes_per_sec} {wide_msg}"
     };
     ProgressStyle::with_template(t)
         .expect("valid template")
@@ -95,10 +95,11 @@ fn draw(bar: &ProgressBar) {
         .and_then(|m| m.phase.lock().ok().map(|p| p.clone()))
         .unwrap_or_default();
     let recs = HumanCount(RECORDS.load(Ordering::Relaxed));
+    // Records first: the message is what gets cut on a narrow terminal.
     bar.set_message(if phase.is_empty() {
         format!("{recs} records")
     } else {
-        format!("{phase}, {recs} records")
+        format!("{recs} records, {phase}")
     });
     let total = TOTAL.load(Ordering::Relaxed);
     if total > 0 && bar.length() != Some(total) {
