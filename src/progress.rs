@@ -242,8 +242,10 @@ impl Summary {
             0.0
         };
         let plural = if self.wrote == 1 { "" } else { "s" };
+        // Whole MB/s, except below 10, where whole numbers say too little.
+        let prec = usize::from(rate < 10.0);
         format!(
-            "{tool}: read {}, {} records; wrote {} {}{plural}, {} records, {}; {} {}; {secs:.1} s, {rate:.0} MB/s",
+            "{tool}: read {}, {} records; wrote {} {}{plural}, {} records, {}; {} {}; {secs:.1} s, {rate:.prec$} MB/s",
             DecimalBytes(self.read_bytes),
             HumanCount(self.read_records),
             HumanCount(self.wrote),
@@ -292,7 +294,7 @@ mod tests {
         };
         assert_eq!(
             s.line("csvsplit", 0.0),
-            "csvsplit: read 0 B, 0 records; wrote 3 shards, 0 records, 0 B; 0 bad; 0.0 s, 0 MB/s"
+            "csvsplit: read 0 B, 0 records; wrote 3 shards, 0 records, 0 B; 0 bad; 0.0 s, 0.0 MB/s"
         );
     }
 }
