@@ -134,7 +134,9 @@ pub struct Args {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
-    /// At the end, print one summary line on stderr: read, tables written, seconds, MB/s.
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
 }

@@ -147,7 +147,9 @@ pub struct Args {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
-    /// The summary line (printed anyway unless -q); accepted as in every dumpshard tool.
+    /// The summary line, printed anyway unless -q (accepted as in every dumpshard tool). Its
+    /// shape, as in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N
+    /// records, SIZE; N bad; SECS s, RATE MB/s`.
     #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,
 }

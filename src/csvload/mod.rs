@@ -99,7 +99,10 @@ pub struct Args {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
-    /// The summary (printed anyway unless -q); accepted as in every dumpshard tool.
+    /// The summary, printed anyway unless -q (accepted as in every dumpshard tool). It ends
+    /// with the line every tool prints (see dumpshard(7)): `read SIZE, N records; wrote N
+    /// tables, N records, SIZE; N refused; SECS s, RATE MB/s` (refused: files with rows the
+    /// server refused).
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
 }

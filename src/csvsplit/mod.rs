@@ -171,7 +171,9 @@ pub struct Args {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// At the end, print one summary line on stderr: read, shards written, seconds, MB/s.
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N shards, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
     #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
 

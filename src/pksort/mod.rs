@@ -150,7 +150,9 @@ pub struct Args {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
-    /// At the end, print one summary line on stderr: read, written, dropped, seconds, MB/s.
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
 }
