@@ -71,6 +71,8 @@ fn handle_signals() {
             .spawn(move || {
                 let mut sig: libc::c_int = 0;
                 if libc::sigwait(&set, &mut sig) == 0 {
+                    // Erase the bar, so the shell's prompt does not land on it.
+                    crate::progress::clear();
                     remove_registered();
                     crate::output::mark_stdout_incomplete();
                     std::process::exit(128 + sig);

@@ -117,6 +117,16 @@ fn total_size(inputs: &[Option<&Path>]) -> Option<u64> {
             // Standard input redirected from a file: its size is known too.
             _ => std::fs::metadata("/dev/stdin").ok()?,
         };
+        if meta.is_dir() {
+            // A directory archive (pg_dump -Fd): its files, one level deep.
+            let dir = std::fs::read_dir(p.as_ref()?).ok()?;
+            sum += dir
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum::<u64>();
+            continue;
+        }
         if !meta.is_file() {
             return None;
         }
@@ -178,6 +188,18 @@ pub fn clear() {
 /// Seconds since [`start`].
 pub fn elapsed() -> f64 {
     METER.get().map_or(0.0, |m| m.start.elapsed().as_secs_f64())
+}
+
+/// A reader that adds what it reads to the bytes read, for inputs opened other than through
+/// [`crate::input::open`] (the data files of pg_dump archives).
+pub struct Reading<R>(pub R);
+
+impl<R: std::io::Read> std::io::Read for Reading<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        add_read(n as u64);
+        Ok(n)
+    }
 }
 
 /// A writer that counts the bytes handed to it (a plain add per write: it is owned by one
