@@ -1328,10 +1328,10 @@ impl<'c> Converter<'c> {
             _ => true,
         };
         if uncertain && !self.cfg.quiet && self.order_warned.insert(key.clone()) {
-            eprintln!(
+            crate::progress::message(&format!(
                 "pgdump2csv: warning: {}.{} inherits columns, and INSERTs without column names do not show its column order (a column added to a parent later comes last in the child); check the CSV, or re-dump with --column-inserts",
                 key.0, key.1
-            );
+            ));
         }
     }
 

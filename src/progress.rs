@@ -54,6 +54,7 @@ pub fn start(tool: &'static str, quiet: bool, inputs: &[Option<&Path>]) {
         phase: Mutex::new(String::new()),
         bar: Mutex::new(None),
     });
+    STOP.store(false, Ordering::Relaxed);
     let total = total_size(inputs);
     TOTAL.store(total.unwrap_or(0), Ordering::Relaxed);
     if !wanted(quiet) {
@@ -168,6 +169,18 @@ pub fn phase(what: impl Into<String>) {
         && let Ok(mut p) = m.phase.lock()
     {
         *p = what.into();
+    }
+}
+
+/// Prints `line` on stderr, above the bar when one is drawn (a warning in mid-run would
+/// otherwise be drawn over, or leave a torn bar behind).
+pub fn message(line: &str) {
+    let bar = METER
+        .get()
+        .and_then(|m| m.bar.lock().ok()?.as_ref().map(|(b, _)| b.clone()));
+    match bar {
+        Some(b) => b.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
     }
 }
 

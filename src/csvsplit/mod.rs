@@ -855,11 +855,11 @@ impl<'a> Splitter<'a> {
                     self.oversized += 1;
                     // Positions count lines from the start: only for the first few.
                     if !self.cfg.quiet && self.oversized <= MAX_WARNINGS {
-                        eprintln!(
+                        progress::message(&format!(
                             "csvsplit: warning: {} record of {len} bytes is larger than --bytes \
                              {max}; it gets shard {s} of its own",
                             v.pos(i, &self.name)
-                        );
+                        ));
                     }
                 }
             }

@@ -258,9 +258,9 @@ fn finish_open(
 ) -> Opened {
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
-        eprintln!(
+        crate::progress::message(&format!(
             "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted"
-        );
+        ));
     }
     let s = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
     let facts = Facts {
