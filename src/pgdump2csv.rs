@@ -5,6 +5,11 @@
 //! The dump is read through one growable buffer. Between data blocks it is lexed statement by
 //! statement; `COPY ... FROM stdin` data is converted in large blocks of whole lines, split
 //! across cores with rayon, and written in order.
+//!
+//! An archive read from a file hands its table data out apart from the script (see
+//! `pgdump::archive`): the script is converted first (schema outputs in TOC order, as for a
+//! plain dump), then up to `--jobs` tables at once, each by a worker thread reading its
+//! entry's decompressed data through its own buffer.
 
 use crate::csvout::FieldWriter;
 use crate::error::{Error, IoContext, Pos, Result};
@@ -39,7 +44,9 @@ columns are left out, as in pg_dump's COPY. bytea stays in PostgreSQL's \\x hex 
 The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
-before it keep their files and the table being written leaves none.
+before it keep their files and the tables being written leave none (with -j, the first table of
+an archive to fail stops the others). --schema, --post-data and --manifest are written only
+when everything succeeded.
 
 Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
 accepted; any other (\\! and the like) is refused with its position, so the schema files never
@@ -127,9 +134,10 @@ pub struct Args {
     #[arg(long = "no-dump-check")]
     pub no_dump_check: bool,
 
-    /// Worker threads: data is converted on N threads, and the data files of a directory
-    /// archive or the blocks of a custom archive file are decompressed up to N tables at a
-    /// time [default: number of CPUs; at most 4 per CPU, 256 in all].
+    /// Worker threads: data is converted on N threads, and up to N tables of an archive read
+    /// from a file (directory, custom or tar) are converted at once, each decompressed on a
+    /// thread of its own; an archive from a pipe is read in one pass. Each table in flight
+    /// holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,

@@ -4,10 +4,15 @@
 //! plain-dump converter then reads. That keeps one converter and makes every output
 //! byte-identical to converting the plain dump of the same database.
 //!
-//! Data is read in one forward pass (a custom archive from a pipe works; blocks of entries
-//! that are not wanted are skipped, not decompressed), and each entry's data is decompressed
-//! on its own thread so that inflating overlaps conversion. Memory: the TOC (the schema
-//! text) plus a few decompression buffers per entry, whatever the data size.
+//! From a pipe (and with one job), data is read in one forward pass (blocks of entries that
+//! are not wanted are skipped, not decompressed), and each entry's data is decompressed on its
+//! own thread so that inflating overlaps conversion. From a file with more than one job, each
+//! entry is read on its own (a directory's data files; a custom archive's blocks at the
+//! offsets in the TOC, or found by one scan when pg_dump wrote to a pipe; a tar file's members
+//! found by one pass over their headers): the script then holds every COPY with an empty body
+//! and [`DataSet`] opens the data, for the caller to convert tables concurrently. Memory: the
+//! TOC (the schema text) plus a few decompression buffers per entry open, whatever the data
+//! size.
 
 pub mod data;
 pub mod toc;
