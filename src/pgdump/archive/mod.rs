@@ -157,7 +157,15 @@ fn open_custom(
             int_size: h.int_size,
             off_size: h.off_size,
         };
-        return Ok(finish_open(name, "custom", h, entries, src, want, 0, true));
+        return Ok(finish_open(
+            name,
+            "custom",
+            h,
+            entries,
+            src,
+            want,
+            Reading::APART,
+        ));
     }
     let (src, ahead) = match file {
         // A named pipe given by path cannot be reopened and read at offsets.
@@ -176,7 +184,13 @@ fn open_custom(
         }
     };
     Ok(finish_open(
-        name, "custom", h, entries, src, want, ahead, false,
+        name,
+        "custom",
+        h,
+        entries,
+        src,
+        want,
+        Reading::ahead(ahead),
     ))
 }
 
@@ -222,7 +236,15 @@ fn open_tar(
     };
     if let (Some(path), Some(members)) = (seekable, members) {
         let src = Source::TarFile { path, members };
-        return Ok(finish_open(name, "tar", h, entries, src, want, 0, true));
+        return Ok(finish_open(
+            name,
+            "tar",
+            h,
+            entries,
+            src,
+            want,
+            Reading::APART,
+        ));
     }
     Ok(finish_open(
         name,
@@ -231,8 +253,7 @@ fn open_tar(
         entries,
         Source::Tar(stream),
         want,
-        0,
-        false,
+        Reading::ahead(0),
     ))
 }
 
@@ -272,8 +293,7 @@ fn open_dir(dir: &Path, want: Want<'_>, ahead: usize, concurrent: bool) -> Resul
         entries,
         src,
         want,
-        ahead,
-        concurrent,
+        Reading { ahead, concurrent },
     ))
 }
 
@@ -376,6 +396,31 @@ fn find_offsets(path: &Path, start: u64, h: &Header, entries: &mut [Entry]) -> i
     Ok(())
 }
 
+/// How an archive's data is to be read.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// Entries decompressed ahead of the one being converted, in the one-pass script.
+    ahead: usize,
+    /// Whether entries may be handed out to be converted concurrently (when all are COPY
+    /// data; otherwise the script holds them, read `ahead`).
+    concurrent: bool,
+}
+
+impl Reading {
+    /// Every entry read on its own.
+    const APART: Reading = Reading {
+        ahead: 0,
+        concurrent: true,
+    };
+
+    fn ahead(ahead: usize) -> Reading {
+        Reading {
+            ahead,
+            concurrent: false,
+        }
+    }
+}
+
 /// Where data comes from.
 enum Source {
     /// A custom archive read in one pass.
@@ -413,9 +458,9 @@ fn finish_open(
     entries: Vec<Entry>,
     src: Source,
     want: Want<'_>,
-    ahead: usize,
-    concurrent: bool,
+    reading: Reading,
 ) -> Opened {
+    let Reading { ahead, concurrent } = reading;
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
         eprintln!(
