@@ -129,6 +129,16 @@ pub struct Args {
     #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
+
+    /// No progress bar and no warnings on stderr (errors still print).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
+    #[arg(short = 'v', long, conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 /// Options after validation.
@@ -160,6 +170,10 @@ pub struct Config {
     pub jobs: usize,
     /// Set by `run` when the input is a pg_dump archive (for the manifest).
     pub archive: Option<crate::pgdump::archive::Facts>,
+    /// No progress bar, no warnings.
+    pub quiet: bool,
+    /// Print the summary line.
+    pub verbose: bool,
 }
 
 /// Where table data goes.
@@ -217,6 +231,8 @@ impl Config {
             dump_check: !a.no_dump_check,
             jobs: crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?,
             archive: None,
+            quiet: a.quiet,
+            verbose: a.verbose,
         })
     }
 
@@ -236,6 +252,7 @@ pub fn run(args: Args) -> Result<()> {
         .output("--manifest", args.manifest.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
+    crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.jobs)
         .build()
@@ -920,6 +937,7 @@ impl<'c> Converter<'c> {
         if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
             return Ok(false);
         }
+        crate::progress::phase(format!("table {}.{}", key.0, key.1));
         let (idx, new) = match self.by_name.get(key) {
             Some(&i) => (i, false),
             None => {
@@ -1015,6 +1033,7 @@ impl<'c> Converter<'c> {
             let t = &mut self.data[o.idx];
             t.bytes += bytes.len() as u64;
             t.rows += rows;
+            crate::progress::add_records(rows);
         }
         Ok(())
     }
@@ -1159,6 +1178,7 @@ impl<'c> Converter<'c> {
         self.piece_bufs = bufs;
         if let Some(o) = &self.open {
             self.data[o.idx].rows += rows;
+            crate::progress::add_records(rows);
         }
         Ok(rows)
     }
@@ -1307,11 +1327,11 @@ impl<'c> Converter<'c> {
             }
             _ => true,
         };
-        if uncertain && self.order_warned.insert(key.clone()) {
-            eprintln!(
+        if uncertain && !self.cfg.quiet && self.order_warned.insert(key.clone()) {
+            crate::progress::message(&format!(
                 "pgdump2csv: warning: {}.{} inherits columns, and INSERTs without column names do not show its column order (a column added to a parent later comes last in the child); check the CSV, or re-dump with --column-inserts",
                 key.0, key.1
-            );
+            ));
         }
     }
 
@@ -1486,6 +1506,20 @@ impl<'c> Converter<'c> {
             let mut f = AtomicFile::create(mpath)?;
             f.write_all(&m.to_json()).at(mpath)?;
             f.commit()?;
+        }
+        if self.cfg.verbose {
+            let rows: u64 = self.data.iter().map(|t| t.rows).sum();
+            crate::progress::Summary {
+                read_bytes: crate::progress::read_bytes(),
+                read_records: rows,
+                wrote: self.data.len() as u64,
+                unit: "table",
+                wrote_records: rows,
+                wrote_bytes: self.data.iter().map(|t| t.bytes).sum(),
+                bad: 0,
+                bad_word: "dropped",
+            }
+            .print();
         }
         Ok(())
     }

@@ -111,6 +111,28 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
     );
     assert!(text(&out.stdout).contains(" ok"), "{}", text(&out.stdout));
     assert!(!text(&out.stdout).contains("DIFFERENT"));
+    // The per-table summary ends with the line every tool prints (issue 12).
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&conv.manifest_path).unwrap()).unwrap();
+    let rows: u64 = manifest["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["rows"].as_u64().unwrap())
+        .sum();
+    let rows = indicatif::HumanCount(rows).to_string();
+    let err = text(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("csvload: read "))
+        .unwrap_or_else(|| panic!("no summary line: {err}"));
+    assert!(
+        line.contains(&format!(", {rows} records; wrote "))
+            && line.contains(&format!(" tables, {rows} records, "))
+            && line.contains("; 0 refused; ")
+            && line.ends_with(" MB/s"),
+        "{line}"
+    );
     let (fa, fb) = (fingerprints(&pg, "a"), fingerprints(&pg, "b"));
     assert_eq!(fa, fb, "the migrated database differs from a psql restore");
     // The same command again: every phase and file is in the journal; nothing changes.
@@ -122,6 +144,46 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
         text(&out.stderr)
     );
     assert_eq!(fingerprints(&pg, "b"), fb, "a rerun changed the data");
+    // -q: nothing on stderr (and -v is accepted).
+    let mut q = args.clone();
+    q.insert(0, "-q");
+    let out = csvload(&pg, &q);
+    assert!(out.status.success(), "-q: {}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "", "-q");
+    q[0] = "-v";
+    assert!(csvload(&pg, &q).status.success());
+
+    // The same dump converted again into another directory: the schema (a fresh \restrict
+    // key, another path) is recognised as already run, and the tables, whose rows the journal
+    // records as loaded from the first conversion's files, are refused rather than loaded a
+    // second time.
+    let again = cli::convert(&dump, Input::Path, extra);
+    assert_ne!(
+        std::fs::read(&again.schema).unwrap(),
+        std::fs::read(&conv.schema).unwrap(),
+        "expected a fresh \\restrict key"
+    );
+    let (m2, s2, p2) = (
+        again.manifest_path.to_str().unwrap(),
+        again.schema.to_str().unwrap(),
+        again.post.to_str().unwrap(),
+    );
+    let mut args2 = vec!["--schema", s2, "--post-data", p2, "-m", m2, "-j", "2"];
+    args2.extend(load_args);
+    args2.push("dbname=b");
+    let out = csvload(&pg, &args2);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("schema.sql: already run"), "{err}");
+    assert!(
+        err.contains("this run does not load") && err.contains(m.trim_end_matches("manifest.json")),
+        "{err}"
+    );
+    assert_eq!(
+        fingerprints(&pg, "b"),
+        fb,
+        "a second conversion's load changed the data"
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 complete -c csvsplit -s r -l rows -d 'N records per shard (the last shard may have fewer)' -r
 complete -c csvsplit -s b -l bytes -d 'At most SIZE bytes of CSV per shard, uncompressed and header included (e.g. 64M, 4G). A record that does not fit even in an empty shard gets a shard of its own, with a warning' -r
 complete -c csvsplit -s n -l chunks -d 'N shards of near-equal bytes: shard k ends at the first record end at or past (k+1)/N of the data. Input that is not a plain regular file (stdin, compressed) is first spooled, decompressed, to an unnamed temporary file in the first shard\'s directory. Always writes N shards, some possibly empty. With --by-hash: N buckets' -r
-complete -c csvsplit -l by-hash -d 'Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in the same shard, on any machine. COLS: comma-separated column names (from the header or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted values, so "1" and 1 land together while NULL and "" differ; see the README for the exact bytes. Shard order is not input order; a last record without a newline gets one' -r
+complete -c csvsplit -l by-hash -d 'Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in the same shard, on any machine. COLS: comma-separated column names (from the header or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted values, so "1" and 1 land together while NULL and "" differ; see docs/csvsplit.md for the exact bytes. Shard order is not input order; a last record without a newline gets one' -r
 complete -c csvsplit -s o -l output -d 'Shard file names: `{n}` is the 0-based shard number, `{n:04}` zero-pads it to 4 digits. A name ending in `.gz` makes gzip shards. Missing directories are created' -r
 complete -c csvsplit -l level -d 'gzip compression level for `.gz` shards, 0 (store) to 9 (smallest)' -r
 complete -c csvsplit -l manifest -d 'Write a JSON manifest of the shards to FILE (`-` for stdout): for each shard its file (relative to the manifest\'s directory), records, uncompressed bytes, file bytes and CRC-32 of the uncompressed content (the checksum gzip itself stores); with a key (-k, or the --manifest-in table\'s primary key) also each shard\'s first and last key and whether the shards are sorted and non-overlapping' -r -F
@@ -10,13 +10,14 @@ complete -c csvsplit -l nulls -d 'Allow NULL key values and order them first or 
 last\t'After every value (also for descending keys)'"
 complete -c csvsplit -l manifest-in -d 'Read column names, the NULL token, whether there is a header and the primary key from this pgdump2csv manifest (needs --table)' -r -F
 complete -c csvsplit -l table -d 'Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql' -r
-complete -c csvsplit -l import-sql -d 'Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table)' -r
+complete -c csvsplit -l import-sql -d 'Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name' -r
 complete -c csvsplit -l null -d 'The NULL token of the input (default: from --manifest-in, else the unquoted empty field). Used by --by-hash, the key ranges and in the generated SQL' -r
 complete -c csvsplit -s j -l parallel -d 'Worker threads that checksum and compress shards, at most 4 per CPU (and 256) [default: number of CPUs]' -r
 complete -c csvsplit -l header -d 'The input starts with a header record; it is repeated at the top of every shard'
 complete -c csvsplit -l no-repeat-header -d 'With --header: only the first shard gets the header (so the shards concatenate back to the input exactly)'
 complete -c csvsplit -l copy-sql -d 'Print to stdout a psql script of `\\copy table (cols) FROM ... CSV` lines, one per shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a line that is exactly `\\.`, which psql 17 and older cannot load, are warned about'
-complete -c csvsplit -s q -l quiet -d 'No warnings on stderr'
+complete -c csvsplit -s q -l quiet -d 'No warnings and no progress bar on stderr'
+complete -c csvsplit -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N shards, N records, SIZE; N dropped; SECS s, RATE MB/s`'
 complete -c csvsplit -l force -d 'Replace the files of an earlier run: without it, a run refuses (exit 2, before writing anything) when files matching the --output template exist already; with it, those the run does not write itself are removed once the new shards are in place, so the directory never mixes shards of two runs'
 complete -c csvsplit -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c csvsplit -s V -l version -d 'Print version'

@@ -10,5 +10,7 @@ complete -c pgdump2csv -s j -l jobs -l parallel -d 'Worker threads: data is conv
 complete -c pgdump2csv -l header -d 'Start every CSV with a header record of column names'
 complete -c pgdump2csv -l gzip -d 'Compress the CSV files with gzip (`.csv.gz`)'
 complete -c pgdump2csv -l no-dump-check -d 'Accept input without pg_dump\'s header and "dump complete" footer (hand-written SQL). Without it such input is rejected, which catches truncated dumps'
+complete -c pgdump2csv -s q -l quiet -d 'No progress bar and no warnings on stderr (errors still print)'
+complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s, RATE MB/s`'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'

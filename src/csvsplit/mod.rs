@@ -28,6 +28,7 @@ use crate::input;
 use crate::keys::{KeyArg, KeySpec, Nulls};
 use crate::manifest::{Manifest, Table};
 use crate::output::AtomicFile;
+use crate::progress;
 use crate::records::{ChunkReader, Field, split_fields};
 use mapped::Mapped;
 use pipeline::{Payload, Pipeline};
@@ -70,7 +71,7 @@ pub struct Args {
     /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
     /// the same shard, on any machine. COLS: comma-separated column names (from the header
     /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
-    /// values, so "1" and 1 land together while NULL and "" differ; see the README for the
+    /// values, so "1" and 1 land together while NULL and "" differ; see docs/csvsplit.md for the
     /// exact bytes. Shard order is not input order; a last record without a newline gets
     /// one.
     #[arg(long, value_name = "COLS", requires = "chunks")]
@@ -139,7 +140,8 @@ pub struct Args {
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string
+    /// in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name.
     #[arg(
         long,
         value_name = "URL_PREFIX",
@@ -166,9 +168,15 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub parallel: Option<u64>,
 
-    /// No warnings on stderr.
+    /// No warnings and no progress bar on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N shards, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
 
     /// Replace the files of an earlier run: without it, a run refuses (exit 2, before writing
     /// anything) when files matching the --output template exist already; with it, those the
@@ -243,8 +251,10 @@ pub struct Config {
     pub null: String,
     /// Worker threads.
     pub workers: usize,
-    /// Suppress warnings.
+    /// Suppress warnings and the progress bar.
     pub quiet: bool,
+    /// Print the summary line.
+    pub verbose: bool,
     /// Replace (and remove) the files of an earlier run.
     pub force: bool,
 }
@@ -339,6 +349,7 @@ impl Config {
             null,
             workers,
             quiet: a.quiet,
+            verbose: a.verbose,
             force: a.force,
         })
     }
@@ -381,13 +392,31 @@ pub fn run(args: Args) -> Result<()> {
             }
         )));
     }
+    progress::start("csvsplit", cfg.quiet, &[cfg.input.as_deref()]);
     let done = split(&cfg)?;
     for (_, p) in &old {
         if !done.shards.iter().any(|s| s.path == *p) {
             std::fs::remove_file(p).at(p)?;
         }
     }
-    report(&cfg, &done)
+    progress::clear();
+    report(&cfg, &done)?;
+    if cfg.verbose {
+        let sum = |f: fn(&Done) -> u64| done.shards.iter().map(f).sum::<u64>();
+        progress::Summary {
+            read_bytes: progress::read_bytes(),
+            // Every data record read goes to a shard (the header is not counted).
+            read_records: sum(|d| d.records),
+            wrote: done.shards.len() as u64,
+            unit: "shard",
+            wrote_records: sum(|d| d.records),
+            wrote_bytes: sum(|d| d.bytes),
+            bad: 0,
+            bad_word: "dropped",
+        }
+        .print();
+    }
+    Ok(())
 }
 
 /// What a run wrote.
@@ -407,13 +436,14 @@ pub fn split(cfg: &Config) -> Result<Split> {
         && let Some(m) = mapped::map_path(p).at(p)?
     {
         drop(inp);
-        return split_mapped(cfg, name, m);
+        return split_mapped(cfg, name, m, true);
     }
     let (reader, total): (Box<dyn Read + Send>, u64) = match &cfg.mode {
         Mode::Chunks(_) => {
+            progress::phase("spooling the input to measure it");
             let (f, len) = spool(inp.reader, &name, &cfg.template.render(0))?;
             if let Some(m) = Mapped::new(&f, len) {
-                return split_mapped(cfg, name, m);
+                return split_mapped(cfg, name, m, false);
             }
             (Box::new(std::io::BufReader::with_capacity(1 << 20, f)), len)
         }
@@ -449,8 +479,9 @@ pub fn split(cfg: &Config) -> Result<Split> {
 }
 
 /// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
-/// ranges of the mapping, so the data is never copied in user space.
-fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Split> {
+/// ranges of the mapping, so the data is never copied in user space. `count` says the bytes
+/// are input read here (not a spool of input already counted as it was read).
+fn split_mapped(cfg: &Config, name: String, m: Mapped, count: bool) -> Result<Split> {
     let m = Arc::new(m);
     let shared: Shared = m.clone();
     let data: &[u8] = (*m).as_ref();
@@ -486,6 +517,9 @@ fn split_mapped(cfg: &Config, name: String, m: Mapped) -> Result<Split> {
             first_byte: 0,
         };
         run.feed(&view)?;
+        if count {
+            progress::add_read((pos - begin) as u64);
+        }
         record += ends.len() as u64;
     }
     run.finish()
@@ -518,6 +552,7 @@ impl<'a> Run<'a> {
 
     fn feed(&mut self, v: &View) -> Result<()> {
         let mut from = 0;
+        progress::add_records(v.ends.len() as u64);
         if self.first {
             self.first = false;
             if self.cfg.header && !v.ends.is_empty() {
@@ -747,6 +782,7 @@ impl<'a> Splitter<'a> {
                 .clamp(64 << 10, CHUNK);
             self.bufs = (0..n).map(|_| Vec::new()).collect();
             self.counts = vec![0; n];
+            progress::phase(format!("{n} shards by hash"));
             raise_open_files_limit(n as libc::rlim_t + 64);
             for s in 0..n {
                 self.open_shard(pipe, s)?;
@@ -756,7 +792,11 @@ impl<'a> Splitter<'a> {
     }
 
     fn open_shard(&mut self, pipe: &mut Pipeline, s: usize) -> Result<()> {
-        pipe.open(s, self.cfg.template.render(s))?;
+        let path = self.cfg.template.render(s);
+        if !matches!(self.cfg.mode, Mode::Hash { .. }) {
+            progress::phase(format!("shard {}", path.display()));
+        }
+        pipe.open(s, path)?;
         self.recs = 0;
         self.bytes = 0;
         if !self.header.is_empty() && (self.cfg.repeat_header || s == 0) {
@@ -816,11 +856,11 @@ impl<'a> Splitter<'a> {
                     self.oversized += 1;
                     // Positions count lines from the start: only for the first few.
                     if !self.cfg.quiet && self.oversized <= MAX_WARNINGS {
-                        eprintln!(
+                        progress::message(&format!(
                             "csvsplit: warning: {} record of {len} bytes is larger than --bytes \
                              {max}; it gets shard {s} of its own",
                             v.pos(i, &self.name)
-                        );
+                        ));
                     }
                 }
             }
@@ -1001,6 +1041,11 @@ struct Report<'a> {
     repeat_header: bool,
     compression: Option<&'static str>,
     null: &'a str,
+    /// The CSV's column names in order, from `--manifest-in`: a loader needs them as the
+    /// COPY column list, because the target table's own column order may differ (an
+    /// `INHERITS` child whose parent gained a column, a table created by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    columns: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<KeyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1134,6 +1179,10 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
             repeat_header: cfg.repeat_header,
             compression: cfg.template.gzip().then_some("gzip"),
             null: &cfg.null,
+            columns: cfg
+                .table
+                .as_ref()
+                .map(|t| t.columns.iter().map(|c| c.name.as_str()).collect()),
             key: keys.map(|k| KeyReport {
                 columns: k
                     .spec

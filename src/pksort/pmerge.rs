@@ -145,8 +145,8 @@ impl Source for Bounded<'_> {
 enum Msg {
     Out(Vec<u8>),
     Dups(Vec<u8>),
-    /// The range is complete, with this many records that had duplicate keys.
-    Done(u64),
+    /// The range is complete: records written, and records that had duplicate keys.
+    Done(u64, u64),
     Err(Error),
 }
 
@@ -204,8 +204,8 @@ struct State {
     ready: BTreeMap<usize, Receiver<Msg>>,
 }
 
-/// Merges `runs` in the ranges cut at `splits` into `outs`; returns the number of records
-/// with duplicate keys, as [`Emitter::finish`] does.
+/// Merges `runs` in the ranges cut at `splits` into `outs`; returns the records written and
+/// those with duplicate keys, as [`Emitter::finish`] does.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn merge(
     runs: &[Run],
@@ -215,7 +215,7 @@ pub(super) fn merge(
     spec: &KeySpec,
     pos: &(dyn Fn(Loc) -> Pos + Sync),
     outs: &mut Outputs,
-) -> Result<u64> {
+) -> Result<(u64, u64)> {
     let n = splits.len() + 1;
     let window = p.threads + 1;
     let state = Mutex::new(State {
@@ -261,7 +261,7 @@ pub(super) fn merge(
                             runs, lo, hi, p, &tx, spare, &mut bufs, with_dups, policy, spec, pos,
                         );
                         let _ = tx.send(match r {
-                            Ok(d) => Msg::Done(d),
+                            Ok((w, d)) => Msg::Done(w, d),
                             Err(e) => Msg::Err(e),
                         });
                     }
@@ -292,10 +292,10 @@ fn write_ranges<'a>(
     cv: &Condvar,
     spare: &SyncSender<Vec<u8>>,
     outs: &mut Outputs,
-) -> Result<u64> {
-    let out_name = outs.out.name();
+) -> Result<(u64, u64)> {
+    let out_name = outs.out.inner.name();
     let dups_name = outs.dups.as_ref().map(|d| d.name()).unwrap_or_default();
-    let mut dups = 0;
+    let (mut written, mut dups) = (0, 0);
     for i in 0..n {
         let rx = {
             let mut st = lock();
@@ -322,7 +322,8 @@ fn write_ranges<'a>(
                         d.write_all(&b).at(&dups_name)?;
                     }
                 }
-                Msg::Done(d) => {
+                Msg::Done(w, d) => {
+                    written += w;
                     dups += d;
                     done = true;
                 }
@@ -337,7 +338,7 @@ fn write_ranges<'a>(
         lock().written = i + 1;
         cv.notify_all();
     }
-    Ok(dups)
+    Ok((written, dups))
 }
 
 /// Merges the runs' items in `[lo, hi)` through the duplicate policy into blocks on `tx`.
@@ -354,7 +355,7 @@ fn merge_range(
     policy: OnDup,
     spec: &KeySpec,
     pos: &(dyn Fn(Loc) -> Pos + Sync),
-) -> Result<u64> {
+) -> Result<(u64, u64)> {
     let mut srcs = Vec::with_capacity(runs.len());
     for r in runs {
         let buf = bufs.pop().unwrap_or_else(|| vec![0; p.reader_buf]);
@@ -376,14 +377,14 @@ fn merge_range(
     };
     // The names only show in write errors, which happen only when the writer gave up.
     let name = "<merge>";
-    let dups = {
+    let counts = {
         let dw = with_dups.then_some((&mut dw, name.to_string()));
         let mut em = Emitter::new(&mut out, name.to_string(), dw, policy, spec);
         merge::merge(&mut srcs, |k, r, l| em.push(k, r, l, pos))?;
-        em.finish()?.1
+        em.finish()?
     };
     bufs.extend(srcs.into_iter().map(|s| s.r.into_buf()));
     out.flush().at(name)?;
     dw.flush().at(name)?;
-    Ok(dups)
+    Ok(counts)
 }

@@ -395,7 +395,10 @@ pub fn open_dir_file(
     ] {
         let p = dir.join(format!("{base}{suffix}"));
         match std::fs::File::open(&p) {
-            Ok(f) => return Ok((Box::new(f), c, format!("{base}{suffix}"))),
+            Ok(f) => {
+                let f = crate::progress::Reading(f);
+                return Ok((Box::new(f), c, format!("{base}{suffix}")));
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
         }

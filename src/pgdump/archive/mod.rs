@@ -258,9 +258,9 @@ fn finish_open(
 ) -> Opened {
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
-        eprintln!(
+        crate::progress::message(&format!(
             "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted"
-        );
+        ));
     }
     let s = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
     let facts = Facts {
@@ -883,7 +883,11 @@ impl Script {
                 use std::io::{Seek, SeekFrom};
                 let mut f = std::fs::File::open(path)?;
                 f.seek(SeekFrom::Start(offset))?;
-                let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
+                // Opened here, not by input::open: counted for the progress bar here too
+                // (above the buffer, so only the bytes used count).
+                let r: Box<dyn Read + Send> = Box::new(crate::progress::Reading(
+                    io::BufReader::with_capacity(1 << 16, f),
+                ));
                 let mut st = Stream::new(r, offset, *int_size, *off_size);
                 st.find_block(id, what)?;
                 let st = Arc::new(Mutex::new(st));
