@@ -19,6 +19,7 @@ use crate::output::AtomicFile;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
 use std::ops::Range;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -104,15 +105,25 @@ impl FilterProc {
     /// Closes the input; the process runs on.
     fn finish_input(mut self) -> Option<Child> {
         drop(self.stdin.take());
-        self.child.take()
+        let c = self.child.take();
+        if let Some(c) = &c {
+            crate::cli::unregister_child(c.id());
+        }
+        c
     }
 }
 
 impl Drop for FilterProc {
     fn drop(&mut self) {
         if let Some(c) = &mut self.child {
-            let _ = c.kill();
+            if let Ok(pid) = libc::pid_t::try_from(c.id()) {
+                // SAFETY: a signal to the process group of our child, not yet waited for.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
             let _ = c.wait();
+            crate::cli::unregister_child(c.id());
         }
     }
 }
@@ -131,14 +142,18 @@ struct Filters {
 
 impl Filters {
     fn spawn(&mut self, name: &Path) -> Result<FilterProc> {
+        // Its own process group, so that an abort can stop the shell and whatever it started
+        // (a plain kill would stop only `sh`, and the uploader it runs would finish a cut shard).
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&self.cmd)
             .env("FILE", name)
+            .process_group(0)
             .stdin(Stdio::piped())
             .spawn()
             .map_err(|e| filter_error(name, &self.cmd, &format!("cannot start sh: {e}")))?;
         let stdin = child.stdin.take();
+        crate::cli::register_child(child.id());
         self.open += 1;
         Ok(FilterProc {
             child: Some(child),
@@ -240,6 +255,9 @@ impl Sink {
                 };
                 // Most often the filter failed and exited: its status says more than EPIPE.
                 drop(p.stdin.take());
+                if let Some(c) = &p.child {
+                    crate::cli::unregister_child(c.id());
+                }
                 match p.child.take().map(|mut c| c.wait()) {
                     Some(Ok(st)) if !st.success() => Err(filter_error(path, cmd, &describe(st))),
                     _ => Err(pipe_error(path, cmd, &e)),
