@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # csvload against `psql -f` on csvsplit's --copy-sql script, loading the DBT-2 customer CSV in
-# 8 shards into an empty table of a throwaway local PostgreSQL (see README, "csvload").
+# 8 shards into an empty table of a throwaway local PostgreSQL (see docs/benchmarks.md, "csvload").
 #
 # Needs: hyperfine, python3, a release build (cargo build --release), PostgreSQL server
 # binaries (bench/pgserver.sh finds them), and the data:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# csvsplit against GNU split on the DBT-2 customer CSV (see README, "csvsplit").
+# csvsplit against GNU split on the DBT-2 customer CSV (see docs/benchmarks.md, "csvsplit").
 #
 # Needs: hyperfine, GNU coreutils split, gzip (and pigz for the extra reference row), a
 # release build (cargo build --release), and the data:
@@ -9,7 +9,7 @@
 # Installs nothing. Run it on an otherwise idle machine: 2-core numbers are noisy, and with
 # sched autogroup (/proc/sys/kernel/sched_autogroup_enabled) a session only gets its fair
 # share of the CPUs however many threads it runs, so -j 2 cannot beat -j 1 while other
-# sessions are busy (README, "csvsplit benchmarks", says how the published figures were taken).
+# sessions are busy (docs/benchmarks.md, "csvsplit", says how the published figures were taken).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-bench/data/customer.csv}

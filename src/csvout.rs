@@ -1,4 +1,4 @@
-//! The CSV contract every dumpshard tool writes and reads (see README, "The CSV contract"):
+//! The CSV contract every dumpshard tool writes and reads (see docs/csv-contract.md):
 //! RFC 4180 with `,` and `"`, `\n` record ends, bytes passed through unchanged; NULL is an
 //! unquoted empty field (or the `--null` token), an empty string is `""`. A value is quoted
 //! when it is empty, equals the NULL token, contains `,` `"` CR or LF, or is exactly `\.`.

@@ -1,6 +1,7 @@
 //! The manifest: a versioned JSON description of the tables `pgdump2csv` wrote (columns with
 //! PostgreSQL types, NOT NULL, primary key, row and byte counts, CSV options). The other tools
-//! read it to learn a table's key and types; the format is documented in `man/` and README.
+//! read it to learn a table's key and types; the format is documented in `man/dumpshard.7`
+//! and `docs/manifest.md`.
 //!
 //! Format `dumpshard-manifest`, version 1. Readers accept any version-1 manifest and ignore
 //! fields they do not know, so new fields can be added without a version bump.

@@ -656,9 +656,9 @@ fn postgresql_refuses_exactly_the_bad_rows() {
     assert!(bad == expect, "bad rows are not the original records");
 }
 
-/// Where csvcheck is deliberately stricter than PostgreSQL (README, "Fidelity"): each of
+/// Where csvcheck is deliberately stricter than PostgreSQL (docs/csvcheck.md, "Fidelity"): each of
 /// these loads into PostgreSQL, and csvcheck flags each. If PostgreSQL ever refuses one, or
-/// csvcheck starts passing one, the README is out of date.
+/// csvcheck starts passing one, docs/csvcheck.md is out of date.
 #[test]
 fn documented_strictness_is_exactly_that() {
     let Some(pg) = pg::Pg::start() else {

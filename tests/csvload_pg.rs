@@ -122,6 +122,38 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
         text(&out.stderr)
     );
     assert_eq!(fingerprints(&pg, "b"), fb, "a rerun changed the data");
+
+    // The same dump converted again into another directory: the schema (a fresh \restrict
+    // key, another path) is recognised as already run, and the tables, whose rows the journal
+    // records as loaded from the first conversion's files, are refused rather than loaded a
+    // second time.
+    let again = cli::convert(&dump, Input::Path, extra);
+    assert_ne!(
+        std::fs::read(&again.schema).unwrap(),
+        std::fs::read(&conv.schema).unwrap(),
+        "expected a fresh \\restrict key"
+    );
+    let (m2, s2, p2) = (
+        again.manifest_path.to_str().unwrap(),
+        again.schema.to_str().unwrap(),
+        again.post.to_str().unwrap(),
+    );
+    let mut args2 = vec!["--schema", s2, "--post-data", p2, "-m", m2, "-j", "2"];
+    args2.extend(load_args);
+    args2.push("dbname=b");
+    let out = csvload(&pg, &args2);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("schema.sql: already run"), "{err}");
+    assert!(
+        err.contains("this run does not load") && err.contains(m.trim_end_matches("manifest.json")),
+        "{err}"
+    );
+    assert_eq!(
+        fingerprints(&pg, "b"),
+        fb,
+        "a second conversion's load changed the data"
+    );
 }
 
 #[test]

@@ -855,6 +855,9 @@ fn manifest_in_primary_key_gives_the_key() {
         serde_json::json!([{"column": "day", "field": 3, "type": "date", "desc": false},
                            {"column": "id", "field": 2, "type": "int", "desc": false}])
     );
+    // The CSV's columns, in order: csvload's COPY column list (the table's own order may
+    // differ from the dump's).
+    assert_eq!(m["columns"], serde_json::json!(["note", "id", "day"]));
     assert_eq!(m["sorted_within_shards"], true, "9 < 10 as bigint");
     assert_eq!(m["non_overlapping"], true);
     assert_eq!(

@@ -1,4 +1,4 @@
-//! The README's migration pipeline, end to end, through a real PostgreSQL: the sample dump
+//! The migration pipeline (dumpshard(7), MIGRATION), end to end, through a real PostgreSQL: the sample dump
 //! goes through `pgdump2csv`, then every table through `csvcheck --filter | pksort |
 //! csvsplit --copy-sql` into gzip shards; the target database is built from `schema.sql`,
 //! the generated `\copy` scripts and `post.sql`, and must hold exactly what `psql -f dump`

@@ -471,17 +471,34 @@ fn locate(path: &Path, name: &str, record: u64) -> Option<Pos> {
 
 /// Refuses a table holding rows the journal does not account for, or empties it (and its
 /// journal rows) with `truncate`. Returns the unaccounted rows kept (with `append`).
+///
+/// Rows the journal records as loaded from files that are not among `files` (this run's files
+/// of the table, by journal key) count as unaccounted too: they come from another manifest or
+/// from the same data converted again or moved, and loading this run's files on top of them
+/// would load those records twice.
 pub fn prepare_table(
     client: &mut Client,
     j: &Journal,
     t: &TablePlan,
+    files: &[String],
     truncate: bool,
     append: bool,
 ) -> Result<i64> {
     let count = count_rows(client, t)
         .map_err(|e| Error::Usage(format!("table {}: {}", t.display(), server_message(&e))))?;
     let journaled = j.rows_of(client, &t.display())?;
-    let extra = count - journaled;
+    let foreign = client
+        .query(
+            &format!(
+                "SELECT file, sum(records)::bigint FROM {} WHERE table_name = $1 \
+                 AND NOT (file = ANY($2)) GROUP BY file HAVING sum(records) > 0 ORDER BY file",
+                j.sql()
+            ),
+            &[&t.display(), &files],
+        )
+        .map_err(|e| sql_err(&e))?;
+    let foreign_rows: i64 = foreign.iter().map(|r| r.get::<_, i64>(1)).sum();
+    let extra = count - journaled + foreign_rows;
     if extra == 0 {
         return Ok(0);
     }
@@ -499,6 +516,18 @@ pub fn prepare_table(
     }
     if append && extra > 0 {
         return Ok(extra);
+    }
+    if let Some(first) = foreign.first() {
+        return Err(Error::Usage(format!(
+            "table {} holds {foreign_rows} rows that journal {} records as loaded from {} \
+             file(s) this run does not load (first: {}): the table was loaded from another \
+             manifest, or its files were converted again or moved; use --truncate to reload \
+             it from this run's files, or --append to add them",
+            t.display(),
+            j.sql(),
+            foreign.len(),
+            first.get::<_, String>(0)
+        )));
     }
     Err(Error::Usage(format!(
         "table {} holds {count} rows but journal {} accounts for {journaled}: it was loaded \

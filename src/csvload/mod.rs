@@ -157,11 +157,18 @@ pub fn run(a: Args) -> Result<()> {
         phase(&mut client, s, &journal, a.quiet)?;
     }
     let mut extra = Vec::with_capacity(plan.tables.len());
-    for t in &plan.tables {
+    for (i, t) in plan.tables.iter().enumerate() {
+        let files: Vec<String> = plan
+            .files
+            .iter()
+            .filter(|f| f.table == i)
+            .map(|f| f.key.clone())
+            .collect();
         extra.push(load::prepare_table(
             &mut client,
             &journal,
             t,
+            &files,
             a.truncate,
             a.append,
         )?);

@@ -113,6 +113,9 @@ struct SplitManifest {
     format: String,
     header: bool,
     null: String,
+    /// The CSV's columns (csvsplit writes them when it read a pgdump2csv manifest).
+    #[serde(default)]
+    columns: Option<Vec<String>>,
     shards: Vec<Shard>,
     #[serde(default)]
     key: Option<SplitKey>,
@@ -268,10 +271,11 @@ impl Plan {
                         None => (None, t.clone()),
                     };
                     let fresh = plan.tables.len();
+                    let columns = m.columns.clone().unwrap_or_default();
                     let idx = plan.table_index(TablePlan {
                         schema,
                         name: tname,
-                        columns: Vec::new(),
+                        columns: columns.clone(),
                         null: m.null.clone(),
                         expected_rows: 0,
                         key_range: m.key_range(),
@@ -279,6 +283,16 @@ impl Plan {
                     if idx != fresh {
                         // Several manifests feed the table: their ranges are not combined.
                         plan.tables[idx].key_range = None;
+                    }
+                    if plan.tables[idx].columns.is_empty() {
+                        plan.tables[idx].columns = columns;
+                    } else if !columns.is_empty() && plan.tables[idx].columns != columns {
+                        return Err(Error::file(
+                            &name,
+                            format!(
+                                "its column list differs from another manifest's for table {t}"
+                            ),
+                        ));
                     }
                     if plan.tables[idx].null != m.null {
                         return Err(Error::file(
@@ -392,5 +406,35 @@ mod tests {
             (k.firsts.clone(), k.lasts.clone()),
             (vec!["1".into()], vec!["3".into()])
         );
+    }
+
+    /// A csvsplit manifest written from a pgdump2csv manifest names the CSV's columns; the
+    /// COPY must list them, since the target table's column order may differ (before, an
+    /// `INHERITS` child whose parent gained a column loaded its values into the wrong
+    /// columns).
+    #[test]
+    fn csvsplit_manifest_columns_are_the_copy_list() {
+        let d = tempfile::tempdir().unwrap();
+        let split = write(
+            d.path(),
+            "s.json",
+            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
+              "columns":["id","name","note","extra"],"records":1,
+              "shards":[{"shard":0,"file":"s0.csv","records":1}]}"#,
+        );
+        let other = write(
+            d.path(),
+            "o.json",
+            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
+              "columns":["id","name","extra","note"],"records":1,
+              "shards":[{"shard":0,"file":"o0.csv","records":1}]}"#,
+        );
+        let p = Plan::build(std::slice::from_ref(&split), &["public.late_child".into()]).unwrap();
+        assert_eq!(
+            p.tables[0].copy_sql(),
+            r#"COPY "public"."late_child" ("id", "name", "note", "extra") FROM STDIN WITH (FORMAT csv, NULL '')"#
+        );
+        let e = Plan::build(&[split, other], &["public.late_child".into()]).unwrap_err();
+        assert!(e.to_string().contains("column list differs"), "{e}");
     }
 }

@@ -141,12 +141,15 @@ pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string();
-    let sum = format!("{:016x}", twox_hash::XxHash64::oneshot(0, &sql));
+    let sum = statements_sum(&stmts);
     let j = journal.sql();
+    // The script is identified by its statements, wherever it lies: pgdump2csv writes a fresh
+    // `\restrict` key into every schema it writes, so the same dump converted again (into
+    // another directory) gives another file with the same statements, which must not run twice.
     let seen = client
         .query(
-            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND file = $1 AND batch_xxh64 = $2"),
-            &[&key, &sum],
+            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND batch_xxh64 = $1"),
+            &[&sum],
         )
         .map_err(|e| sql_err(&e))?;
     if !seen.is_empty() {
@@ -189,6 +192,17 @@ pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option
     .map_err(|e| sql_err(&e))?;
     tx.commit().map_err(|e| sql_err(&e))?;
     Ok(Some(stmts.len()))
+}
+
+/// XXH64 of the statements' texts (each followed by a NUL), which leaves out comments,
+/// blank lines and the `\restrict` guard lines between them.
+fn statements_sum(stmts: &[Stmt]) -> String {
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    for s in stmts {
+        std::hash::Hasher::write(&mut h, s.text.as_bytes());
+        std::hash::Hasher::write(&mut h, b"\0");
+    }
+    format!("{:016x}", std::hash::Hasher::finish(&h))
 }
 
 #[cfg(test)]

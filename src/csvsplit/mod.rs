@@ -72,7 +72,7 @@ pub struct Args {
     /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
     /// the same shard, on any machine. COLS: comma-separated column names (from the header
     /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
-    /// values, so "1" and 1 land together while NULL and "" differ; see the README for the
+    /// values, so "1" and 1 land together while NULL and "" differ; see docs/csvsplit.md for the
     /// exact bytes. Shard order is not input order; a last record without a newline gets
     /// one.
     #[arg(long, value_name = "COLS", requires = "chunks")]
@@ -175,7 +175,8 @@ pub struct Args {
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table).
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string
+    /// in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name.
     #[arg(
         long,
         value_name = "URL_PREFIX",
@@ -1241,6 +1242,11 @@ struct Report<'a> {
     repeat_header: bool,
     compression: Option<&'static str>,
     null: &'a str,
+    /// The CSV's column names in order, from `--manifest-in`: a loader needs them as the
+    /// COPY column list, because the target table's own column order may differ (an
+    /// `INHERITS` child whose parent gained a column, a table created by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    columns: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<KeyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1429,6 +1435,10 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
             repeat_header: cfg.repeat_header,
             compression: cfg.template.gzip().then_some("gzip"),
             null: &cfg.null,
+            columns: cfg
+                .table
+                .as_ref()
+                .map(|t| t.columns.iter().map(|c| c.name.as_str()).collect()),
             key: keys.map(|k| KeyReport {
                 columns: k
                     .spec

@@ -89,9 +89,11 @@ fn check_paths(t: &Target, files: &[&Path], url_prefix: &str) -> Result<(), Stri
 }
 
 /// The CockroachDB statement. `files` are the shard paths; each URL is `url_prefix/` plus the
-/// shard's file name. `skip_header`: every shard starts with a header. Every line starts
-/// with fixed text (no line can start with a backslash, which `cockroach sql` would run as a
-/// client-side command).
+/// shard's file name, inserted before the prefix's query string if it has one: cloud storage
+/// URLs carry their credentials after the object path (`s3://b/dir?AUTH=implicit` gives
+/// `s3://b/dir/0000.csv?AUTH=implicit`). `skip_header`: every shard starts with a header.
+/// Every line starts with fixed text (no line can start with a backslash, which `cockroach
+/// sql` would run as a client-side command).
 pub fn import_into(
     t: &Target,
     url_prefix: &str,
@@ -99,7 +101,11 @@ pub fn import_into(
     skip_header: bool,
 ) -> Result<String, String> {
     check_paths(t, files, url_prefix)?;
-    let prefix = url_prefix.trim_end_matches('/');
+    let (path, query) = match url_prefix.find('?') {
+        Some(i) => url_prefix.split_at(i),
+        None => (url_prefix, ""),
+    };
+    let prefix = path.trim_end_matches('/');
     let mut s = format!(
         "IMPORT INTO {}{} CSV DATA (\n",
         t.table,
@@ -113,7 +119,7 @@ pub fn import_into(
         let sep = if i + 1 < files.len() { "," } else { "" };
         s.push_str(&format!(
             "    {}{sep}\n",
-            literal(&format!("{prefix}/{name}"))
+            literal(&format!("{prefix}/{name}{query}"))
         ));
     }
     let mut opts = vec![format!("nullif = {}", literal(t.null))];
@@ -192,6 +198,12 @@ mod tests {
         assert_eq!(
             copy_script(&t, &[a], &[true]).unwrap(),
             "\\set ON_ERROR_STOP on\n\\copy t FROM 'out/p-0.csv.gz' WITH (FORMAT csv, HEADER true, NULL '\\N')\n"
+        );
+        // Credentials in the query string stay after the object path.
+        assert!(
+            import_into(&t, "s3://b/x/?AUTH=implicit&a=b", &[a], false)
+                .unwrap()
+                .contains("'s3://b/x/p-0.csv.gz?AUTH=implicit&a=b'")
         );
         let nl = Path::new("out/a\n\\! x.csv");
         assert!(copy_script(&t, &[nl], &[false]).is_err());

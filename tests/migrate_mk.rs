@@ -1,0 +1,351 @@
+//! examples/migrate.mk run by GNU make on the fixture dumps into a real PostgreSQL
+//! (tests/support/pg.rs; skipped loudly without one, a failure with DUMPSHARD_REQUIRE_PG=1;
+//! skipped when there is no GNU make): every table equal to a psql restore of the same dump,
+//! runs that fail at the target (no database; one table refused midway) resume without
+//! redoing the conversion or loading anything twice, a rerun after lost stamps loads nothing
+//! twice, a custom archive in YugabyteDB mode (batches), and the
+//! CockroachDB mode's IMPORT INTO statements.
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/pg.rs"]
+mod pg;
+
+use pg::Pg;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_csvload"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// True when `make` is GNU make (the Makefile uses define/eval/call and re-reads an
+/// included file it made); prints a loud SKIPPED line otherwise.
+fn have_gnu_make() -> bool {
+    let ok = Command::new("make")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success() && text(&o.stdout).contains("GNU Make"));
+    if !ok {
+        eprintln!("SKIPPED: no GNU make on PATH");
+    }
+    ok
+}
+
+/// `make -f examples/migrate.mk -j4 VARS...` from the repository root, with the server's
+/// libpq environment (or none) and no make or PG* variables inherited from the caller.
+fn make(pg: Option<&Pg>, vars: &[String]) -> Output {
+    let mut c = Command::new("make");
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS" {
+            c.env_remove(k);
+        }
+    }
+    if let Some(pg) = pg {
+        c.env("PGHOST", pg.socket_dir())
+            .env("PGPORT", pg.port().to_string())
+            .env("PGUSER", pg::SUPERUSER);
+    }
+    c.current_dir(root())
+        .args(["-f", "examples/migrate.mk", "-j4"])
+        .arg(format!("BIN={}", bin_dir().display()))
+        .args(vars)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run make")
+}
+
+fn must(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Row count and md5 of the sorted rows of every table, outside csvload's journal (as in
+/// tests/csvload_pg.rs).
+fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
+    let sql = r#"
+CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
+BEGIN
+    IF NOT (SELECT relispopulated FROM pg_class WHERE oid = r) THEN
+        n := -1; h := 'not populated'; RETURN;
+    END IF;
+    EXECUTE format('SELECT count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM ONLY %s t', r)
+        INTO n, h;
+END
+$f$;
+SELECT format('%I.%I', n.nspname, c.relname) || E'\t' || f.n || ' ' || f.h
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL pg_temp.fp(c.oid) AS f
+WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('information_schema', 'dumpshard')
+  AND n.nspname !~ '^pg_'
+ORDER BY 1;
+"#;
+    pg.psql(db, sql)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once('\t').unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// Indexes, constraints and sequence values: what post-data adds.
+fn post_data_objects(pg: &Pg, db: &str) -> String {
+    pg.psql(
+        db,
+        "SELECT string_agg(x, E'\\n' ORDER BY x) FROM (
+           SELECT conrelid::regclass::text || ' ' || conname || ' ' || contype::text AS x FROM pg_constraint
+             WHERE connamespace::regnamespace::text IN ('public', 'sales')
+           UNION ALL SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             WHERE c.relnamespace::regnamespace::text IN ('public', 'sales')
+           UNION ALL SELECT schemaname || '.' || sequencename || ' ' || coalesce(last_value, 0)
+             FROM pg_sequences WHERE schemaname IN ('public', 'sales')) s",
+    )
+}
+
+fn var(k: &str, v: impl AsRef<str>) -> String {
+    format!("{k}={}", v.as_ref())
+}
+
+#[test]
+fn fixture_migrates_exactly_and_resumes() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    let dump = cli::dump_path("nasty.sql");
+    pg.createdb("source");
+    pg.psql_file("source", &dump);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    let vars = |target: &str| {
+        vec![
+            var("DUMP", dump.to_str().unwrap()),
+            var("OUT", o),
+            var("TARGET", target),
+            var("SHARD_SIZE", "2K"),
+        ]
+    };
+
+    // First run: the target database does not exist yet. The schema phase fails, so no
+    // table is loaded; with -k (keep going) everything up to the split is done.
+    let mut first_vars = vars("dbname=target");
+    first_vars.push("-k".into());
+    let first = make(Some(&pg), &first_vars);
+    assert!(!first.status.success(), "a missing database must fail");
+    assert!(
+        text(&first.stderr).contains("target"),
+        "{}",
+        text(&first.stderr)
+    );
+    let stamps = out.join(".stamps");
+    let converted = std::fs::metadata(stamps.join("converted"))
+        .expect("conversion stamp")
+        .modified()
+        .unwrap();
+    assert!(stamps.join("public.customer.split").exists());
+    assert!(!stamps.join("public.customer.loaded").exists());
+    assert!(!stamps.join("schema").exists());
+    // The 1000-row customer table in 2 KiB shards: several of them, sorted by its key.
+    let shards = std::fs::read_dir(out.join("shards/public.customer"))
+        .unwrap()
+        .count();
+    assert!(shards > 10, "{shards} shards");
+    let m = std::fs::read_to_string(out.join("shards/public.customer.json")).unwrap();
+    assert!(m.contains("\"sorted_within_shards\": true"), "{m}");
+    assert!(m.contains("\"non_overlapping\": true"), "{m}");
+
+    // Second run, the database created, but midway one table cannot load: someone wrote a
+    // row into public.customer after the schema phase, which csvload refuses (rows its
+    // journal does not account for). With -k the other tables load; the run fails.
+    pg.createdb("target");
+    let schema_stamp = stamps.join("schema");
+    let mut schema_only = vars("dbname=target");
+    schema_only.push(schema_stamp.to_str().unwrap().into());
+    must(make(Some(&pg), &schema_only), "make (schema only)");
+    pg.psql(
+        "target",
+        "INSERT INTO public.customer (id, name) VALUES (-1, 'intruder')",
+    );
+    let mut keep_going = vars("dbname=target");
+    keep_going.push("-k".into());
+    let midway = make(Some(&pg), &keep_going);
+    assert!(
+        !midway.status.success(),
+        "a refused table must fail the run"
+    );
+    assert!(
+        text(&midway.stderr).contains("public.customer"),
+        "{}",
+        text(&midway.stderr)
+    );
+    assert!(!stamps.join("public.customer.loaded").exists());
+    assert!(stamps.join("public.texts.loaded").exists());
+    assert!(!stamps.join("post-data").exists());
+
+    // Third run, the intruder removed: the conversion is not redone, the tables already
+    // loaded are not loaded again, the rest loads, then post-data and verification.
+    pg.psql("target", "DELETE FROM public.customer WHERE id = -1");
+    let stdout = must(make(Some(&pg), &vars("dbname=target")), "make (resumed)");
+    assert!(stdout.contains("public.customer"), "{stdout}");
+    assert!(!stdout.contains("DIFFERENT"), "{stdout}");
+    assert_eq!(
+        std::fs::metadata(stamps.join("converted"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        converted,
+        "the resumed run converted the dump again"
+    );
+    let source = fingerprints(&pg, "source");
+    assert_eq!(
+        fingerprints(&pg, "target"),
+        source,
+        "the migrated database differs from a psql restore"
+    );
+    assert!(source.len() > 30, "{source:?}");
+    assert_eq!(
+        post_data_objects(&pg, "target"),
+        post_data_objects(&pg, "source"),
+        "indexes, constraints or sequences differ"
+    );
+
+    // Nothing left to do: make does nothing and says so.
+    let again = must(make(Some(&pg), &vars("dbname=target")), "make (done)");
+    assert!(
+        again.contains("Nothing to be done") || again.is_empty(),
+        "{again}"
+    );
+
+    // Stamps lost (a crash between csvload's commit and `touch`): the rerun loads the
+    // table again, and csvload's journal makes that load nothing twice.
+    for s in [
+        "public.customer.loaded",
+        "public.texts.loaded",
+        "post-data",
+        "verified",
+    ] {
+        std::fs::remove_file(stamps.join(s)).unwrap();
+    }
+    must(
+        make(Some(&pg), &vars("dbname=target")),
+        "make (stamps lost)",
+    );
+    assert_eq!(
+        fingerprints(&pg, "target"),
+        source,
+        "a rerun duplicated rows"
+    );
+}
+
+/// A pg_dump custom archive, read directly by pgdump2csv, in YugabyteDB mode (csvload
+/// commits every BATCH_ROWS records), into PostgreSQL, which speaks the same COPY.
+#[test]
+fn custom_archive_in_batches() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("source");
+    pg.psql_file("source", &cli::dump_path("nasty.sql"));
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("nasty.dump");
+    let dumped = pg
+        .client("pg_dump")
+        .args(["-Fc", "-d", "source", "-f"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(dumped.status.success(), "{}", text(&dumped.stderr));
+    pg.createdb("target");
+    let out = tmp.path().join("out");
+    must(
+        make(
+            Some(&pg),
+            &[
+                var("DUMP", archive.to_str().unwrap()),
+                var("OUT", out.to_str().unwrap()),
+                var("TARGET", "dbname=target"),
+                var("TARGET_KIND", "yugabytedb"),
+                var("BATCH_ROWS", "7"),
+            ],
+        ),
+        "make (archive)",
+    );
+    assert_eq!(fingerprints(&pg, "target"), fingerprints(&pg, "source"));
+    // 1000 customer rows committed 7 at a time.
+    let batches = pg.psql(
+        "target",
+        "SELECT count(*) FROM dumpshard.load_journal WHERE table_name = 'public.customer'",
+    );
+    assert_eq!(batches.trim(), "143", "journal batches of public.customer");
+}
+
+/// CockroachDB mode loads nothing: gzip shards per table and one file of IMPORT INTO
+/// statements pointing below IMPORT_URL, with file names made safe for a URL.
+#[test]
+fn cockroachdb_import_statements() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    must(
+        make(
+            None,
+            &[
+                var("DUMP", cli::dump_path("nasty.sql.gz").to_str().unwrap()),
+                var("OUT", out.to_str().unwrap()),
+                var("TARGET_KIND", "cockroachdb"),
+                var("IMPORT_URL", "s3://bkt/mig?AUTH=implicit"),
+                // Make passes the flags through the shell: quoted as a user would.
+                var("CONVERT_FLAGS", "--null '\\N'"),
+            ],
+        ),
+        "make (cockroachdb)",
+    );
+    let sql = std::fs::read_to_string(out.join("import.sql")).unwrap();
+    assert!(
+        sql.contains(
+            "IMPORT INTO \"public\".\"customer\" (\"id\", \"name\", \"note\", \"email\", \"score\", \"signed_up\", \"active\") CSV DATA (\n    's3://bkt/mig/public.customer/0000.csv.gz?AUTH=implicit'\n)"
+        ),
+        "{sql}"
+    );
+    assert!(sql.contains("nullif = '\\N'"), "{sql}");
+    assert!(sql.contains("decompress = 'gzip'"), "{sql}");
+    // `%` of the file name is `%25` in the URL, so the uploaded directory's name is what
+    // the storage decodes.
+    assert!(
+        sql.contains("'s3://bkt/mig/public.my%252Etable%2520name/0000.csv.gz?AUTH=implicit'"),
+        "{sql}"
+    );
+    // One statement per table with rows (public.empty_table and public.late_parent
+    // have none).
+    let statements = sql.matches("IMPORT INTO").count();
+    let tables = std::fs::read_dir(out.join("csv")).unwrap().count();
+    assert_eq!(statements, tables - 2, "{sql}");
+    assert!(out.join("shards/public.customer/0000.csv.gz").exists());
+    assert!(!out.join(".stamps/schema").exists(), "nothing is loaded");
+}
