@@ -827,8 +827,8 @@ fn reuse(recycled: &mut VecDeque<Arc<Vec<u8>>>) -> Vec<u8> {
 /// unknowable without reading everything before it, so cut points are decided during one
 /// sequential pass over input of known size.
 fn spool(mut r: Box<dyn Read + Send>, name: &str, dir: &Path) -> Result<(std::fs::File, u64)> {
-    std::fs::create_dir_all(&dir).at(&dir)?;
-    let mut f = tempfile::tempfile_in(&dir).at(&dir)?;
+    std::fs::create_dir_all(dir).at(dir)?;
+    let mut f = tempfile::tempfile_in(dir).at(dir)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
     loop {
@@ -842,7 +842,7 @@ fn spool(mut r: Box<dyn Read + Send>, name: &str, dir: &Path) -> Result<(std::fs
             .map_err(|e| Error::io(dir.join("<spool file>"), e))?;
         total += n as u64;
     }
-    f.rewind().at(&dir)?;
+    f.rewind().at(dir)?;
     Ok((f, total))
 }
 
