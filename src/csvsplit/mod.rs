@@ -101,9 +101,9 @@ pub struct Args {
     pub write_split_points: Option<PathBuf>,
 
     /// With --by-range: records sampled per range (m). With distinct keys, the largest range
-    /// exceeds α·(records/N) with probability at most records·exp(-(1-1/α)²·α·m/2): with the
-    /// default, within 1.3× the mean but for a chance below 1e-6 at 1e9 records. The sample
-    /// (N·m keys, at most 1 Mi: m is lowered for large N) bounds the memory.
+    /// exceeds a*records/N with probability at most records*exp(-(1-1/a)^2*a*m/2): with the
+    /// default, within 1.3 times the mean but for a chance below 1e-6 at 1e9 records. The
+    /// sample (N*m keys, at most 1 Mi: m is lowered for large N) bounds the memory.
     #[arg(long, value_name = "M", default_value_t = 1000,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub samples_per_range: u64,
