@@ -103,6 +103,8 @@ fn handle_signals() {
             .spawn(move || {
                 let mut sig: libc::c_int = 0;
                 if libc::sigwait(&set, &mut sig) == 0 {
+                    // Erase the bar, so the shell's prompt does not land on it.
+                    crate::progress::clear();
                     remove_registered();
                     crate::output::mark_stdout_incomplete();
                     std::process::exit(128 + sig);
@@ -119,7 +121,10 @@ fn handle_signals() {
 /// with 0, as filters in a pipeline to `head` should; any other output failing is exit 2.
 pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
     handle_signals();
-    match body() {
+    let outcome = body();
+    // The bar goes before any message, so no error is drawn over.
+    crate::progress::clear();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {

@@ -85,7 +85,7 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
         pos: pos.clone(),
     };
     let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(cr.inner),
+        Compression::None => Box::new(cr),
         Compression::Gzip => threaded(GzMembers::new(cr), &name, pos),
         Compression::Zstd => {
             let d = zstd::stream::read::Decoder::with_buffer(cr).at(&name)?;
@@ -112,8 +112,8 @@ fn read_head(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// The compressed stream, counting the bytes the decoder has consumed, so that a
-/// decompression error can say where it is.
+/// The raw stream, counting the bytes consumed, so that a decompression error can say where
+/// it is and the progress bar can show how much of the input (as stored) is done.
 struct Counting<B> {
     inner: B,
     pos: Arc<AtomicU64>,
@@ -123,6 +123,7 @@ impl<B: BufRead> Read for Counting<B> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(out)?;
         self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        crate::progress::add_read(n as u64);
         Ok(n)
     }
 }
@@ -133,6 +134,7 @@ impl<B: BufRead> BufRead for Counting<B> {
     }
     fn consume(&mut self, n: usize) {
         self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        crate::progress::add_read(n as u64);
         self.inner.consume(n);
     }
 }

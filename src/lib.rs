@@ -20,6 +20,7 @@ pub mod pgdump;
 pub mod pgdump2csv;
 pub mod pgtypes;
 pub mod pksort;
+pub mod progress;
 pub mod records;
 
 pub use error::{Error, Pos, Result};

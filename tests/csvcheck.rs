@@ -613,7 +613,8 @@ fn usage_errors_exit_2() {
     assert!(o.out().contains("--bad-rows"));
     let o = check(&["-"], b"a\n", 0);
     assert!(
-        o.stderr.contains("<stdin>: 1 records, 0 bad"),
+        o.stderr
+            .contains("csvcheck: read 2 B, 1 records; wrote 0 files, 0 records, 0 B; 0 bad; "),
         "{}",
         o.stderr
     );

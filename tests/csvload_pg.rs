@@ -111,6 +111,28 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
     );
     assert!(text(&out.stdout).contains(" ok"), "{}", text(&out.stdout));
     assert!(!text(&out.stdout).contains("DIFFERENT"));
+    // The per-table summary ends with the line every tool prints (issue 12).
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&conv.manifest_path).unwrap()).unwrap();
+    let rows: u64 = manifest["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["rows"].as_u64().unwrap())
+        .sum();
+    let rows = indicatif::HumanCount(rows).to_string();
+    let err = text(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("csvload: read "))
+        .unwrap_or_else(|| panic!("no summary line: {err}"));
+    assert!(
+        line.contains(&format!(", {rows} records; wrote "))
+            && line.contains(&format!(" tables, {rows} records, "))
+            && line.contains("; 0 refused; ")
+            && line.ends_with(" MB/s"),
+        "{line}"
+    );
     let (fa, fb) = (fingerprints(&pg, "a"), fingerprints(&pg, "b"));
     assert_eq!(fa, fb, "the migrated database differs from a psql restore");
     // The same command again: every phase and file is in the journal; nothing changes.
@@ -122,6 +144,14 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
         text(&out.stderr)
     );
     assert_eq!(fingerprints(&pg, "b"), fb, "a rerun changed the data");
+    // -q: nothing on stderr (and -v is accepted).
+    let mut q = args.clone();
+    q.insert(0, "-q");
+    let out = csvload(&pg, &q);
+    assert!(out.status.success(), "-q: {}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "", "-q");
+    q[0] = "-v";
+    assert!(csvload(&pg, &q).status.success());
 
     // The same dump converted again into another directory: the schema (a fresh \restrict
     // key, another path) is recognised as already run, and the tables, whose rows the journal

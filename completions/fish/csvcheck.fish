@@ -17,6 +17,7 @@ complete -c csvcheck -l header -d 'The first record of each file is a header (al
 complete -c csvcheck -l sorted -d 'The input is sorted by primary key: check order too, in constant memory. Keys compare exactly as in `pksort` (typed: numbers as numbers, timestamps as instants, text bytewise), so `pksort` output passes'
 complete -c csvcheck -l json -d 'Write the report as JSON on standard output (or to --report)'
 complete -c csvcheck -l filter -d 'Write the good records to standard output, byte for byte'
-complete -c csvcheck -s q -l quiet -d 'Print nothing on stderr unless something is wrong'
+complete -c csvcheck -s q -l quiet -d 'Print nothing on stderr unless something is wrong (no progress bar, no summary)'
+complete -c csvcheck -s v -l verbose -d 'The summary line, printed anyway unless -q (accepted as in every dumpshard tool). Its shape, as in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N bad; SECS s, RATE MB/s`'
 complete -c csvcheck -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c csvcheck -s V -l version -d 'Print version'

@@ -9,6 +9,7 @@ complete -c csvload -l truncate -d 'Empty a table (and forget its journal rows) 
 complete -c csvload -l append -d 'Load into a table even when it holds rows the journal does not account for; they are added to the expected row count'
 complete -c csvload -l verify-only -d 'Only compare each table\'s row count with the manifests (for data loaded any other way); load nothing'
 complete -c csvload -l keep-going -d 'When the server refuses a row, load the other tables to the end (default: every job stops after its current batch)'
-complete -c csvload -s q -l quiet -d 'Print no summary; only errors and verification differences'
+complete -c csvload -s q -l quiet -d 'Print no progress bar and no summary; only errors and verification differences'
+complete -c csvload -s v -l verbose -d 'The summary, printed anyway unless -q (accepted as in every dumpshard tool). It ends with the line every tool prints (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N refused; SECS s, RATE MB/s` (refused: files with rows the server refused)'
 complete -c csvload -s h -l help -d 'Print help'
 complete -c csvload -s V -l version -d 'Print version'

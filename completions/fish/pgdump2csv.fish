@@ -6,9 +6,11 @@ complete -c pgdump2csv -l level -d 'gzip level for --gzip, 1 (fast) to 9 (small)
 complete -c pgdump2csv -l schema -d 'Write every statement that is not table data (the DDL), in dump order, to FILE. It starts with its own `\\restrict` (fresh random key) and ends with `\\unrestrict`' -r -F
 complete -c pgdump2csv -l post-data -d 'Write what comes after the data (primary keys, indexes, foreign keys, triggers, setval) to FILE instead of --schema, so tables can be loaded bare and indexed after. The dump\'s session settings are repeated at its top so it runs on its own, inside its own `\\restrict`/`\\unrestrict` pair' -r -F
 complete -c pgdump2csv -l manifest -d 'Write a JSON manifest (format dumpshard-manifest, version 1) describing every table written: file, columns with types and NOT NULL, primary key, rows, bytes' -r -F
-complete -c pgdump2csv -s j -l jobs -l parallel -d 'Worker threads: data is converted on N threads, and the data files of a directory archive or the blocks of a custom archive file are decompressed up to N tables at a time [default: number of CPUs; at most 4 per CPU, 256 in all]' -r
+complete -c pgdump2csv -s j -l jobs -l parallel -d 'Worker threads: data is converted on N threads, and up to N tables of an archive read from a file (directory, custom or tar) are converted at once, each decompressed on a thread of its own; an archive from a pipe is read in one pass. Each table in flight holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all]' -r
 complete -c pgdump2csv -l header -d 'Start every CSV with a header record of column names'
 complete -c pgdump2csv -l gzip -d 'Compress the CSV files with gzip (`.csv.gz`)'
 complete -c pgdump2csv -l no-dump-check -d 'Accept input without pg_dump\'s header and "dump complete" footer (hand-written SQL). Without it such input is rejected, which catches truncated dumps'
+complete -c pgdump2csv -s q -l quiet -d 'No progress bar and no warnings on stderr (errors still print)'
+complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s, RATE MB/s`'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'

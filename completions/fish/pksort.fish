@@ -16,5 +16,7 @@ complete -c pksort -l batch-size -d 'Merge at most N runs at once (more are merg
 complete -c pksort -l header -d 'The first record of each input is a header: it is written first, and names key columns'
 complete -c pksort -s c -l check -d 'Only check that each input is sorted (and unique unless --on-dup keep); exit 1 naming the first offending record'
 complete -c pksort -s m -l merge -d 'The inputs are already sorted: only merge them (an unsorted input is an error)'
+complete -c pksort -s q -l quiet -d 'No progress bar on a terminal (errors and the count of dropped duplicates still print)'
+complete -c pksort -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N dropped; SECS s, RATE MB/s`'
 complete -c pksort -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pksort -s V -l version -d 'Print version'

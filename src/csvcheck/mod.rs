@@ -143,9 +143,15 @@ pub struct Args {
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
 
-    /// Print nothing on stderr unless something is wrong.
+    /// Print nothing on stderr unless something is wrong (no progress bar, no summary).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// The summary line, printed anyway unless -q (accepted as in every dumpshard tool). Its
+    /// shape, as in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N
+    /// records, SIZE; N bad; SECS s, RATE MB/s`.
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 /// One column to check.
@@ -1115,6 +1121,8 @@ struct Merger<'a> {
     blank_rows: u64,
     /// Standard output (--filter) was closed by its reader.
     stdout_closed: bool,
+    /// Bytes of good records written (--filter), for the summary.
+    good_bytes: u64,
 }
 
 /// Writes records to a sink, adding a newline before a record when the previous one (the
@@ -1140,6 +1148,9 @@ impl Merger<'_> {
 
     /// Writes good records to standard output, noting when its reader went away.
     fn put_good(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.good_out.is_some() {
+            self.good_bytes += bytes.len() as u64 + u64::from(self.good_open);
+        }
         put(&mut self.good_out, &mut self.good_open, bytes).map_err(|e| {
             self.stdout_closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
             Self::sink_err(&self.good_out, e)
@@ -1417,6 +1428,8 @@ pub fn check(cfg: &Config) -> Result<()> {
         .num_threads(cfg.threads)
         .build()
         .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+    let ins: Vec<Option<&std::path::Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
+    crate::progress::start("csvcheck", cfg.quiet, &ins);
     let open_sink = |p: &Option<PathBuf>| -> Result<Option<Sink>> {
         match p {
             Some(p) => Ok(Some(Sink::create(Some(p), wants_gzip(p), 6)?)),
@@ -1451,6 +1464,7 @@ pub fn check(cfg: &Config) -> Result<()> {
         notes: cfg.notes.clone(),
         blank_rows: 0,
         stdout_closed: false,
+        good_bytes: 0,
     };
     if let Some(r) = &mut m.reasons {
         r.write_all(b"file,record,line,byte,column,check,message\n")
@@ -1469,6 +1483,9 @@ pub fn check(cfg: &Config) -> Result<()> {
         let mut crlf: Option<bool> = None;
         let input = input::open(inp.as_deref())?;
         let name = input.name.clone();
+        if cfg.inputs.len() > 1 {
+            crate::progress::phase(name.clone());
+        }
         let size_hint = input
             .path
             .as_ref()
@@ -1692,6 +1709,7 @@ fn merge_batch(
 ) -> Result<()> {
     for (k, (c, r)) in chunks.into_iter().zip(results).enumerate() {
         if m.stopped.is_none() {
+            crate::progress::add_records(c.len() as u64);
             m.merge(name, &c, r, k == 0 && skip0)?;
         }
         let _ = back.send(c);
@@ -1854,7 +1872,23 @@ fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
         verdict,
     };
     if !cfg.quiet || m.bad > 0 {
-        print_summary(&report);
+        let outputs = [
+            cfg.filter,
+            cfg.bad_rows.is_some(),
+            cfg.reasons.is_some(),
+            cfg.report.is_some() || cfg.json_stdout,
+        ];
+        let line = crate::progress::Summary {
+            read_bytes: crate::progress::read_bytes(),
+            read_records: report.records,
+            wrote: outputs.iter().filter(|&&o| o).count() as u64,
+            unit: "file",
+            wrote_records: if cfg.filter { report.good } else { 0 },
+            wrote_bytes: m.good_bytes,
+            bad: report.bad,
+            bad_word: "bad",
+        };
+        print_summary(&report, &line);
     }
     let mut json = serde_json::to_vec_pretty(&report).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
@@ -1888,24 +1922,11 @@ fn stopped_early(m: &mut Merger) -> Error {
     }
 }
 
-fn print_summary(r: &Report) {
+/// The report on stderr: problems by check, examples, notes, then the summary line (the
+/// shape every tool shares, see [`crate::progress`]) last.
+fn print_summary(r: &Report, line: &crate::progress::Summary) {
+    crate::progress::clear();
     let mut e = std::io::stderr().lock();
-    let files = if r.files.len() == 1 {
-        r.files[0].file.clone()
-    } else {
-        format!("{} files", r.files.len())
-    };
-    let _ = writeln!(
-        e,
-        "csvcheck: {files}: {} records, {} bad ({:.4}%){}",
-        r.records,
-        r.bad,
-        r.bad_rate * 100.0,
-        match r.verdict {
-            "within tolerance" => ", within --max-error-rate",
-            _ => "",
-        }
-    );
     for (name, st) in &r.checks {
         let cols = if st.columns.is_empty() {
             String::new()
@@ -1951,6 +1972,19 @@ fn print_summary(r: &Report) {
     if let Some(s) = &r.stopped {
         let _ = writeln!(e, "csvcheck: {s}");
     }
+    if r.bad > 0 {
+        let _ = writeln!(
+            e,
+            "csvcheck: {:.4}% of the records are bad{}",
+            r.bad_rate * 100.0,
+            match r.verdict {
+                "within tolerance" => ", within --max-error-rate",
+                _ => "",
+            }
+        );
+    }
+    drop(e);
+    line.print();
 }
 
 #[cfg(test)]

@@ -95,9 +95,16 @@ pub struct Args {
     #[arg(long)]
     pub keep_going: bool,
 
-    /// Print no summary; only errors and verification differences.
+    /// Print no progress bar and no summary; only errors and verification differences.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// The summary, printed anyway unless -q (accepted as in every dumpshard tool). It ends
+    /// with the line every tool prints (see dumpshard(7)): `read SIZE, N records; wrote N
+    /// tables, N records, SIZE; N refused; SECS s, RATE MB/s` (refused: files with rows the
+    /// server refused).
+    #[arg(short = 'v', long, conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -141,6 +148,9 @@ pub fn run(a: Args) -> Result<()> {
             "nothing to do: give --manifest, --schema or --post-data".into(),
         ));
     }
+    // csvload draws its own bar (rows committed of the manifests' rows), so none here; this
+    // starts the summary's clock.
+    crate::progress::start("csvload", true, &[]);
     let journal = Journal::parse(&a.journal)?;
     for p in a.schema.iter().chain(&a.post_data) {
         sqlfile::check(p)?;
@@ -177,7 +187,7 @@ pub fn run(a: Args) -> Result<()> {
     let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
     bar.finish_and_clear();
     if !a.quiet {
-        summary(&plan, &tallies);
+        summary(&plan, &tallies, refused);
     }
     if refused > 0 {
         return Err(Error::Found(format!(
@@ -362,7 +372,8 @@ fn progress_bar(
     Ok(bar)
 }
 
-fn summary(plan: &Plan, tallies: &[Tally]) {
+/// The table of what each table took, then the summary line every tool prints.
+fn summary(plan: &Plan, tallies: &[Tally], refused: usize) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
@@ -386,6 +397,20 @@ fn summary(plan: &Plan, tallies: &[Tally]) {
             mbs
         );
     }
+    drop(err);
+    let rows: u64 = tallies.iter().map(|t| t.rows).sum();
+    let bytes: u64 = tallies.iter().map(|t| t.bytes).sum();
+    crate::progress::Summary {
+        read_bytes: bytes,
+        read_records: rows,
+        wrote: tallies.iter().filter(|t| t.files > 0).count() as u64,
+        unit: "table",
+        wrote_records: rows,
+        wrote_bytes: bytes,
+        bad: refused as u64,
+        bad_word: "refused",
+    }
+    .print();
 }
 
 /// Compares each table's row count with the manifests (plus rows kept by `--append`);

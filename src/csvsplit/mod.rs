@@ -29,6 +29,7 @@ use crate::input;
 use crate::keys::{KeyArg, KeySpec, Nulls};
 use crate::manifest::{Manifest, Table};
 use crate::output::AtomicFile;
+use crate::progress;
 use crate::records::{ChunkReader, Field, split_fields};
 use mapped::Mapped;
 use pipeline::{Payload, Pipeline};
@@ -203,9 +204,15 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub parallel: Option<u64>,
 
-    /// No warnings on stderr.
+    /// No warnings and no progress bar on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N shards, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
 
     /// Replace the files of an earlier run: without it, a run refuses (exit 2, before writing
     /// anything) when files matching the --output template exist already; with it, those the
@@ -287,8 +294,10 @@ pub struct Config {
     pub null: String,
     /// Worker threads.
     pub workers: usize,
-    /// Suppress warnings.
+    /// Suppress warnings and the progress bar.
     pub quiet: bool,
+    /// Print the summary line.
+    pub verbose: bool,
     /// Replace (and remove) the files of an earlier run.
     pub force: bool,
     /// `--write-split-points`.
@@ -428,6 +437,7 @@ impl Config {
             null,
             workers,
             quiet: a.quiet,
+            verbose: a.verbose,
             force: a.force,
             write_points: a.write_split_points,
             samples_per_range: a.samples_per_range,
@@ -486,6 +496,7 @@ pub fn run(args: Args) -> Result<()> {
             }
         )));
     }
+    progress::start("csvsplit", cfg.quiet, &[cfg.input.as_deref()]);
     let done = split(&cfg)?;
     for (_, p) in &old {
         if !done.shards.iter().any(|s| s.path == *p) {
@@ -495,7 +506,24 @@ pub fn run(args: Args) -> Result<()> {
     if let (Some(w), Some(p)) = (&cfg.write_points, &done.points) {
         p.write(w)?;
     }
-    report(&cfg, &done)
+    progress::clear();
+    report(&cfg, &done)?;
+    if cfg.verbose {
+        let sum = |f: fn(&Done) -> u64| done.shards.iter().map(f).sum::<u64>();
+        progress::Summary {
+            read_bytes: progress::read_bytes(),
+            // Every data record read goes to a shard (the header is not counted).
+            read_records: sum(|d| d.records),
+            wrote: done.shards.len() as u64,
+            unit: "shard",
+            wrote_records: sum(|d| d.records),
+            wrote_bytes: sum(|d| d.bytes),
+            bad: 0,
+            bad_word: "dropped",
+        }
+        .print();
+    }
+    Ok(())
 }
 
 /// The number of split points in a `--split-points` file (records by quote parity), to know
@@ -532,7 +560,7 @@ pub fn split(cfg: &Config) -> Result<Split> {
         let points = sampling
             .then(|| sample_points(cfg, &name, m.as_ref()))
             .transpose()?;
-        return split_mapped(cfg, name, m, points);
+        return split_mapped(cfg, name, m, true, points);
     }
     let mut points = None;
     let (reader, total): (Box<dyn Read + Send>, u64) = match &cfg.mode {
@@ -542,12 +570,13 @@ pub fn split(cfg: &Config) -> Result<Split> {
                 Some(_) => std::env::temp_dir(),
                 None => shard_dir(&cfg.template.render(0)),
             };
+            progress::phase("spooling the input to measure it");
             let (f, len) = spool(inp.reader, &name, &dir)?;
             if let Some(m) = Mapped::new(&f, len) {
                 let points = sampling
                     .then(|| sample_points(cfg, &name, m.as_ref()))
                     .transpose()?;
-                return split_mapped(cfg, name, m, points);
+                return split_mapped(cfg, name, m, false, points);
             }
             if let Mode::Range { n, .. } = cfg.mode {
                 // Empty input: nothing to sample, every range is empty.
@@ -596,11 +625,13 @@ pub fn split(cfg: &Config) -> Result<Split> {
 }
 
 /// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
-/// ranges of the mapping, so the data is never copied in user space.
+/// ranges of the mapping, so the data is never copied in user space. `count` says the bytes
+/// are input read here (not a spool of input already counted as it was read).
 fn split_mapped(
     cfg: &Config,
     name: String,
     m: Mapped,
+    count: bool,
     points: Option<range::Points>,
 ) -> Result<Split> {
     let m = Arc::new(m);
@@ -638,6 +669,9 @@ fn split_mapped(
             first_byte: 0,
         };
         run.feed(&view)?;
+        if count {
+            progress::add_read((pos - begin) as u64);
+        }
         record += ends.len() as u64;
     }
     run.finish()
@@ -667,6 +701,7 @@ fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points>
         cfg.nulls,
         cfg.null.as_bytes().to_vec(),
     )?;
+    progress::phase("sampling the keys");
     range::sample(data, name, cfg.header, &spec, n, cfg.samples_per_range)
 }
 
@@ -734,6 +769,7 @@ impl<'a> Run<'a> {
 
     fn feed(&mut self, v: &View) -> Result<()> {
         let mut from = 0;
+        progress::add_records(v.ends.len() as u64);
         if self.first {
             self.first = false;
             if self.cfg.header && !v.ends.is_empty() {
@@ -959,6 +995,11 @@ impl<'a> Splitter<'a> {
                 .clamp(64 << 10, CHUNK);
             self.bufs = (0..n).map(|_| Vec::new()).collect();
             self.counts = vec![0; n];
+            progress::phase(if matches!(self.cfg.mode, Mode::Range { .. }) {
+                format!("{n} shards by key range")
+            } else {
+                format!("{n} shards by hash")
+            });
             raise_open_files_limit(n as libc::rlim_t + 64);
             for s in 0..n {
                 self.open_shard(pipe, s)?;
@@ -968,7 +1009,11 @@ impl<'a> Splitter<'a> {
     }
 
     fn open_shard(&mut self, pipe: &mut Pipeline, s: usize) -> Result<()> {
-        pipe.open(s, self.cfg.template.render(s))?;
+        let path = self.cfg.template.render(s);
+        if !matches!(self.cfg.mode, Mode::Hash { .. }) {
+            progress::phase(format!("shard {}", path.display()));
+        }
+        pipe.open(s, path)?;
         self.recs = 0;
         self.bytes = 0;
         if !self.header.is_empty() && (self.cfg.repeat_header || s == 0) {
@@ -1046,11 +1091,11 @@ impl<'a> Splitter<'a> {
                     self.oversized += 1;
                     // Positions count lines from the start: only for the first few.
                     if !self.cfg.quiet && self.oversized <= MAX_WARNINGS {
-                        eprintln!(
+                        progress::message(&format!(
                             "csvsplit: warning: {} record of {len} bytes is larger than --bytes \
                              {max}; it gets shard {s} of its own",
                             v.pos(i, &self.name)
-                        );
+                        ));
                     }
                 }
             }

@@ -113,6 +113,7 @@ impl Inputs {
             r.set_target(self.target);
             match c {
                 Some(mut c) => {
+                    crate::progress::add_records(c.len() as u64);
                     if c.data.len() * 2 < c.data.capacity() && c.data.capacity() <= 2 * FIRST_CHUNK
                     {
                         c.data.shrink_to_fit();

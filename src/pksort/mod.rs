@@ -33,6 +33,7 @@ pub use crate::keys::{key, spec};
 use crate::error::{Error, IoContext, Result};
 use crate::manifest::{Manifest, Table};
 use crate::output::{self, Sink};
+use crate::progress;
 use crate::records::{Chunk, split_fields};
 use batch::{Batch, Inputs, Loc};
 use emit::{Emitter, OnDup};
@@ -41,7 +42,7 @@ use rayon::prelude::*;
 use run::{Run, RunReader, RunWriter};
 use spec::{KeyArg, KeySpec, Nulls};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 
 const EXAMPLES: &str = "\
@@ -144,6 +145,16 @@ pub struct Args {
     #[arg(long = "batch-size", value_name = "N", default_value_t = 32,
           value_parser = clap::value_parser!(u16).range(2..))]
     pub batch_size: u16,
+
+    /// No progress bar on a terminal (errors and the count of dropped duplicates still print).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// At the end, print one summary line on stderr, the same shape in every tool (see
+    /// dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N dropped; SECS s,
+    /// RATE MB/s`.
+    #[arg(short = 'v', long, conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 /// What to do.
@@ -188,6 +199,10 @@ pub struct Config {
     pub mode: Mode,
     /// Merge fan-in.
     pub fan_in: usize,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Print the summary line.
+    pub verbose: bool,
 }
 
 impl Config {
@@ -255,6 +270,8 @@ impl Config {
             dups_out: a.dups_out,
             mode,
             fan_in: usize::from(a.batch_size),
+            quiet: a.quiet,
+            verbose: a.verbose,
         })
     }
 
@@ -281,6 +298,8 @@ pub fn run(args: Args) -> Result<()> {
         .output("--dups-out", args.dups_out.as_deref())
         .install()?;
     let cfg = Config::from_args(args)?;
+    let ins: Vec<Option<&Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
+    progress::start("pksort", cfg.quiet, &ins);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build()
@@ -345,7 +364,7 @@ fn run_config(cfg: &Config) -> Result<()> {
 
 /// The main output and the optional duplicates file, opened when there is something to write.
 struct Outputs {
-    out: Sink,
+    out: progress::Counter<Sink>,
     dups: Option<Sink>,
 }
 
@@ -357,17 +376,26 @@ impl Outputs {
             Some(p) => Some(Sink::create(Some(p), output::wants_gzip(p), 6)?),
             None => None,
         };
+        let mut head = 0;
         if let Some(h) = header {
             put_line(&mut out, h)?;
+            head = h.len() as u64 + u64::from(h.last() != Some(&b'\n'));
             if let Some(d) = dups.as_mut() {
                 put_line(d, h)?;
             }
         }
-        Ok(Outputs { out, dups })
+        Ok(Outputs {
+            out: progress::Counter::new(out, head),
+            dups,
+        })
     }
 
-    fn emitter<'a>(&'a mut self, cfg: &Config, spec: &'a KeySpec) -> Emitter<'a, Sink, Sink> {
-        let out_name = self.out.name();
+    fn emitter<'a>(
+        &'a mut self,
+        cfg: &Config,
+        spec: &'a KeySpec,
+    ) -> Emitter<'a, progress::Counter<Sink>, Sink> {
+        let out_name = self.out.inner.name();
         let dups = self.dups.as_mut().map(|d| {
             let n = d.name();
             (d, n)
@@ -375,12 +403,21 @@ impl Outputs {
         Emitter::new(&mut self.out, out_name, dups, cfg.on_dup, spec)
     }
 
-    fn finish(self, cfg: &Config, dropped: u64) -> Result<()> {
+    /// Completes the outputs; `written` records went to the main output, `dups` shared their
+    /// key with another (dropped under first/last).
+    fn finish(self, cfg: &Config, written: u64, dups: u64) -> Result<()> {
         if let Some(d) = self.dups {
             d.finish()?;
         }
-        self.out.finish()?;
-        if dropped > 0 && matches!(cfg.on_dup, OnDup::First | OnDup::Last) {
+        let bytes = self.out.bytes;
+        self.out.inner.finish()?;
+        progress::clear();
+        let dropped = if matches!(cfg.on_dup, OnDup::First | OnDup::Last) {
+            dups
+        } else {
+            0
+        };
+        if dropped > 0 {
             eprintln!(
                 "pksort: dropped {dropped} record(s) with duplicate keys{}",
                 match &cfg.dups_out {
@@ -388,6 +425,19 @@ impl Outputs {
                     None => String::new(),
                 }
             );
+        }
+        if cfg.verbose {
+            progress::Summary {
+                read_bytes: progress::read_bytes(),
+                read_records: progress::records(),
+                wrote: 1,
+                unit: "file",
+                wrote_records: written,
+                wrote_bytes: bytes,
+                bad: dropped,
+                bad_word: "dropped",
+            }
+            .print();
         }
         Ok(())
     }
@@ -404,6 +454,7 @@ fn put_line(w: &mut Sink, rec: &[u8]) -> Result<()> {
 
 /// `--check`: each input must be in key order (and unique unless duplicates are kept).
 fn check(cfg: &Config, spec: &KeySpec, sources: Vec<Inputs>) -> Result<()> {
+    progress::phase("checking");
     for inputs in sources {
         let mut src = CsvSource::new(inputs, spec, false)?;
         let mut prev: Vec<u8> = Vec::new();
@@ -437,6 +488,16 @@ fn check(cfg: &Config, spec: &KeySpec, sources: Vec<Inputs>) -> Result<()> {
             src.advance()?;
         }
     }
+    if cfg.verbose {
+        progress::Summary {
+            read_bytes: progress::read_bytes(),
+            read_records: progress::records(),
+            unit: "file",
+            bad_word: "dropped",
+            ..progress::Summary::default()
+        }
+        .print();
+    }
     Ok(())
 }
 
@@ -469,14 +530,16 @@ fn merge_inputs(
         Ok(srcs)
     };
     let pos = |l: Loc| l.pos(&names);
+    progress::phase("merging");
     if sources.len() <= cfg.fan_in {
         let mut srcs = open(sources, 0)?;
         let mut outs = Outputs::open(cfg, header.as_deref())?;
         let mut em = outs.emitter(cfg, spec);
         merge::merge(&mut srcs, |k, r, l| em.push(k, r, l, &pos))?;
-        let (_, dups) = em.finish()?;
-        return outs.finish(cfg, dups);
+        let (written, dups) = em.finish()?;
+        return outs.finish(cfg, written, dups);
     }
+    progress::phase(format!("merging {} inputs in groups", sources.len()));
     let mut runs = Runs::new(cfg);
     let mut base = 0;
     while !sources.is_empty() {
@@ -490,11 +553,12 @@ fn merge_inputs(
         base += n;
     }
     let mut readers = runs.finish()?;
+    progress::phase("merging");
     let mut outs = Outputs::open(cfg, header.as_deref())?;
     let mut em = outs.emitter(cfg, spec);
     merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
-    let (_, dups) = em.finish()?;
-    outs.finish(cfg, dups)
+    let (written, dups) = em.finish()?;
+    outs.finish(cfg, written, dups)
 }
 
 /// One record in the in-memory sort: the first 8 key bytes inline, so most comparisons
@@ -599,6 +663,8 @@ struct Runs<'a> {
     cfg: &'a Config,
     stack: Vec<(u32, Run)>,
     buf: usize,
+    /// Runs spilled from memory so far (for the progress bar).
+    spilled: usize,
 }
 
 impl<'a> Runs<'a> {
@@ -608,10 +674,12 @@ impl<'a> Runs<'a> {
             cfg,
             stack: Vec::new(),
             buf,
+            spilled: 0,
         }
     }
 
     fn push(&mut self, run: Run) -> Result<()> {
+        self.spilled += 1;
         self.stack.push((0, run));
         let f = self.cfg.fan_in;
         while self.stack.len() >= f {
@@ -753,8 +821,8 @@ fn gather(
 
 /// Writes the records of sorted `v` when no duplicate policy needs to see them: blocks are
 /// gathered in parallel while a writer thread writes the previous ones.
-fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> {
-    let name = out.name();
+fn write_gathered(out: &mut progress::Counter<Sink>, batches: &[Batch], v: &[Entry]) -> Result<()> {
+    let name = out.inner.name();
     let (tx, rx) = sync_channel::<Vec<u8>>(4);
     let (back_tx, back_rx) = sync_channel::<Vec<u8>>(16);
     std::thread::scope(|s| -> Result<()> {
@@ -793,6 +861,7 @@ fn write_gathered(out: &mut Sink, batches: &[Batch], v: &[Entry]) -> Result<()> 
 
 /// Sorting mode: read everything (spilling runs past the budget), then write in key order.
 fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>>) -> Result<()> {
+    progress::phase("reading");
     let names = inputs.names.to_vec();
     let target = cfg.chunk_target();
     // Chunks in flight between the reader thread and here: one in the channel, one being
@@ -847,12 +916,14 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
                 mem += b.mem() + b.chunk.len() * ENTRY_COST;
                 batches.push(b);
                 if mem > budget {
+                    progress::phase(format!("reading, spilling run {}", runs.spilled + 1));
                     let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
                     for b in batches.drain(..) {
                         let _ = back_tx.try_send(b.chunk);
                     }
                     mem = 0;
                     runs.push(run)?;
+                    progress::phase(format!("reading, {} runs spilled", runs.spilled));
                 }
             }
             if end {
@@ -862,14 +933,16 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         drop(back_tx);
         timing("read");
         if runs.stack.is_empty() {
+            progress::phase("sorting");
             let v = sort_entries(&mut batches);
             check_dups(cfg, spec, &batches, &v, &names)?;
             let mut outs = Outputs::open(cfg, header.as_deref())?;
             timing("sorted");
+            progress::phase("writing");
             if cfg.on_dup == OnDup::Error || (cfg.on_dup == OnDup::Keep && cfg.dups_out.is_none()) {
                 write_gathered(&mut outs.out, &batches, &v)?;
                 timing("written");
-                return outs.finish(cfg, 0);
+                return outs.finish(cfg, v.len() as u64, 0);
             }
             let pos = |l: Loc| l.pos(&names);
             let mut em = outs.emitter(cfg, spec);
@@ -880,20 +953,22 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
                 // (which costs a scan) is never needed here.
                 em.push(b.key(i), b.chunk.record(i), b.loc(i, 0), &pos)?;
             }
-            let (_, dups) = em.finish()?;
-            return outs.finish(cfg, dups);
+            let (written, dups) = em.finish()?;
+            return outs.finish(cfg, written, dups);
         }
         if !batches.is_empty() {
+            progress::phase(format!("spilling run {}", runs.spilled + 1));
             let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
             batches.clear();
             runs.push(run)?;
         }
+        progress::phase(format!("merging {} runs", runs.spilled));
         let mut readers = runs.finish()?;
         let mut outs = Outputs::open(cfg, header.as_deref())?;
         let pos = |l: Loc| l.pos(&names);
         let mut em = outs.emitter(cfg, spec);
         merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
-        let (_, dups) = em.finish()?;
-        outs.finish(cfg, dups)
+        let (written, dups) = em.finish()?;
+        outs.finish(cfg, written, dups)
     })()
 }
