@@ -6,6 +6,10 @@
 #        pg_restore -f - db.dump > /dev/null
 #  (2) a directory archive (`pg_dump -Fd`) of 4 tables of the same shape and size
 #      (ROWS4 rows each): pgdump2csv -j 2 vs -j 1;
+#  (3) the same 4 tables as `-Fc` and as `-Fd`, tables converted concurrently:
+#        pgdump2csv -j 2 ARCHIVE -o out/
+#        pg_restore -f - ARCHIVE | pgdump2csv -o out/
+#        pg_restore -f - ARCHIVE > /dev/null
 #  and the peak RSS of every pgdump2csv run.
 #
 #   bash bench/pgdump2csv-archive.sh     # needs: PostgreSQL server, hyperfine, /usr/bin/time
@@ -23,7 +27,7 @@ mkdir -p "$data" "$out"
 cargo build --release --quiet --bin pgdump2csv
 bin=$PWD/target/release/pgdump2csv
 
-if [ ! -s $data/customer.dump ] || [ ! -s $data/customer4.dir/toc.dat ]; then
+if [ ! -s $data/customer.dump ] || [ ! -s $data/customer4.dir/toc.dat ] || [ ! -s $data/customer4.dump ]; then
     [ -s $data/customer.csv ] || python3 bench/gen_customer.py "$ROWS" $data/customer.csv
     pg_start /tmp/dumpshard-bench-archive-pg
     trap pg_stop EXIT
@@ -39,11 +43,13 @@ if [ ! -s $data/customer.dump ] || [ ! -s $data/customer4.dir/toc.dat ]; then
     $PSQL -c 'DROP TABLE customer' bench
     rm -rf $data/customer4.dir
     $PG_DUMP -Fd -j 2 -f $data/customer4.dir bench
+    rm -f $data/customer4.dump
+    $PG_DUMP -Fc -f $data/customer4.dump bench
     pg_stop; trap - EXIT
 fi
 PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n1)}
 restore=$PGBIN/pg_restore
-echo "customer.dump: $(( $(stat -c %s $data/customer.dump) / 1000000 )) MB; customer4.dir: $(du -sm $data/customer4.dir | cut -f1) MB"
+echo "customer.dump: $(( $(stat -c %s $data/customer.dump) / 1000000 )) MB; customer4.dir: $(du -sm $data/customer4.dir | cut -f1) MB; customer4.dump: $(( $(stat -c %s $data/customer4.dump) / 1000000 )) MB"
 
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archive-fc.md \
     -n 'pgdump2csv db.dump' "rm -rf $out/a && $bin $data/customer.dump -o $out/a" \
@@ -52,8 +58,16 @@ hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archiv
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archive-dir.md \
     -n 'pgdump2csv -j 2 dir' "rm -rf $out/c && $bin -j 2 $data/customer4.dir -o $out/c" \
     -n 'pgdump2csv -j 1 dir' "rm -rf $out/d && $bin -j 1 $data/customer4.dir -o $out/d"
+for a in customer4.dump customer4.dir; do
+    hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archive-j2-${a#customer4.}.md \
+        -n "pgdump2csv -j 2 $a" "rm -rf $out/e && $bin -j 2 $data/$a -o $out/e" \
+        -n "pg_restore -f - $a | pgdump2csv" "rm -rf $out/f && $restore -f - $data/$a | $bin -o $out/f" \
+        -n "pg_restore -f - $a > /dev/null" "$restore -f - $data/$a > /dev/null"
+    for i in 1 2 3 4; do cmp $out/e/public.customer$i.csv $out/f/public.customer$i.csv; done
+done
 cmp $out/a/public.customer.csv $out/b/public.customer.csv
-for args in "$data/customer.dump" "-j 1 $data/customer4.dir" "-j 2 $data/customer4.dir"; do
+for args in "$data/customer.dump" "-j 1 $data/customer4.dir" "-j 2 $data/customer4.dir" \
+    "-j 1 $data/customer4.dump" "-j 2 $data/customer4.dump"; do
     rm -rf $out/r
     /usr/bin/time -f "peak RSS %M KB: pgdump2csv $args" $bin $args -o $out/r
 done

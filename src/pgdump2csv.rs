@@ -5,12 +5,19 @@
 //! The dump is read through one growable buffer. Between data blocks it is lexed statement by
 //! statement; `COPY ... FROM stdin` data is converted in large blocks of whole lines, split
 //! across cores with rayon, and written in order.
+//!
+//! An archive read from a file hands its table data out apart from the script (see
+//! `pgdump::archive`): the script is converted first (schema outputs in TOC order, as for a
+//! plain dump), then up to `--jobs` tables at once, each by a worker thread reading its
+//! entry's decompressed data through its own buffer.
 
 use crate::csvout::FieldWriter;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::manifest::{self, Manifest};
 use crate::output::{AtomicFile, Sink};
+use crate::pgdump::archive::DataSet;
 use crate::pgdump::copytext::CopyConverter;
+use crate::pgdump::copytext::RowError;
 use crate::pgdump::ddl::{self, ColumnDef, QName, Stmt};
 use crate::pgdump::inserts::{self, Value};
 use crate::pgdump::naming::{self, TablePattern};
@@ -21,6 +28,8 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -35,7 +44,9 @@ columns are left out, as in pg_dump's COPY. bytea stays in PostgreSQL's \\x hex 
 The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
-before it keep their files and the table being written leaves none.
+before it keep their files and the tables being written leave none (with -j, the first table of
+an archive to fail stops the others). --schema, --post-data and --manifest are written only
+when everything succeeded.
 
 Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
 accepted; any other (\\! and the like) is refused with its position, so the schema files never
@@ -123,9 +134,10 @@ pub struct Args {
     #[arg(long = "no-dump-check")]
     pub no_dump_check: bool,
 
-    /// Worker threads: data is converted on N threads, and the data files of a directory
-    /// archive or the blocks of a custom archive file are decompressed up to N tables at a
-    /// time [default: number of CPUs; at most 4 per CPU, 256 in all].
+    /// Worker threads: data is converted on N threads, and up to N tables of an archive read
+    /// from a file (directory, custom or tar) are converted at once, each decompressed on a
+    /// thread of its own; an archive from a pipe is read in one pass. Each table in flight
+    /// holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
@@ -261,11 +273,15 @@ pub fn run(args: Args) -> Result<()> {
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
     let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;
     cfg.archive = input.facts;
-    pool.install(|| {
-        let mut conv = Converter::new(&cfg, input.name.clone(), input.reader)?;
+    let mut conv = pool.install(|| {
+        let mut conv = Converter::new(&cfg, input.name.clone(), input.reader, input.data)?;
         conv.run()?;
-        conv.finish()
-    })
+        Ok::<_, Error>(conv)
+    })?;
+    // An archive's table data, when read entry by entry: converted concurrently, outside the
+    // pool (the workers wait on I/O; the pool's threads only convert).
+    conv.convert_deferred(&pool)?;
+    pool.install(|| conv.finish())
 }
 
 /// The error for a statement the dump ends in.
@@ -295,6 +311,19 @@ struct Buf {
 }
 
 impl Buf {
+    fn new(r: Box<dyn Read + Send>, name: String) -> Buf {
+        Buf {
+            r,
+            data: Vec::with_capacity(READ_SIZE * 2),
+            pos: 0,
+            base: 0,
+            line: 1,
+            eof: false,
+            name,
+            err: None,
+        }
+    }
+
     /// Reads more input, keeping `data[pos..]`. Returns false at end of input.
     fn fill(&mut self) -> Result<bool> {
         if let Some(e) = self.err.take() {
@@ -425,10 +454,31 @@ struct Converter<'c> {
     types: HashMap<(String, String), Vec<ColumnDef>>,
     /// Tables already warned about for an uncertain INSERT column order.
     order_warned: HashSet<(String, String)>,
+    /// An archive's data entries converted apart from the script (concurrently, after it).
+    dset: Option<DataSet>,
+    /// The next entry of `dset`: the one the script's next COPY belongs to.
+    next_entry: usize,
+    /// The entries of `dset` by output table, in script order.
+    groups: Vec<Group>,
+    /// `data` index -> `groups` index.
+    group_of: HashMap<usize, usize>,
+}
+
+/// The archive data entries of one output table, converted in order by one worker.
+struct Group {
+    /// Index in `Converter::data`.
+    idx: usize,
+    /// Indexes in the `DataSet`.
+    entries: Vec<usize>,
 }
 
 impl<'c> Converter<'c> {
-    fn new(cfg: &'c Config, name: String, r: Box<dyn Read + Send>) -> Result<Converter<'c>> {
+    fn new(
+        cfg: &'c Config,
+        name: String,
+        r: Box<dyn Read + Send>,
+        dset: Option<DataSet>,
+    ) -> Result<Converter<'c>> {
         let mut schema = cfg.schema.as_deref().map(AtomicFile::create).transpose()?;
         let mut post = cfg
             .post_data
@@ -450,16 +500,7 @@ impl<'c> Converter<'c> {
         }
         Ok(Converter {
             cfg,
-            buf: Buf {
-                r,
-                data: Vec::with_capacity(READ_SIZE * 2),
-                pos: 0,
-                base: 0,
-                line: 1,
-                eof: false,
-                name,
-                err: None,
-            },
+            buf: Buf::new(r, name),
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,
             search_path: vec!["public".into()],
@@ -481,6 +522,10 @@ impl<'c> Converter<'c> {
             seen: HashSet::new(),
             types: HashMap::new(),
             order_warned: HashSet::new(),
+            dset,
+            next_entry: 0,
+            groups: Vec::new(),
+            group_of: HashMap::new(),
         })
     }
 
@@ -765,7 +810,10 @@ impl<'c> Converter<'c> {
             Stmt::Copy { table, cols } => {
                 self.buf.advance(unit_end);
                 let key = self.resolve(&table);
-                self.copy_data(key, cols)
+                match self.take_deferred(&stmt) {
+                    Some(i) => self.defer_copy(key, cols, i),
+                    None => self.copy_data(key, cols),
+                }
             }
             // Read row by row before the statement is buffered whole (above).
             Stmt::Insert => Err(self.err(sig, "internal error: INSERT not streamed")),
@@ -932,10 +980,55 @@ impl<'c> Converter<'c> {
         {
             return Ok(true);
         }
+        let Some((idx, new)) = self.table_slot(key, cols)? else {
+            return Ok(false);
+        };
+        if self.group_of.contains_key(&idx) {
+            // Its other data is converted apart, after the script: the order would be lost.
+            return Err(self.err(
+                0,
+                format!(
+                    "data for {}.{} outside its TABLE DATA entries in the archive: not what pg_dump writes",
+                    key.0, key.1
+                ),
+            ));
+        }
+        let level = self.cfg.gzip.unwrap_or(6);
+        let mut sink = match &self.data[idx].path {
+            Some(p) if new => {
+                Sink::from_file(AtomicFile::create(p)?, self.cfg.gzip.is_some(), level)
+            }
+            Some(p) => Sink::from_file(
+                AtomicFile::reopen_append(p)?,
+                self.cfg.gzip.is_some(),
+                level,
+            ),
+            None => match self.stdout.take() {
+                Some(s) => s,
+                None => Sink::create(None, self.cfg.gzip.is_some(), level)?,
+            },
+        };
+        if new && self.cfg.header {
+            let h = header_record(self.cfg, cols);
+            let name = sink.name();
+            sink.write_all(&h).at(name)?;
+            self.data[idx].bytes += h.len() as u64;
+        }
+        self.open = Some(Open { idx, sink });
+        Ok(true)
+    }
+
+    /// The table `key`'s entry in `data` (made when new: returns true then), or `None` when
+    /// the table is not selected. Closes the open table.
+    fn table_slot(
+        &mut self,
+        key: &(String, String),
+        cols: &[String],
+    ) -> Result<Option<(usize, bool)>> {
         self.close_open()?;
         self.seen.insert(key.clone());
         if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
-            return Ok(false);
+            return Ok(None);
         }
         crate::progress::phase(format!("table {}.{}", key.0, key.1));
         let (idx, new) = match self.by_name.get(key) {
@@ -982,37 +1075,7 @@ impl<'c> Converter<'c> {
                 ),
             ));
         }
-        let level = self.cfg.gzip.unwrap_or(6);
-        let mut sink = match &self.data[idx].path {
-            Some(p) if new => {
-                Sink::from_file(AtomicFile::create(p)?, self.cfg.gzip.is_some(), level)
-            }
-            Some(p) => Sink::from_file(
-                AtomicFile::reopen_append(p)?,
-                self.cfg.gzip.is_some(),
-                level,
-            ),
-            None => match self.stdout.take() {
-                Some(s) => s,
-                None => Sink::create(None, self.cfg.gzip.is_some(), level)?,
-            },
-        };
-        if new && self.cfg.header {
-            let mut h = Vec::new();
-            let hw = FieldWriter::new(self.cfg.null.as_bytes());
-            for (i, c) in cols.iter().enumerate() {
-                if i > 0 {
-                    h.push(b',');
-                }
-                hw.field(&mut h, Some(c.as_bytes()));
-            }
-            h.push(b'\n');
-            let name = sink.name();
-            sink.write_all(&h).at(name)?;
-            self.data[idx].bytes += h.len() as u64;
-        }
-        self.open = Some(Open { idx, sink });
-        Ok(true)
+        Ok(Some((idx, new)))
     }
 
     /// Finishes the open table's file (renaming it into place).
@@ -1038,149 +1101,132 @@ impl<'c> Converter<'c> {
         Ok(())
     }
 
-    /// Converts (or skips) the data of a COPY block; `pos` is at its first line.
-    fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
+    /// The archive data entry the COPY statement `stmt` belongs to, when the archive's data
+    /// is converted apart. A COPY that is not the next entry's (one inside a DDL entry, which
+    /// pg_dump never writes) keeps its data in the script and is converted there.
+    fn take_deferred(&mut self, stmt: &[u8]) -> Option<usize> {
+        let set = self.dset.as_ref()?;
+        let e = set.entries.get(self.next_entry)?;
+        if e.copy_stmt.trim_ascii_end() != stmt.trim_ascii_end() {
+            return None;
+        }
+        self.next_entry += 1;
+        Some(self.next_entry - 1)
+    }
+
+    /// A COPY whose data is archive entry `i`: its body in the script is empty; the entry is
+    /// queued for its table, converted by [`Converter::convert_deferred`].
+    fn defer_copy(&mut self, key: (String, String), cols: Vec<String>, i: usize) -> Result<()> {
         self.enter_data()?;
-        let selected = self.open_table(&key, &cols)?;
-        // The first row's line end is the block's, as PostgreSQL reads it.
-        let crlf = loop {
-            if let Some(k) = memchr::memchr(b'\n', self.buf.avail()) {
-                break k > 0 && self.buf.avail()[k - 1] == b'\r';
-            }
-            if !self.buf.fill()? {
-                break false;
-            }
-        };
-        let conv = CopyConverter::new(cols.len(), self.fw.clone()).with_crlf(crlf);
-        let mut row_no = 0u64;
-        loop {
-            let avail = self.buf.avail();
-            // The end marker: a line that is exactly \. (before \n, \r\n, or end of input).
-            let c = if avail.starts_with(b"\\.") {
-                Some(0)
-            } else {
-                memchr::memmem::find(avail, b"\n\\.").map(|k| k + 1)
-            };
-            // (start of the marker line, end of it); usize::MAX = cannot tell before reading more.
-            let marker = match c {
-                None => None,
-                Some(c) => match (avail.get(c + 2), avail.get(c + 3)) {
-                    (Some(b'\n'), _) => Some((c, c + 3)),
-                    (Some(b'\r'), Some(b'\n')) => Some((c, c + 4)),
-                    (None, _) | (Some(b'\r'), None) if !self.buf.eof => Some((c, usize::MAX)),
-                    (None, _) | (Some(b'\r'), None) => Some((c, avail.len())),
-                    _ => {
-                        return Err(self.err(c, format!(
-                            "end-of-copy marker corrupt: a line of {}.{} starts with \\. followed by other text",
-                            key.0, key.1
-                        )));
-                    }
-                },
-            };
-            let region_end = match marker {
-                Some((c, _)) => c,
-                None => memchr::memrchr(b'\n', avail).map_or(0, |k| k + 1),
-            };
-            if region_end > 0 {
-                let rows = if selected {
-                    self.convert_region(&conv, region_end, &key, row_no)?
-                } else {
-                    memchr::memchr_iter(b'\n', &self.buf.avail()[..region_end]).count() as u64
-                };
-                row_no += rows;
-                self.buf.line += rows;
-                self.buf.pos += region_end;
-            }
-            match marker {
-                Some((_, end)) if end != usize::MAX => {
-                    let end = end - region_end;
-                    self.buf.advance(end);
-                    break;
+        if let Some((idx, _)) = self.table_slot(&key, &cols)? {
+            let g = match self.group_of.get(&idx) {
+                Some(&g) => g,
+                None => {
+                    self.groups.push(Group {
+                        idx,
+                        entries: Vec::new(),
+                    });
+                    self.group_of.insert(idx, self.groups.len() - 1);
+                    self.groups.len() - 1
                 }
-                _ => {}
+            };
+            self.groups[g].entries.push(i);
+        }
+        // The empty body: its `\.` line.
+        let mut job = CopyJob {
+            fw: &self.fw,
+            ncols: cols.len(),
+            key: &key,
+            pieces: &mut self.piece_bufs,
+            pool: None,
+            stop: None,
+        };
+        job.copy_rows(&mut self.buf, None)?;
+        Ok(())
+    }
+
+    /// Converts the archive data entries queued by [`Converter::defer_copy`], up to `jobs`
+    /// tables at once, biggest first. Each table's file is published when it is complete;
+    /// the first table to fail stops the others (their files are not published) and its
+    /// error is returned.
+    ///
+    /// Memory: each table in flight holds its read buffer (up to 2 x 4 MB plus a longest
+    /// line), its decompression queue (up to 10 blocks of 1 MB) and its converted pieces
+    /// (about the read size): about 25 MB per job, whatever the table sizes.
+    fn convert_deferred(&mut self, pool: &rayon::ThreadPool) -> Result<()> {
+        let Some(set) = self.dset.take() else {
+            return Ok(());
+        };
+        let groups = std::mem::take(&mut self.groups);
+        let size = |g: &Group| -> u64 { g.entries.iter().map(|&i| set.entries[i].size).sum() };
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        // Biggest first, so a big table does not start last; ties in script order.
+        order.sort_by_key(|&g| std::cmp::Reverse(size(&groups[g])));
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let first_err: Mutex<Option<Error>> = Mutex::new(None);
+        let results: Vec<Mutex<Option<(u64, u64)>>> =
+            groups.iter().map(|_| Mutex::new(None)).collect();
+        let workers = self.cfg.jobs.min(groups.len());
+        let (cfg, data, archive) = (self.cfg, &self.data, &self.buf.name);
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&g) = order.get(k) else { break };
+                        let t = &data[groups[g].idx];
+                        match convert_group(cfg, pool, &set, archive, t, &groups[g], &stop) {
+                            Ok(r) => *lock(&results[g]) = Some(r),
+                            Err(e) => {
+                                let mut f = lock(&first_err);
+                                if f.is_none() {
+                                    *f = Some(e);
+                                }
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
             }
-            if !self.buf.fill()? {
-                return Err(self.err(0, format!(
-                    "the dump ends inside the COPY data of {}.{} (no \\. end marker): it is truncated",
-                    key.0, key.1
-                )));
+        });
+        if let Some(e) = first_err.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        for (g, r) in groups.iter().zip(results) {
+            if let Some((rows, bytes)) = r.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                self.data[g.idx].rows += rows;
+                self.data[g.idx].bytes += bytes;
             }
         }
         Ok(())
     }
 
-    /// Converts `avail[..len]` (whole lines) of the open table and writes it.
-    fn convert_region(
-        &mut self,
-        conv: &CopyConverter,
-        len: usize,
-        key: &(String, String),
-        row_no: u64,
-    ) -> Result<u64> {
-        let region = &self.buf.data[self.buf.pos..self.buf.pos + len];
-        // Cut into pieces at line ends so cores can share the work.
-        let pieces = if len < PAR_MIN {
-            1
-        } else {
-            (rayon::current_num_threads() * 2).max(1)
+    /// Converts (or skips) the data of a COPY block; `pos` is at its first line.
+    fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
+        self.enter_data()?;
+        let selected = self.open_table(&key, &cols)?;
+        let out = match self.open.as_mut() {
+            Some(o) if selected => {
+                let t = &mut self.data[o.idx];
+                Some(Out {
+                    sink: &mut o.sink,
+                    rows: &mut t.rows,
+                    bytes: &mut t.bytes,
+                })
+            }
+            _ => None,
         };
-        let mut bounds = Vec::with_capacity(pieces + 1);
-        bounds.push(0);
-        for p in 1..pieces {
-            let target = len * p / pieces;
-            let prev = *bounds.last().unwrap_or(&0);
-            if target <= prev {
-                continue;
-            }
-            match memchr::memchr(b'\n', &region[target..]) {
-                Some(k) if target + k + 1 < len => bounds.push(target + k + 1),
-                _ => break,
-            }
-        }
-        bounds.push(len);
-        let n = bounds.len() - 1;
-        self.piece_bufs.resize_with(n, Vec::new);
-        let results: Vec<std::result::Result<u64, crate::pgdump::copytext::RowError>> = self
-            .piece_bufs[..n]
-            .par_iter_mut()
-            .enumerate()
-            .map(|(k, out)| {
-                out.clear();
-                conv.convert(&region[bounds[k]..bounds[k + 1]], out)
-            })
-            .collect();
-        let mut rows = 0u64;
-        for (k, r) in results.into_iter().enumerate() {
-            match r {
-                Ok(nr) => rows += nr,
-                Err(e) => {
-                    let rel = bounds[k] + e.offset;
-                    let mut pos = self.buf.pos_at(0);
-                    pos.line += rows + e.row;
-                    pos.byte += rel as u64;
-                    return Err(Error::input(
-                        pos,
-                        format!(
-                            "{}.{} row {}: {}",
-                            key.0,
-                            key.1,
-                            row_no + rows + e.row + 1,
-                            e.msg
-                        ),
-                    ));
-                }
-            }
-        }
-        let bufs = std::mem::take(&mut self.piece_bufs);
-        for b in &bufs[..n] {
-            self.write_open(b, 0)?;
-        }
-        self.piece_bufs = bufs;
-        if let Some(o) = &self.open {
-            self.data[o.idx].rows += rows;
-            crate::progress::add_records(rows);
-        }
-        Ok(rows)
+        let mut job = CopyJob {
+            fw: &self.fw,
+            ncols: cols.len(),
+            key: &key,
+            pieces: &mut self.piece_bufs,
+            pool: None,
+            stop: None,
+        };
+        job.copy_rows(&mut self.buf, out)?;
+        Ok(())
     }
 
     /// Reads one INSERT statement starting at `sig`, row by row: memory is bounded by the
@@ -1522,6 +1568,298 @@ impl<'c> Converter<'c> {
             .print();
         }
         Ok(())
+    }
+}
+
+/// A mutex's guard, also after a panicking holder (the data is counters and an error).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The header record of a CSV with columns `cols`.
+fn header_record(cfg: &Config, cols: &[String]) -> Vec<u8> {
+    let mut h = Vec::new();
+    let hw = FieldWriter::new(cfg.null.as_bytes());
+    for (i, c) in cols.iter().enumerate() {
+        if i > 0 {
+            h.push(b',');
+        }
+        hw.field(&mut h, Some(c.as_bytes()));
+    }
+    h.push(b'\n');
+    h
+}
+
+/// Converts one table's archive data entries (in script order) into its file, published
+/// when complete. Returns its rows and bytes (the header's included).
+fn convert_group(
+    cfg: &Config,
+    pool: &rayon::ThreadPool,
+    set: &DataSet,
+    archive: &str,
+    t: &DataTable,
+    g: &Group,
+    stop: &AtomicBool,
+) -> Result<(u64, u64)> {
+    let level = cfg.gzip.unwrap_or(6);
+    let mut sink = match &t.path {
+        Some(p) => Sink::from_file(AtomicFile::create(p)?, cfg.gzip.is_some(), level),
+        None => Sink::create(None, cfg.gzip.is_some(), level)?,
+    };
+    crate::progress::phase(format!("table {}.{}", t.schema, t.name));
+    let (mut rows, mut bytes) = (0u64, 0u64);
+    if cfg.header {
+        let h = header_record(cfg, &t.cols);
+        let name = sink.name();
+        sink.write_all(&h).at(name)?;
+        bytes += h.len() as u64;
+    }
+    let fw = FieldWriter::new(cfg.null.as_bytes());
+    let key = (t.schema.clone(), t.name.clone());
+    let mut pieces = Vec::new();
+    for &i in &g.entries {
+        let e = &set.entries[i];
+        if !e.wanted {
+            continue;
+        }
+        let r = set.open(i).at(archive)?;
+        // Positions in messages are in the entry's decompressed data.
+        let mut buf = Buf::new(r, format!("{archive}, {} data", e.what));
+        let mut job = CopyJob {
+            fw: &fw,
+            ncols: t.cols.len(),
+            key: &key,
+            pieces: &mut pieces,
+            pool: Some(pool),
+            stop: Some(stop),
+        };
+        let out = Out {
+            sink: &mut sink,
+            rows: &mut rows,
+            bytes: &mut bytes,
+        };
+        job.copy_rows(&mut buf, Some(out))?;
+        // pg_dump ends the data with `\.` and two blank lines, which the script has already
+        // given the schema output; anything else would be statements the script lost.
+        loop {
+            let a = buf.avail();
+            if let Some(k) = a.iter().position(|b| !matches!(b, b'\n' | b'\r')) {
+                return Err(Error::input(
+                    buf.pos_at(k),
+                    format!(
+                        "text after the end of the COPY data of {}.{}: not what pg_dump writes",
+                        key.0, key.1
+                    ),
+                ));
+            }
+            let n = a.len();
+            buf.advance(n);
+            if !buf.fill()? {
+                break;
+            }
+        }
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(stopped());
+    }
+    sink.finish()?;
+    Ok((rows, bytes))
+}
+
+/// Where a COPY block's converted rows go, with its table's counters.
+struct Out<'a> {
+    sink: &'a mut Sink,
+    rows: &'a mut u64,
+    bytes: &'a mut u64,
+}
+
+impl Out<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let name = self.sink.name();
+        self.sink.write_all(bytes).at(name)?;
+        *self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+/// The conversion of COPY blocks of one table: by the converter for data in the dump, and
+/// by a worker for an archive entry's data read on its own.
+struct CopyJob<'a> {
+    fw: &'a FieldWriter,
+    ncols: usize,
+    key: &'a (String, String),
+    /// Output buffers of the pieces converted in parallel, kept for the next region.
+    pieces: &'a mut Vec<Vec<u8>>,
+    /// The pool to convert pieces on, when not called from inside it.
+    pool: Option<&'a rayon::ThreadPool>,
+    /// Set when another table failed: this one stops (its file is not published).
+    stop: Option<&'a AtomicBool>,
+}
+
+/// The error a worker stops with when another table failed first (never shown: the first
+/// error is).
+fn stopped() -> Error {
+    Error::Usage("stopped: another table failed".into())
+}
+
+impl CopyJob<'_> {
+    /// Reads COPY data from `buf` (at its first line) up to its `\.` end marker, converting it
+    /// into `out` (`None`: skipped). Returns the rows.
+    fn copy_rows(&mut self, buf: &mut Buf, mut out: Option<Out<'_>>) -> Result<u64> {
+        let key = self.key;
+        // The first row's line end is the block's, as PostgreSQL reads it.
+        let crlf = loop {
+            if let Some(k) = memchr::memchr(b'\n', buf.avail()) {
+                break k > 0 && buf.avail()[k - 1] == b'\r';
+            }
+            if !buf.fill()? {
+                break false;
+            }
+        };
+        let conv = CopyConverter::new(self.ncols, self.fw.clone()).with_crlf(crlf);
+        let mut row_no = 0u64;
+        loop {
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return Err(stopped());
+            }
+            let avail = buf.avail();
+            // The end marker: a line that is exactly \. (before \n, \r\n, or end of input).
+            let c = if avail.starts_with(b"\\.") {
+                Some(0)
+            } else {
+                memchr::memmem::find(avail, b"\n\\.").map(|k| k + 1)
+            };
+            // (start of the marker line, end of it); usize::MAX = cannot tell before reading more.
+            let marker = match c {
+                None => None,
+                Some(c) => match (avail.get(c + 2), avail.get(c + 3)) {
+                    (Some(b'\n'), _) => Some((c, c + 3)),
+                    (Some(b'\r'), Some(b'\n')) => Some((c, c + 4)),
+                    (None, _) | (Some(b'\r'), None) if !buf.eof => Some((c, usize::MAX)),
+                    (None, _) | (Some(b'\r'), None) => Some((c, avail.len())),
+                    _ => {
+                        return Err(Error::input(
+                            buf.pos_at(c),
+                            format!(
+                                "end-of-copy marker corrupt: a line of {}.{} starts with \\. followed by other text",
+                                key.0, key.1
+                            ),
+                        ));
+                    }
+                },
+            };
+            let region_end = match marker {
+                Some((c, _)) => c,
+                None => memchr::memrchr(b'\n', avail).map_or(0, |k| k + 1),
+            };
+            if region_end > 0 {
+                let rows = match out.as_mut() {
+                    Some(o) => self.convert_region(buf, &conv, region_end, row_no, o)?,
+                    None => memchr::memchr_iter(b'\n', &buf.avail()[..region_end]).count() as u64,
+                };
+                row_no += rows;
+                buf.line += rows;
+                buf.pos += region_end;
+            }
+            match marker {
+                Some((_, end)) if end != usize::MAX => {
+                    let end = end - region_end;
+                    buf.advance(end);
+                    break;
+                }
+                _ => {}
+            }
+            if !buf.fill()? {
+                return Err(Error::input(
+                    buf.pos_at(0),
+                    format!(
+                        "the dump ends inside the COPY data of {}.{} (no \\. end marker): it is truncated",
+                        key.0, key.1
+                    ),
+                ));
+            }
+        }
+        Ok(row_no)
+    }
+
+    /// Converts `buf.avail()[..len]` (whole lines) and writes it to `out`.
+    fn convert_region(
+        &mut self,
+        buf: &Buf,
+        conv: &CopyConverter,
+        len: usize,
+        row_no: u64,
+        out: &mut Out<'_>,
+    ) -> Result<u64> {
+        let key = self.key;
+        let region = &buf.data[buf.pos..buf.pos + len];
+        let threads = match self.pool {
+            Some(p) => p.current_num_threads(),
+            None => rayon::current_num_threads(),
+        };
+        // Cut into pieces at line ends so cores can share the work.
+        let pieces = if len < PAR_MIN {
+            1
+        } else {
+            (threads * 2).max(1)
+        };
+        let mut bounds = Vec::with_capacity(pieces + 1);
+        bounds.push(0);
+        for p in 1..pieces {
+            let target = len * p / pieces;
+            let prev = *bounds.last().unwrap_or(&0);
+            if target <= prev {
+                continue;
+            }
+            match memchr::memchr(b'\n', &region[target..]) {
+                Some(k) if target + k + 1 < len => bounds.push(target + k + 1),
+                _ => break,
+            }
+        }
+        bounds.push(len);
+        let n = bounds.len() - 1;
+        self.pieces.resize_with(n, Vec::new);
+        let work = |bufs: &mut [Vec<u8>]| -> Vec<std::result::Result<u64, RowError>> {
+            bufs.par_iter_mut()
+                .enumerate()
+                .map(|(k, o)| {
+                    o.clear();
+                    conv.convert(&region[bounds[k]..bounds[k + 1]], o)
+                })
+                .collect()
+        };
+        let results = match self.pool {
+            Some(p) if n > 1 => p.install(|| work(&mut self.pieces[..n])),
+            _ => work(&mut self.pieces[..n]),
+        };
+        let mut rows = 0u64;
+        for (k, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(nr) => rows += nr,
+                Err(e) => {
+                    let rel = bounds[k] + e.offset;
+                    let mut pos = buf.pos_at(0);
+                    pos.line += rows + e.row;
+                    pos.byte += rel as u64;
+                    return Err(Error::input(
+                        pos,
+                        format!(
+                            "{}.{} row {}: {}",
+                            key.0,
+                            key.1,
+                            row_no + rows + e.row + 1,
+                            e.msg
+                        ),
+                    ));
+                }
+            }
+        }
+        for b in &self.pieces[..n] {
+            out.write(b)?;
+        }
+        *out.rows += rows;
+        crate::progress::add_records(rows);
+        Ok(rows)
     }
 }
 

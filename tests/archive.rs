@@ -824,6 +824,48 @@ fn tables_before_a_bad_entry_keep_their_files() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("two");
     fs::create_dir(&d).unwrap();
+    fs::write(d.join("toc.dat"), two_tables_toc()).unwrap();
+    fs::write(
+        d.join("11.dat.gz"),
+        compress(Comp::Gzip, false, ROWS.as_bytes()),
+    )
+    .unwrap();
+    for j in ["1", "2"] {
+        let out = tmp.path().join(format!("out{j}"));
+        let o = Command::new(bin())
+            .arg(&d)
+            .args(["-j", j, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("entry 14 (public.u): its data file 14.dat"),
+            "{err}"
+        );
+        // With -j 2 the tables convert at once and the failure stops t, so t's file is
+        // either complete or absent, never partial.
+        let t = out.join("public.t.csv");
+        if j == "1" || t.exists() {
+            assert_eq!(fs::read_to_string(t).unwrap(), CSV);
+        }
+        assert!(!out.join("public.u.csv").exists());
+        assert!(
+            fs::read_dir(&out).unwrap().all(|f| f
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".csv")),
+            "a temporary file is left in {}",
+            out.display()
+        );
+    }
+}
+
+/// The toc.dat of a directory archive of two tables, public.t (data in 11.dat) and public.u
+/// (data in 14.dat), in that order.
+fn two_tables_toc() -> Vec<u8> {
     let mut b = B {
         minor: 14,
         out: Vec::new(),
@@ -922,27 +964,48 @@ fn tables_before_a_bad_entry_keep_their_files() {
         &[13],
         Some("14.dat"),
     );
-    fs::write(d.join("toc.dat"), &b.out).unwrap();
-    fs::write(
-        d.join("11.dat.gz"),
-        compress(Comp::Gzip, false, ROWS.as_bytes()),
-    )
-    .unwrap();
-    for j in ["1", "2"] {
-        let out = tmp.path().join(format!("out{j}"));
-        let o = Command::new(bin())
-            .arg(&d)
-            .args(["-j", j, "-o"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(
-            err.contains("entry 14 (public.u): its data file 14.dat"),
-            "{err}"
-        );
-        assert_eq!(fs::read_to_string(out.join("public.t.csv")).unwrap(), CSV);
-        assert!(!out.join("public.u.csv").exists());
+    b.out
+}
+
+#[test]
+fn tables_of_a_directory_archive_convert_at_once() {
+    // t's data file is a FIFO nobody writes to until u's CSV is published: one table after
+    // another in TOC order (t first) could never finish; with -j 2 u is converted while t
+    // waits. The deadline below only stops a hung run; it measures nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("two");
+    fs::create_dir(&d).unwrap();
+    fs::write(d.join("toc.dat"), two_tables_toc()).unwrap();
+    let fifo = d.join("11.dat");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    fs::write(d.join("14.dat"), ROWS).unwrap();
+    let out = tmp.path().join("out");
+    let mut child = Command::new(bin())
+        .arg(&d)
+        .args(["-j", "2", "-o"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let u = out.join("public.u.csv");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !u.exists() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("u was not converted while t waited for its data");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    assert!(!out.join("public.t.csv").exists());
+    fs::write(&fifo, ROWS).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read_to_string(out.join("public.t.csv")).unwrap(), CSV);
+    assert_eq!(fs::read_to_string(&u).unwrap(), CSV);
 }

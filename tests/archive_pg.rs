@@ -1,7 +1,8 @@
 //! pgdump2csv on the archives the real pg_dump writes of the fixture database: custom
 //! (`-Fc`, `-Fc -Z0`, `-Fc` into a pipe so the TOC has no offsets), directory (`-Fd -j 2`)
 //! and tar (`-Ft`). Every output (CSV files, --schema, --post-data, the manifest's tables)
-//! must be byte-identical to converting the plain dump of the same server.
+//! must be byte-identical to converting the plain dump of the same server, whether the
+//! tables are converted one after another (`-j 1`) or concurrently (`-j 4`).
 //!
 //! Skipped with a loud line when no PostgreSQL can be started (DUMPSHARD_REQUIRE_PG=1 makes
 //! that a failure).
@@ -323,4 +324,246 @@ fn large_objects_are_counted_not_converted() {
             .count(),
         2
     );
+}
+
+/// The fixture database plus three tables big enough that their conversions overlap and
+/// each is cut into pieces (one with --load-via-partition-root style repeats is covered by the
+/// plain-dump tests).
+fn big_db(pg: &Pg) {
+    pg.createdb("big");
+    pg.psql_file("big", &fixture("nasty.sql"));
+    for i in 1..=3 {
+        pg.psql(
+            "big",
+            &format!(
+                "CREATE TABLE public.big{i} (id integer PRIMARY KEY, s text, n numeric);
+                 INSERT INTO public.big{i} SELECT g, md5((g * {i})::text) || E'\\t\",\\n', g / 7.0
+                   FROM generate_series(1, 60000 * {i}) g;"
+            ),
+        );
+    }
+}
+
+fn pg_dump_to(pg: &Pg, db: &str, args: &[&str], to: &Path) {
+    let o = pg
+        .client("pg_dump")
+        .args(args)
+        .arg("-f")
+        .arg(to)
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "pg_dump {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// `pg_dump -Fc` into a pipe, saved to a file: its TOC has no data offsets.
+fn pg_dump_piped(pg: &Pg, db: &str, to: &Path) {
+    let mut pd = pg
+        .client("pg_dump")
+        .args(["-Fc", db])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut f = fs::File::create(to).unwrap();
+    std::io::copy(pd.stdout.as_mut().unwrap(), &mut f).unwrap();
+    assert!(pd.wait().unwrap().success());
+}
+
+/// A directory archive whose data files are stored every way pg_restore reads them: the
+/// gzip files pg_dump wrote, and some rewritten plain, lz4 and zstd.
+fn mix_compression(dir: &Path) {
+    use std::io::{Read, Write};
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".dat.gz"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    for (k, p) in files.iter().enumerate() {
+        if k % 4 == 0 {
+            continue;
+        }
+        let mut raw = Vec::new();
+        flate2::read::MultiGzDecoder::new(fs::File::open(p).unwrap())
+            .read_to_end(&mut raw)
+            .unwrap();
+        let base = p.to_string_lossy().trim_end_matches(".gz").to_string();
+        match k % 4 {
+            1 => fs::write(&base, &raw).unwrap(),
+            2 => {
+                let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                e.write_all(&raw).unwrap();
+                fs::write(format!("{base}.lz4"), e.finish().unwrap()).unwrap();
+            }
+            _ => fs::write(
+                format!("{base}.zst"),
+                zstd::encode_all(&raw[..], 3).unwrap(),
+            )
+            .unwrap(),
+        }
+        fs::remove_file(p).unwrap();
+    }
+}
+
+fn assert_same_gunzipped(a: &Path, b: &Path, what: &str) {
+    use std::io::Read;
+    let gunzip = |v: &[u8]| {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(v)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    };
+    let (x, y) = (outputs(&a.join("csv")), outputs(&b.join("csv")));
+    assert_eq!(
+        x.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        y.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        "{what}: different files"
+    );
+    assert!(
+        x.iter().any(|f| f.0.ends_with(".csv.gz")),
+        "{what}: no gzip output"
+    );
+    for ((n, p), (_, q)) in x.iter().zip(&y) {
+        if n.ends_with(".gz") {
+            assert!(gunzip(p) == gunzip(q), "{what}: {n} differs");
+        } else {
+            assert!(p == q, "{what}: {n} differs");
+        }
+    }
+    for f in ["schema.sql", "post.sql"] {
+        assert_eq!(unkeyed(&a.join(f)), unkeyed(&b.join(f)), "{what}: {f}");
+    }
+}
+
+#[test]
+fn tables_converted_concurrently_match_one_job() {
+    let Some(pg) = Pg::start() else { return };
+    big_db(&pg);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    pg_dump_to(&pg, "big", &[], &t.join("plain.sql"));
+    pg_dump_to(&pg, "big", &["-Fc"], &t.join("c.dump"));
+    pg_dump_piped(&pg, "big", &t.join("pipe.dump"));
+    pg_dump_to(&pg, "big", &["-Fd", "-j", "2"], &t.join("dir"));
+    mix_compression(&t.join("dir"));
+    pg_dump_to(&pg, "big", &["-Ft"], &t.join("t.tar"));
+    convert(
+        Some(&t.join("plain.sql")),
+        Stdio::null(),
+        &t.join("o-plain"),
+        &[],
+    );
+    for name in ["c.dump", "pipe.dump", "dir", "t.tar"] {
+        for j in ["1", "4"] {
+            let out = t.join(format!("o-{name}-{j}"));
+            convert(Some(&t.join(name)), Stdio::null(), &out, &["-j", j]);
+            assert_same(&t.join("o-plain"), &out, &format!("{name} -j {j}"));
+        }
+        // Headers, a NULL token and gzip output are made by the workers too.
+        let extra = ["--header", "--null", "\\N", "--gzip"];
+        let one = t.join(format!("o-{name}-1x"));
+        let four = t.join(format!("o-{name}-4x"));
+        convert(
+            Some(&t.join(name)),
+            Stdio::null(),
+            &one,
+            &[&extra[..], &["-j", "1"]].concat(),
+        );
+        convert(
+            Some(&t.join(name)),
+            Stdio::null(),
+            &four,
+            &[&extra[..], &["-j", "4"]].concat(),
+        );
+        // The gzip bytes depend on how the writes were cut (already so for plain dumps and
+        // -j), so the decompressed CSV is compared.
+        assert_same_gunzipped(&one, &four, &format!("{name} --header --gzip -j 4"));
+    }
+    // One table to stdout, from a worker.
+    let stdout = |j: &str| {
+        let o = Command::new(bin())
+            .arg(t.join("dir"))
+            .args(["-t", "big2", "-j", j])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o.stdout
+    };
+    let s4 = stdout("4");
+    assert!(
+        s4 == stdout("1"),
+        "-t big2 to stdout differs between -j 1 and -j 4"
+    );
+    assert_eq!(s4, fs::read(t.join("o-plain/csv/public.big2.csv")).unwrap());
+}
+
+#[test]
+fn a_corrupt_table_stops_a_concurrent_run() {
+    let Some(pg) = Pg::start() else { return };
+    big_db(&pg);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    pg_dump_to(&pg, "big", &["-Fd"], &t.join("dir"));
+    pg_dump_to(&pg, "big", &["-Fc"], &t.join("c.dump"));
+    // The biggest data file (big3's) gets a damaged middle: the other two big tables are
+    // being converted when it fails.
+    let biggest = fs::read_dir(t.join("dir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".dat.gz"))
+        .max_by_key(|p| fs::metadata(p).unwrap().len())
+        .unwrap();
+    let mut v = fs::read(&biggest).unwrap();
+    let n = v.len();
+    for b in &mut v[n / 2..n / 2 + 64] {
+        *b ^= 0x5a;
+    }
+    fs::write(&biggest, &v).unwrap();
+    let mut v = fs::read(t.join("c.dump")).unwrap();
+    let n = v.len();
+    for b in &mut v[n * 3 / 4..n * 3 / 4 + 64] {
+        *b ^= 0x5a;
+    }
+    fs::write(t.join("c.dump"), &v).unwrap();
+    for name in ["dir", "c.dump"] {
+        let out = t.join(format!("o-{name}"));
+        fs::create_dir_all(&out).unwrap();
+        let o = Command::new(bin())
+            .arg(t.join(name))
+            .args(["-j", "4", "-o"])
+            .arg(out.join("csv"))
+            .arg("--manifest")
+            .arg(out.join("m.json"))
+            .arg("--schema")
+            .arg(out.join("schema.sql"))
+            .arg("--post-data")
+            .arg(out.join("post.sql"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let bad = ["big1", "big2", "big3"]
+            .into_iter()
+            .find(|b| err.contains(&format!("(public.{b})")))
+            .unwrap_or_else(|| panic!("{name}: no big table named in: {err}"));
+        assert!(
+            !out.join(format!("csv/public.{bad}.csv")).exists(),
+            "{name}: {bad} published"
+        );
+        for f in ["m.json", "schema.sql", "post.sql"] {
+            assert!(!out.join(f).exists(), "{name}: {f} written after a failure");
+        }
+        // Whatever else is there is complete (the plain tables converted before the
+        // failure): no temporary files.
+        for e in fs::read_dir(out.join("csv")).unwrap() {
+            let f = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(f.ends_with(".csv"), "{name}: {f} left behind");
+        }
+    }
 }

@@ -167,6 +167,64 @@ impl Stream {
         }
     }
 
+    /// Custom format: reads the next data block's header and skips its body. Returns the
+    /// block's entry id and the offset of its header, `None` at the end of the archive.
+    pub fn skip_block(&mut self) -> io::Result<Option<(i64, u64)>> {
+        let at = self.r.pos;
+        self.what = "the data blocks".into();
+        let Some(kind) = self
+            .prim()
+            .byte_or_eof("a data block header")
+            .map_err(|e| e.into_io())?
+        else {
+            return Ok(None);
+        };
+        let bid = self.int()?;
+        match kind {
+            1 => self.skip_chunks(&format!("the data block of entry {bid}"))?,
+            3 => loop {
+                if self.int()? == 0 {
+                    break;
+                }
+                self.skip_chunks(&format!("the large objects of entry {bid}"))?;
+            },
+            k => return Err(bad(at, format!("unknown data block type {k}"))),
+        }
+        Ok(Some((bid, at)))
+    }
+
+    /// Tar format: lists the members from here to the end: name -> (offset of the member's
+    /// data, size). The first member of a name counts, as for a forward read.
+    pub fn list_members(&mut self) -> io::Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
+        let mut out = std::collections::HashMap::new();
+        loop {
+            let at = self.r.pos;
+            let mut h = [0u8; 512];
+            let mut got = 0;
+            while got < 512 {
+                match self.r.read(&mut h[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if got < 512 || h.iter().all(|&b| b == 0) {
+                return Ok(out);
+            }
+            let name_end = h[..100].iter().position(|&b| b == 0).unwrap_or(100);
+            let size = tar_number(&h[124..136])
+                .ok_or_else(|| bad(at, "tar member header with a bad size field".into()))?;
+            let pad = (512 - size % 512) % 512;
+            out.entry(h[..name_end].to_vec())
+                .or_insert((self.r.pos, size));
+            if self.skip(size + pad, "a tar member").is_err() {
+                // Cut short: the member's reader reports it, naming its entry.
+                return Ok(out);
+            }
+        }
+    }
+
     /// Reads the rest of the current block or member, so the next one can be found.
     pub fn finish_entry(&mut self) -> io::Result<()> {
         let mut scratch = [0u8; 8192];
@@ -283,6 +341,43 @@ impl Read for MemberReader {
             .lock()
             .map_err(|_| io::Error::other("archive reader poisoned"))?;
         s.member_read(buf)
+    }
+}
+
+/// Exactly `left` bytes of a file (a tar member read at its offset); ending early is an
+/// error naming the offset.
+pub struct Exact<R> {
+    /// The file, at the member's data.
+    pub inner: R,
+    /// Bytes still to read.
+    pub left: u64,
+    /// Offset reached, for messages.
+    pub at: u64,
+    /// The entry, for messages.
+    pub what: String,
+}
+
+impl<R: Read> Read for Exact<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(bad(
+                self.at,
+                format!(
+                    "the tar member of {} runs past the end of the archive: it is truncated",
+                    self.what
+                ),
+            ));
+        }
+        self.left -= n as u64;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 

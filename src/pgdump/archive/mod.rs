@@ -4,10 +4,15 @@
 //! plain-dump converter then reads. That keeps one converter and makes every output
 //! byte-identical to converting the plain dump of the same database.
 //!
-//! Data is read in one forward pass (a custom archive from a pipe works; blocks of entries
-//! that are not wanted are skipped, not decompressed), and each entry's data is decompressed
-//! on its own thread so that inflating overlaps conversion. Memory: the TOC (the schema
-//! text) plus a few decompression buffers per entry, whatever the data size.
+//! From a pipe (and with one job), data is read in one forward pass (blocks of entries that
+//! are not wanted are skipped, not decompressed), and each entry's data is decompressed on its
+//! own thread so that inflating overlaps conversion. From a file with more than one job, each
+//! entry is read on its own (a directory's data files; a custom archive's blocks at the
+//! offsets in the TOC, or found by one scan when pg_dump wrote to a pipe; a tar file's members
+//! found by one pass over their headers): the script then holds every COPY with an empty body
+//! and [`DataSet`] opens the data, for the caller to convert tables concurrently. Memory: the
+//! TOC (the schema text) plus a few decompression buffers per entry open, whatever the data
+//! size.
 
 pub mod data;
 pub mod toc;
@@ -48,6 +53,9 @@ pub struct Opened {
     pub reader: Box<dyn Read + Send>,
     /// Set when the input was an archive.
     pub facts: Option<Facts>,
+    /// Set when the archive's table data is to be converted concurrently: the script then
+    /// holds each `COPY` with an empty body, and this set opens the data of the n-th `COPY`.
+    pub data: Option<DataSet>,
 }
 
 /// Which data the caller wants converted: `(schema, table) -> bool`.
@@ -56,14 +64,17 @@ pub type Want<'a> = &'a dyn Fn(&str, &str) -> bool;
 /// Opens `path` (`None`/`-` = stdin) and recognises an archive by its content; other input is
 /// handed back unchanged as a plain dump.
 ///
-/// `jobs` bounds how many tables' data is decompressed at once (directory archives and
-/// custom archives in a file with data offsets; a pipe and a tar file are read in one pass).
+/// With `jobs` above 1, an archive whose entries can be read each on its own (a directory, a
+/// custom or tar archive in a regular file) hands its table data out in [`Opened::data`] for
+/// the caller to convert concurrently; from a pipe it is read in one pass, and `jobs` only
+/// bounds how many tables' data is decompressed ahead.
 pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> {
     let ahead = jobs.clamp(1, MAX_AHEAD + 1) - 1;
+    let concurrent = jobs > 1;
     if let Some(p) = path.filter(|p| !crate::input::is_stdin(p))
         && p.is_dir()
     {
-        return open_dir(p, want, ahead);
+        return open_dir(p, want, ahead, concurrent);
     }
     let Input {
         name,
@@ -76,11 +87,12 @@ pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> 
     (&mut reader).take(512).read_to_end(&mut head).at(&name)?;
     let rest: Box<dyn Read + Send> = Box::new(Cursor::new(head.clone()).chain(reader));
     if head.starts_with(toc::MAGIC) {
-        return open_custom(name, rest, want, file.map(|f| (f, ahead)));
+        return open_custom(name, rest, want, file.map(|f| (f, ahead)), concurrent);
     }
     if head.len() == 512 && &head[257..262] == b"ustar" {
         if head.starts_with(b"toc.dat\0") {
-            return open_tar(name, rest, want);
+            let seekable = file.filter(|f| concurrent && f.is_file());
+            return open_tar(name, rest, want, seekable);
         }
         let end = head[..100].iter().position(|&b| b == 0).unwrap_or(100);
         return Err(Error::file(
@@ -95,6 +107,7 @@ pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> 
         name,
         reader: rest,
         facts: None,
+        data: None,
     })
 }
 
@@ -113,6 +126,7 @@ fn open_custom(
     r: Box<dyn Read + Send>,
     want: Want<'_>,
     file: Option<(PathBuf, usize)>,
+    concurrent: bool,
 ) -> Result<Opened> {
     let mut c = Counted { inner: r, pos: 0 };
     let h = toc::read_header(&mut c).map_err(|e| format_err(&name, e))?;
@@ -122,7 +136,7 @@ fn open_custom(
             "this is the toc.dat of a directory archive: give the directory itself",
         ));
     }
-    let entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&name, e))?;
+    let mut entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&name, e))?;
     let all_offsets = entries.iter().all(|e| {
         !(e.had_dumper && e.is("TABLE DATA"))
             || matches!(
@@ -133,6 +147,26 @@ fn open_custom(
                 } | Extra::Block { no_data: true, .. }
             )
     });
+    // pg_dump wrote to a pipe: find the blocks in one scan, as pg_restore does. A scan that
+    // fails (a damaged block) leaves the one forward pass, which reports the damage in order.
+    if let Some((path, _)) = file.as_ref().filter(|(p, _)| concurrent && p.is_file())
+        && (all_offsets || find_offsets(path, c.pos, &h, &mut entries).is_ok())
+    {
+        let src = Source::CustomFile {
+            path: path.clone(),
+            int_size: h.int_size,
+            off_size: h.off_size,
+        };
+        return Ok(finish_open(
+            name,
+            "custom",
+            h,
+            entries,
+            src,
+            want,
+            Reading::APART,
+        ));
+    }
     let (src, ahead) = match file {
         // A named pipe given by path cannot be reopened and read at offsets.
         Some((path, ahead)) if all_offsets && ahead > 0 && path.is_file() => (
@@ -149,10 +183,25 @@ fn open_custom(
             (Source::Custom(Arc::new(Mutex::new(stream))), 0)
         }
     };
-    Ok(finish_open(name, "custom", h, entries, src, want, ahead))
+    Ok(finish_open(
+        name,
+        "custom",
+        h,
+        entries,
+        src,
+        want,
+        Reading::ahead(ahead),
+    ))
 }
 
-fn open_tar(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Opened> {
+/// `seekable`: the archive's path when it is a regular file whose members may be read each
+/// on its own (for concurrent conversion).
+fn open_tar(
+    name: String,
+    r: Box<dyn Read + Send>,
+    want: Want<'_>,
+    seekable: Option<PathBuf>,
+) -> Result<Opened> {
     let stream = Arc::new(Mutex::new(Stream::new(r, 0, 4, 8)));
     let start = {
         let mut s = stream
@@ -172,13 +221,30 @@ fn open_tar(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Ope
     };
     let h = toc::read_header(&mut c).map_err(|e| format_err(&name, e))?;
     let entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&name, e))?;
-    {
+    let members = {
         let mut s = stream
             .lock()
             .map_err(|_| Error::file(&name, "archive reader poisoned"))?;
         s.finish_entry().at(&name)?;
         s.int_size = h.int_size;
         s.off_size = h.off_size;
+        match &seekable {
+            // The member headers are read in one pass over the rest of the file.
+            Some(_) => Some(s.list_members().at(&name)?),
+            None => None,
+        }
+    };
+    if let (Some(path), Some(members)) = (seekable, members) {
+        let src = Source::TarFile { path, members };
+        return Ok(finish_open(
+            name,
+            "tar",
+            h,
+            entries,
+            src,
+            want,
+            Reading::APART,
+        ));
     }
     Ok(finish_open(
         name,
@@ -187,11 +253,11 @@ fn open_tar(name: String, r: Box<dyn Read + Send>, want: Want<'_>) -> Result<Ope
         entries,
         Source::Tar(stream),
         want,
-        0,
+        Reading::ahead(0),
     ))
 }
 
-fn open_dir(dir: &Path, want: Want<'_>, ahead: usize) -> Result<Opened> {
+fn open_dir(dir: &Path, want: Want<'_>, ahead: usize, concurrent: bool) -> Result<Opened> {
     let name = dir.display().to_string();
     let tocp = dir.join("toc.dat");
     if !tocp.is_file() {
@@ -220,7 +286,139 @@ fn open_dir(dir: &Path, want: Want<'_>, ahead: usize) -> Result<Opened> {
     }
     let entries = toc::read_toc(&mut c, &h).map_err(|e| format_err(&tocname, e))?;
     let src = Source::Dir(dir.to_path_buf());
-    Ok(finish_open(name, "directory", h, entries, src, want, ahead))
+    Ok(finish_open(
+        name,
+        "directory",
+        h,
+        entries,
+        src,
+        want,
+        Reading { ahead, concurrent },
+    ))
+}
+
+/// One table data entry whose data is converted apart from the script.
+pub struct DataEntry {
+    /// The entry's `COPY ... FROM stdin;` statement, as the script holds it.
+    pub copy_stmt: Vec<u8>,
+    /// False when the caller did not want this entry's data (its COPY then stays empty).
+    pub wanted: bool,
+    /// `entry 3547 (public.t)`, for messages.
+    pub what: String,
+    /// Bytes the entry takes in the archive (an estimate: biggest are started first).
+    pub size: u64,
+    id: i64,
+    file: Vec<u8>,
+    offset: u64,
+}
+
+/// The data entries of an archive that can be read each on its own, in script order (the
+/// n-th entry belongs to the n-th `COPY` of the script).
+pub struct DataSet {
+    src: Arc<Source>,
+    compression: Compression,
+    /// The entries.
+    pub entries: Vec<DataEntry>,
+}
+
+impl DataSet {
+    /// Opens entry `i`'s decompressed data (decompressed on a thread of its own).
+    pub fn open(&self, i: usize) -> io::Result<Box<dyn Read + Send>> {
+        let e = &self.entries[i];
+        open_entry(
+            &self.src,
+            self.compression,
+            e.id,
+            &e.what,
+            &e.file,
+            e.offset,
+        )
+    }
+
+    /// Fills in the entries' sizes, so the biggest tables can be started first.
+    fn measure(&mut self) {
+        match &*self.src {
+            Source::CustomFile { path, .. } => {
+                let end = std::fs::metadata(path).map_or(0, |m| m.len());
+                let mut offs: Vec<u64> = self.entries.iter().map(|e| e.offset).collect();
+                offs.push(end);
+                offs.sort_unstable();
+                for e in &mut self.entries {
+                    let i = offs.partition_point(|&o| o <= e.offset);
+                    e.size = offs.get(i).map_or(0, |&n| n - e.offset);
+                }
+            }
+            Source::TarFile { members, .. } => {
+                for e in &mut self.entries {
+                    e.size = tar_names(&e.file)
+                        .iter()
+                        .find_map(|n| members.get(n).map(|m| m.1))
+                        .unwrap_or(0);
+                }
+            }
+            Source::Dir(d) => {
+                for e in &mut self.entries {
+                    let base = String::from_utf8_lossy(&e.file).into_owned();
+                    e.size = ["", ".gz", ".lz4", ".zst"]
+                        .iter()
+                        .find_map(|s| std::fs::metadata(d.join(format!("{base}{s}"))).ok())
+                        .map_or(0, |m| m.len());
+                }
+            }
+            Source::Custom(_) | Source::Tar(_) => {}
+        }
+    }
+}
+
+/// Finds the data blocks of an archive file whose TOC has no offsets (pg_dump wrote it to a
+/// pipe) in one pass from `start`, the end of the TOC, as pg_restore does.
+fn find_offsets(path: &Path, start: u64, h: &Header, entries: &mut [Entry]) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(start))?;
+    let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
+    let mut st = Stream::new(r, start, h.int_size, h.off_size);
+    let mut found = std::collections::HashMap::new();
+    while let Some((id, at)) = st.skip_block()? {
+        found.entry(id).or_insert(at);
+    }
+    for e in entries.iter_mut() {
+        if let Extra::Block {
+            offset,
+            no_data: false,
+        } = &mut e.extra
+            && offset.is_none()
+            && let Some(&at) = found.get(&e.id)
+        {
+            *offset = Some(at);
+        }
+    }
+    Ok(())
+}
+
+/// How an archive's data is to be read.
+#[derive(Clone, Copy)]
+struct Reading {
+    /// Entries decompressed ahead of the one being converted, in the one-pass script.
+    ahead: usize,
+    /// Whether entries may be handed out to be converted concurrently (when all are COPY
+    /// data; otherwise the script holds them, read `ahead`).
+    concurrent: bool,
+}
+
+impl Reading {
+    /// Every entry read on its own.
+    const APART: Reading = Reading {
+        ahead: 0,
+        concurrent: true,
+    };
+
+    fn ahead(ahead: usize) -> Reading {
+        Reading {
+            ahead,
+            concurrent: false,
+        }
+    }
 }
 
 /// Where data comes from.
@@ -234,6 +432,12 @@ enum Source {
         off_size: u8,
     },
     Tar(Shared),
+    /// A tar archive file: each member read at its offset.
+    TarFile {
+        path: PathBuf,
+        /// Member name -> (offset of its data, size).
+        members: std::collections::HashMap<Vec<u8>, (u64, u64)>,
+    },
     Dir(PathBuf),
 }
 
@@ -254,8 +458,9 @@ fn finish_open(
     entries: Vec<Entry>,
     src: Source,
     want: Want<'_>,
-    ahead: usize,
+    reading: Reading,
 ) -> Opened {
+    let Reading { ahead, concurrent } = reading;
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
         crate::progress::message(&format!(
@@ -271,8 +476,26 @@ fn finish_open(
         server_version: s(&h.server_version),
         large_objects,
     };
-    let steps = plan(&h, &entries, want);
+    // Concurrent conversion needs every data entry to be COPY data (an INSERT archive's data
+    // is statements, which the script must hold in order).
+    let concurrent = concurrent
+        && entries.iter().all(|e| {
+            !(e.had_dumper && e.is("TABLE DATA"))
+                || matches!(e.extra, Extra::Block { no_data: true, .. })
+                || e.copy_stmt.as_deref().is_some_and(|c| !c.is_empty())
+        });
+    let (steps, deferred) = plan(&h, &entries, want, concurrent);
     let compression = h.compression;
+    let src = Arc::new(src);
+    let data = deferred.map(|entries| {
+        let mut set = DataSet {
+            src: Arc::clone(&src),
+            compression,
+            entries,
+        };
+        set.measure();
+        set
+    });
     Opened {
         name,
         reader: Box::new(Script {
@@ -287,6 +510,7 @@ fn finish_open(
             compression,
         }),
         facts: Some(facts),
+        data,
     }
 }
 
@@ -331,7 +555,15 @@ struct State {
 }
 
 /// The script, as pg_restore's `RestoreArchive` prints it in text mode.
-fn plan(h: &Header, entries: &[Entry], want: Want<'_>) -> Vec<Step> {
+///
+/// With `defer`, every COPY gets an empty body and the data entries are returned in script
+/// order instead, to be converted concurrently.
+fn plan(
+    h: &Header,
+    entries: &[Entry],
+    want: Want<'_>,
+    defer: bool,
+) -> (Vec<Step>, Option<Vec<DataEntry>>) {
     let special = |e: &Entry| e.is("ENCODING") || e.is("STDSTRINGS") || e.is("SEARCHPATH");
     let find = |d: &str| {
         entries
@@ -391,6 +623,7 @@ fn plan(h: &Header, entries: &[Entry], want: Want<'_>) -> Vec<Step> {
     t.extend_from_slice(b"SET row_security = off;\n\n");
 
     let mut st = State::default();
+    let mut deferred = Vec::new();
     for p in 0..3u8 {
         for e in entries.iter().filter(|e| !special(e) && pass(e) == p) {
             let is_data = e.had_dumper;
@@ -414,7 +647,27 @@ fn plan(h: &Header, entries: &[Entry], want: Want<'_>) -> Vec<Step> {
             }
             let ns = String::from_utf8_lossy(e.namespace.as_deref().unwrap_or(b"")).into_owned();
             let tag = String::from_utf8_lossy(e.tag.as_deref().unwrap_or(b"")).into_owned();
-            if want(&ns, &tag) {
+            if defer {
+                deferred.push(DataEntry {
+                    copy_stmt: e.copy_stmt.clone().unwrap_or_default(),
+                    wanted: want(&ns, &tag),
+                    what: format!("entry {} ({})", e.id, e.display_name()),
+                    id: e.id,
+                    file: match &e.extra {
+                        Extra::File(f) => f.clone(),
+                        Extra::Block { .. } => Vec::new(),
+                    },
+                    offset: match e.extra {
+                        Extra::Block {
+                            offset: Some(o), ..
+                        } => o,
+                        _ => 0,
+                    },
+                    size: 0,
+                });
+                // The same bytes as an entry not wanted: the data goes to DataSet.
+                t.extend_from_slice(b"\\.\n\n\n");
+            } else if want(&ns, &tag) {
                 steps.push(Step::Text(std::mem::take(&mut t)));
                 steps.push(Step::Data {
                     id: e.id,
@@ -441,7 +694,7 @@ fn plan(h: &Header, entries: &[Entry], want: Want<'_>) -> Vec<Step> {
         b"--\n-- PostgreSQL database dump complete\n--\n\n\\unrestrict pgdump2csv\n\n",
     );
     steps.push(Step::Text(t));
-    steps
+    (steps, defer.then_some(deferred))
 }
 
 /// pg_dump's `sanitize_line`: no newlines in a comment line; NULL or empty shown as `-`.
@@ -850,26 +1103,30 @@ struct Script {
     text: Vec<u8>,
     text_pos: usize,
     cur: Option<Box<dyn Read + Send>>,
-    src: Source,
+    src: Arc<Source>,
     compression: Compression,
 }
 
-impl Script {
-    fn open_data(
-        &self,
-        id: i64,
-        what: &str,
-        file: &[u8],
-        offset: u64,
-    ) -> io::Result<Box<dyn Read + Send>> {
-        match &self.src {
+/// Opens one data entry's decompressed data (its decompression running on a thread of its
+/// own). For a pipe (`Source::Custom`, `Source::Tar`) the entry must come after the last one
+/// opened.
+fn open_entry(
+    src: &Source,
+    compression: Compression,
+    id: i64,
+    what: &str,
+    file: &[u8],
+    offset: u64,
+) -> io::Result<Box<dyn Read + Send>> {
+    {
+        match src {
             Source::Custom(s) => {
                 s.lock()
                     .map_err(|_| io::Error::other("poisoned"))?
                     .find_block(id, what)?;
                 data::decode(
                     Box::new(data::BlockReader(Arc::clone(s))),
-                    self.compression,
+                    compression,
                     Wrapper::Block,
                     what,
                     Some(Arc::clone(s)),
@@ -882,6 +1139,16 @@ impl Script {
             } => {
                 use std::io::{Seek, SeekFrom};
                 let mut f = std::fs::File::open(path)?;
+                if offset == 0 {
+                    // No offset in the TOC and none found by the scan.
+                    let end = f.metadata()?.len();
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "byte {end}: the archive ends before the data block of {what}: it is truncated"
+                        ),
+                    ));
+                }
                 f.seek(SeekFrom::Start(offset))?;
                 // Opened here, not by input::open: counted for the progress bar here too
                 // (above the buffer, so only the bytes used count).
@@ -893,19 +1160,14 @@ impl Script {
                 let st = Arc::new(Mutex::new(st));
                 data::decode(
                     Box::new(data::BlockReader(Arc::clone(&st))),
-                    self.compression,
+                    compression,
                     Wrapper::Block,
                     what,
                     Some(st),
                 )
             }
             Source::Tar(s) => {
-                let mut names = vec![file.to_vec()];
-                for suffix in [&b".gz"[..], b".lz4", b".zst"] {
-                    let mut n = file.to_vec();
-                    n.extend_from_slice(suffix);
-                    names.push(n);
-                }
+                let names = tar_names(file);
                 let found = s
                     .lock()
                     .map_err(|_| io::Error::other("poisoned"))?
@@ -918,11 +1180,65 @@ impl Script {
                     Some(Arc::clone(s)),
                 )
             }
+            Source::TarFile { path, members } => {
+                use std::io::{Seek, SeekFrom};
+                let found = tar_names(file)
+                    .into_iter()
+                    .find_map(|n| members.get(&n).map(|m| (n, *m)));
+                let Some((name, (at, size))) = found else {
+                    let end = std::fs::metadata(path)?.len();
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "byte {end}: the tar archive ends before the member holding the data of {what}"
+                        ),
+                    ));
+                };
+                let mut f = std::fs::File::open(path)?;
+                f.seek(SeekFrom::Start(at))?;
+                // Counted for the progress bar above the buffer, as a custom file's blocks.
+                let r = crate::progress::Reading(data::Exact {
+                    inner: io::BufReader::with_capacity(1 << 16, f),
+                    left: size,
+                    at,
+                    what: what.to_string(),
+                });
+                data::decode(
+                    Box::new(r),
+                    data::member_compression(&name),
+                    Wrapper::File,
+                    what,
+                    None,
+                )
+            }
             Source::Dir(d) => {
                 let (f, c, name) = data::open_dir_file(d, file, what)?;
                 data::decode(f, c, Wrapper::File, &format!("{what} in {name}"), None)
             }
         }
+    }
+}
+
+/// The member names pg_dump may have given a data file in a tar archive.
+fn tar_names(file: &[u8]) -> Vec<Vec<u8>> {
+    let mut names = vec![file.to_vec()];
+    for suffix in [&b".gz"[..], b".lz4", b".zst"] {
+        let mut n = file.to_vec();
+        n.extend_from_slice(suffix);
+        names.push(n);
+    }
+    names
+}
+
+impl Script {
+    fn open_data(
+        &self,
+        id: i64,
+        what: &str,
+        file: &[u8],
+        offset: u64,
+    ) -> io::Result<Box<dyn Read + Send>> {
+        open_entry(&self.src, self.compression, id, what, file, offset)
     }
 
     fn open_step(&self, i: usize) -> io::Result<Box<dyn Read + Send>> {
@@ -952,12 +1268,12 @@ impl Script {
     }
 
     fn finish_data(&mut self) -> io::Result<()> {
-        match &self.src {
+        match &*self.src {
             Source::Custom(s) | Source::Tar(s) => s
                 .lock()
                 .map_err(|_| io::Error::other("poisoned"))?
                 .finish_entry(),
-            Source::Dir(_) | Source::CustomFile { .. } => Ok(()),
+            Source::Dir(_) | Source::CustomFile { .. } | Source::TarFile { .. } => Ok(()),
         }
     }
 }
