@@ -30,7 +30,39 @@ pub fn unregister_temp(path: &std::path::Path) {
     }
 }
 
+fn children() -> &'static Mutex<HashSet<u32>> {
+    static CHILDREN: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    CHILDREN.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Remembers a child process, leader of its own process group, whose group is terminated if
+/// the process is interrupted: one still being fed (csvsplit's `--filter`), which, left
+/// running, would take the end of its input for the end of a whole shard.
+pub fn register_child(pid: u32) {
+    if let Ok(mut c) = children().lock() {
+        c.insert(pid);
+    }
+}
+
+/// Forgets a pid given to [`register_child`].
+pub fn unregister_child(pid: u32) {
+    if let Ok(mut c) = children().lock() {
+        c.remove(&pid);
+    }
+}
+
 fn remove_registered() {
+    if let Ok(c) = children().lock() {
+        for &pid in c.iter() {
+            if let Ok(pid) = libc::pid_t::try_from(pid) {
+                // SAFETY: a signal to the process group of a child of ours that has not been
+                // waited for, so the id cannot have been reused.
+                unsafe {
+                    libc::kill(-pid, libc::SIGTERM);
+                }
+            }
+        }
+    }
     if let Ok(reg) = cleanup_registry().lock() {
         for p in reg.iter() {
             if p.is_dir() {

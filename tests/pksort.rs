@@ -539,6 +539,54 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The final merge of an external sort runs over key ranges in parallel with -j 2 and
+    /// -j 3; what comes out (records, duplicates file, error, exit code) is the same as with
+    /// one thread, under every duplicate policy.
+    #[test]
+    fn parallel_final_merge_is_identical_to_one_thread(c in case(), policy in 0usize..4) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut big = c.clone();
+        while big.records.len() < 600 {
+            let more = c.records.clone();
+            big.records.extend(more);
+        }
+        for r in &mut big.records {
+            if r.1.last() != Some(&b'\n') {
+                r.1.push(b'\n');
+            }
+        }
+        let input = input_of(&big);
+        let mut base = case_args(&c);
+        // case_args ends its key options with "--on-dup keep"; replace the policy.
+        let at = base.iter().position(|a| a == "--on-dup").unwrap();
+        base[at + 1] = ["error", "keep", "first", "last"][policy].into();
+        if policy > 0 {
+            base.extend(["--dups-out".into(), "d.csv".into()]);
+        }
+        base.extend(["-S".into(), "2K".into()]);
+        let run = |j: &str| {
+            let _ = std::fs::remove_file(dir.path().join("d.csv"));
+            let mut a = base.clone();
+            a.extend(["-j".into(), j.into()]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = pksort(&a, &input, dir.path());
+            let d = std::fs::read(dir.path().join("d.csv")).ok();
+            (o.status.code(), o.stdout, show(&o.stderr), d)
+        };
+        let one = run("1");
+        for j in ["2", "3"] {
+            let got = run(j);
+            prop_assert!(got.0 == one.0, "exit with -j {}: {:?} vs {:?}: {}", j, got.0, one.0, got.2);
+            prop_assert!(got.1 == one.1, "-j {}: {}", j, diff(&got.1, &one.1));
+            prop_assert_eq!(&got.2, &one.2);
+            prop_assert!(got.3 == one.3, "duplicates file with -j {}", j);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Options and failure modes.
 

@@ -74,14 +74,25 @@ impl KeyTracker {
     /// [`crate::Error::input`] (a malformed record, a missing key column, a NULL or a value
     /// that does not parse as its type).
     pub fn record(&mut self, shard: usize, rec: &[u8]) -> Result<(), String> {
+        self.record_with(rec, |_| shard).map(|_| ())
+    }
+
+    /// Like [`KeyTracker::record`], with the shard chosen from the encoded key by `pick`
+    /// (`--by-range`); returns the shard.
+    pub fn record_with(
+        &mut self,
+        rec: &[u8],
+        pick: impl FnOnce(&[u8]) -> usize,
+    ) -> Result<usize, String> {
         self.cur.clear();
         self.spec
             .encode_record(rec, &mut self.fields, &mut self.cur)?;
+        let shard = pick(&self.cur);
         if self.shards.len() <= shard {
             self.shards.resize_with(shard + 1, ShardKeys::default);
         }
         let Some(s) = self.shards.get_mut(shard) else {
-            return Ok(());
+            return Ok(shard);
         };
         if s.first.is_none() {
             s.first = Some((self.cur.clone(), self.spec.values(rec)));
@@ -92,7 +103,7 @@ impl KeyTracker {
         std::mem::swap(&mut s.last_key, &mut self.cur);
         s.last_rec.clear();
         s.last_rec.extend_from_slice(rec);
-        Ok(())
+        Ok(shard)
     }
 
     /// The ranges of shards `0..n` (shards never given a record are empty).

@@ -14,6 +14,7 @@ mod hash;
 mod keyrange;
 mod mapped;
 mod pipeline;
+pub mod range;
 pub mod sql;
 mod template;
 
@@ -43,7 +44,8 @@ use std::sync::Arc;
 /// (`.gz` shards compressed in parallel); reports what it wrote.
 #[derive(Debug, clap::Parser)]
 #[command(name = "csvsplit", version)]
-#[command(group(clap::ArgGroup::new("mode").required(true).args(["rows", "bytes", "chunks"])))]
+#[command(group(clap::ArgGroup::new("mode").required(true).multiple(true)
+    .args(["rows", "bytes", "chunks", "split_points"])))]
 pub struct Args {
     /// Input CSV; standard input when absent or `-`. gzip, zstd and lz4 input is recognised
     /// by its magic bytes.
@@ -76,6 +78,46 @@ pub struct Args {
     /// one.
     #[arg(long, value_name = "COLS", requires = "chunks")]
     pub by_hash: Option<String>,
+
+    /// Cut the key space of -k (or the --manifest table's primary key) into N ranges and
+    /// send each record to its range's shard, input order kept: shard i holds the keys from
+    /// split point i-1 (included) to split point i (excluded), so the shards, each sorted
+    /// (pksort with the same -k and --nulls), concatenate to the whole input sorted. The N-1
+    /// split points come from --split-points, or from a uniform sample of --samples-per-range
+    /// records per range: the input is then read twice (stdin and compressed input are first
+    /// spooled, decompressed, to an unnamed temporary file). Always writes N shards, some
+    /// possibly empty; a last record without a newline gets one.
+    #[arg(long, conflicts_with = "by_hash")]
+    pub by_range: bool,
+
+    /// With --by-range: the split points, one key per line, each a CSV record of the key's
+    /// columns in -k order (typed and NULL-tokened like the input), in non-decreasing key
+    /// order. N is their number plus one (-n may be left out). The input is read once.
+    #[arg(long, value_name = "FILE", requires = "by_range")]
+    pub split_points: Option<PathBuf>,
+
+    /// With --by-range: write the split points used to FILE, in --split-points format (the
+    /// key fields as they appear in the input), so that other inputs can be cut alike.
+    #[arg(long, value_name = "FILE", requires = "by_range")]
+    pub write_split_points: Option<PathBuf>,
+
+    /// With --by-range: records sampled per range (m). With distinct keys, the largest range
+    /// exceeds a*records/N with probability at most records*exp(-(1-1/a)^2*a*m/2): with the
+    /// default, within 1.3 times the mean but for a chance below 1e-6 at 1e9 records. The
+    /// sample (N*m keys, at most 1 Mi: m is lowered for large N) bounds the memory.
+    #[arg(long, value_name = "M", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub samples_per_range: u64,
+
+    /// Pipe each shard to `sh -c CMD` with the environment variable FILE set to the shard's
+    /// name (from --output) instead of writing it, as GNU split --filter does: e.g.
+    /// --filter 'aws s3 cp - s3://bucket/$FILE'. `.gz` shards are compressed before the
+    /// filter. A filter that fails, or stops reading, is an error naming the shard (exit 2).
+    /// At most -j filters run at once; when more shards fill at the same time (--by-hash,
+    /// --by-range with N > -j), the others wait in unnamed temporary files in $TMPDIR.
+    /// The filters' standard output is csvsplit's.
+    #[arg(long, value_name = "CMD", conflicts_with = "copy_sql")]
+    pub filter: Option<String>,
 
     /// Shard file names: `{n}` is the 0-based shard number, `{n:04}` zero-pads it to 4
     /// digits. A name ending in `.gz` makes gzip shards. Missing directories are created.
@@ -115,14 +157,9 @@ pub struct Args {
     /// (any length), numeric, float, text (bytewise, the default), uuid, bool, date,
     /// timestamp or timestamptz; with --manifest it defaults to the column's type.
     /// Without -k, --manifest uses the table's primary key, if it has one. Needs
-    /// --write-manifest. A key value that does not parse as its type is an error.
-    #[arg(
-        short = 'k',
-        long = "key",
-        value_name = "SPEC",
-        value_delimiter = ',',
-        requires = "write_manifest"
-    )]
+    /// --write-manifest or --by-range. A key value that does not parse as its type is an
+    /// error.
+    #[arg(short = 'k', long = "key", value_name = "SPEC", value_delimiter = ',')]
     pub key: Vec<String>,
 
     /// Allow NULL key values and order them first or last (as in pksort); without this a
@@ -204,6 +241,13 @@ pub enum Mode {
         /// Number of shards.
         n: u64,
     },
+    /// Key ranges.
+    Range {
+        /// Number of shards.
+        n: u64,
+        /// `--split-points`; `None`: sample the input.
+        points: Option<PathBuf>,
+    },
 }
 
 /// Which load statements to print.
@@ -255,12 +299,44 @@ pub struct Config {
     pub verbose: bool,
     /// Replace (and remove) the files of an earlier run.
     pub force: bool,
+    /// `--write-split-points`.
+    pub write_points: Option<PathBuf>,
+    /// `--samples-per-range`.
+    pub samples_per_range: u64,
+    /// `--filter`: the command each shard is piped to.
+    pub filter: Option<String>,
 }
 
 impl Config {
     /// Checks the options and resolves defaults.
     pub fn from_args(a: Args) -> Result<Config> {
         let mode = match (a.rows, a.bytes, a.chunks, &a.by_hash) {
+            (None, None, n, None) if a.by_range => {
+                let n = match (&a.split_points, n) {
+                    (Some(p), n) => {
+                        let count = count_points(p)?;
+                        if n.is_some_and(|n| n != count + 1) {
+                            return Err(Error::Usage(format!(
+                                "-n {} does not match the {count} split point(s) of {} \
+                                 (N ranges need N-1 points)",
+                                n.unwrap_or_default(),
+                                p.display()
+                            )));
+                        }
+                        count + 1
+                    }
+                    (None, Some(n)) => n,
+                    (None, None) => {
+                        return Err(Error::Usage(
+                            "--by-range needs -n N or --split-points FILE".into(),
+                        ));
+                    }
+                };
+                Mode::Range {
+                    n,
+                    points: a.split_points.clone(),
+                }
+            }
             (Some(r), None, None, None) => Mode::Rows(r),
             (None, Some(b), None, None) => Mode::Bytes(b),
             (None, None, Some(n), None) => Mode::Chunks(n),
@@ -273,7 +349,8 @@ impl Config {
             }
             _ => {
                 return Err(Error::Usage(
-                    "give exactly one of --rows, --bytes, --chunks (with --by-hash: --chunks)"
+                    "give exactly one of --rows, --bytes, --chunks (with --by-hash: --chunks; \
+                     with --by-range: --chunks or --split-points)"
                         .into(),
                 ));
             }
@@ -298,12 +375,21 @@ impl Config {
         for k in &a.key {
             keys.push(KeyArg::parse(k)?);
         }
+        let has_pk = table.as_ref().is_some_and(|t| !t.primary_key.is_empty());
         let key = if !keys.is_empty() {
+            if a.write_manifest.is_none() && !a.by_range {
+                return Err(Error::Usage(
+                    "-k needs --write-manifest (it gives the shards' key ranges) or --by-range"
+                        .into(),
+                ));
+            }
             Some(keys)
-        } else if a.write_manifest.is_some()
-            && table.as_ref().is_some_and(|t| !t.primary_key.is_empty())
-        {
+        } else if (a.write_manifest.is_some() || a.by_range) && has_pk {
             Some(Vec::new())
+        } else if a.by_range {
+            return Err(Error::Usage(
+                "--by-range needs a key: -k, or -m/--manifest with a primary key".into(),
+            ));
         } else {
             None
         };
@@ -343,6 +429,9 @@ impl Config {
         if sql != SqlOut::None {
             sql::check_names(table.as_ref(), a.table.as_deref(), &null).map_err(Error::Usage)?;
         }
+        if a.filter.as_deref().is_some_and(|f| f.trim().is_empty()) {
+            return Err(Error::Usage("--filter: empty command".into()));
+        }
         let workers = crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?;
         Ok(Config {
             input: a.file.filter(|p| !input::is_stdin(p)),
@@ -362,6 +451,9 @@ impl Config {
             quiet: a.quiet,
             verbose: a.verbose,
             force: a.force,
+            write_points: a.write_split_points,
+            samples_per_range: a.samples_per_range,
+            filter: a.filter,
         })
     }
 }
@@ -375,18 +467,31 @@ pub fn run(args: Args) -> Result<()> {
     crate::output::Guard::new("a shard of --output")
         .input("FILE", args.file.as_deref())
         .input("--manifest", args.manifest.as_deref())
+        .input("--split-points", args.split_points.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
+        .output("--write-split-points", args.write_split_points.as_deref())
         .install()?;
     let cfg = Config::from_args(args)?;
-    if let Some(m) = cfg.write_manifest.as_deref()
-        && let Some(n) = cfg.template.number_of(m)
-    {
-        return Err(Error::Usage(format!(
-            "--write-manifest {} is the name of shard {n} of --output: refusing to write it",
-            m.display()
-        )));
+    for (opt, f) in [
+        ("--write-manifest", cfg.write_manifest.as_deref()),
+        ("--write-split-points", cfg.write_points.as_deref()),
+    ] {
+        if let Some(m) = f
+            && let Some(n) = cfg.template.number_of(m)
+        {
+            return Err(Error::Usage(format!(
+                "{opt} {} is the name of shard {n} of --output: refusing to write it",
+                m.display()
+            )));
+        }
     }
-    let old = cfg.template.existing()?;
+    // With --filter nothing is written under the shard names, so nothing of an earlier run
+    // is in the way or to be removed.
+    let old = if cfg.filter.is_some() {
+        Vec::new()
+    } else {
+        cfg.template.existing()?
+    };
     if !old.is_empty() && !cfg.force {
         let names: Vec<String> = old
             .iter()
@@ -410,6 +515,9 @@ pub fn run(args: Args) -> Result<()> {
             std::fs::remove_file(p).at(p)?;
         }
     }
+    if let (Some(w), Some(p)) = (&cfg.write_points, &done.points) {
+        p.write(w)?;
+    }
     progress::clear();
     report(&cfg, &done)?;
     if cfg.verbose {
@@ -430,6 +538,17 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The number of split points in a `--split-points` file (records by quote parity), to know
+/// N before the header is read; [`range::read`] checks them once the key is resolved.
+fn count_points(p: &Path) -> Result<u64> {
+    let data = std::fs::read(p).at(p)?;
+    let (mut pos, mut q) = (0, false);
+    let mut ends = Vec::new();
+    mapped::scan(&data, &mut pos, &mut q, usize::MAX, &mut ends);
+    let tail = ends.last().copied().unwrap_or(0) < data.len();
+    Ok(ends.len() as u64 + u64::from(tail))
+}
+
 /// What a run wrote.
 #[derive(Debug)]
 pub struct Split {
@@ -437,31 +556,59 @@ pub struct Split {
     pub shards: Vec<Done>,
     /// Key ranges, when a key was given.
     pub keys: Option<KeyRanges>,
+    /// `--by-range`: the split points.
+    pub points: Option<range::Points>,
 }
 
 /// Writes the shards; returns them in shard order, with their key ranges.
 pub fn split(cfg: &Config) -> Result<Split> {
     let inp = input::open(cfg.input.as_deref())?;
     let name = inp.name.clone();
+    let sampling = matches!(cfg.mode, Mode::Range { points: None, .. });
     if let Some(p) = &inp.path
         && let Some(m) = mapped::map_path(p).at(p)?
     {
         drop(inp);
-        return split_mapped(cfg, name, m, true);
+        let points = sampling
+            .then(|| sample_points(cfg, &name, m.as_ref()))
+            .transpose()?;
+        return split_mapped(cfg, name, m, true, points);
     }
+    let mut points = None;
     let (reader, total): (Box<dyn Read + Send>, u64) = match &cfg.mode {
-        Mode::Chunks(_) => {
+        Mode::Chunks(_) | Mode::Range { points: None, .. } => {
+            let dir = match &cfg.filter {
+                // The shards' directory need not exist here: spool where temporary files go.
+                Some(_) => std::env::temp_dir(),
+                None => shard_dir(&cfg.template.render(0)),
+            };
             progress::phase("spooling the input to measure it");
-            let (f, len) = spool(inp.reader, &name, &cfg.template.render(0))?;
+            let (f, len) = spool(inp.reader, &name, &dir)?;
             if let Some(m) = Mapped::new(&f, len) {
-                return split_mapped(cfg, name, m, false);
+                let points = sampling
+                    .then(|| sample_points(cfg, &name, m.as_ref()))
+                    .transpose()?;
+                return split_mapped(cfg, name, m, false, points);
+            }
+            if let Mode::Range { n, .. } = cfg.mode {
+                // Empty input: nothing to sample, every range is empty.
+                points = Some(range::Points {
+                    encoded: Vec::new(),
+                    lines: Vec::new(),
+                    values: Vec::new(),
+                    source: range::Source::Sample {
+                        records: 0,
+                        samples: 0,
+                        per_range: range::per_range(n, cfg.samples_per_range),
+                    },
+                });
             }
             (Box::new(std::io::BufReader::with_capacity(1 << 20, f)), len)
         }
         _ => (inp.reader, 0),
     };
     let mut rd = ChunkReader::new(reader, &name, CHUNK);
-    let mut run = Run::new(cfg, name, total);
+    let mut run = Run::new(cfg, name, total, points);
     let mut recycled: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
     loop {
         let buf = reuse(&mut recycled);
@@ -492,11 +639,17 @@ pub fn split(cfg: &Config) -> Result<Split> {
 /// [`split`] over a mapped file: blocks of about [`CHUNK`] bytes are handed to the workers as
 /// ranges of the mapping, so the data is never copied in user space. `count` says the bytes
 /// are input read here (not a spool of input already counted as it was read).
-fn split_mapped(cfg: &Config, name: String, m: Mapped, count: bool) -> Result<Split> {
+fn split_mapped(
+    cfg: &Config,
+    name: String,
+    m: Mapped,
+    count: bool,
+    points: Option<range::Points>,
+) -> Result<Split> {
     let m = Arc::new(m);
     let shared: Shared = m.clone();
     let data: &[u8] = (*m).as_ref();
-    let mut run = Run::new(cfg, name.clone(), data.len() as u64);
+    let mut run = Run::new(cfg, name.clone(), data.len() as u64, points);
     let (mut pos, mut in_quote, mut record) = (0usize, false, 1u64);
     let mut ends = Vec::new();
     while pos < data.len() {
@@ -536,6 +689,68 @@ fn split_mapped(cfg: &Config, name: String, m: Mapped, count: bool) -> Result<Sp
     run.finish()
 }
 
+/// `--by-range` without `--split-points`: resolves the key against the header (the first
+/// record of `data` with `--header`) and samples `data` for the split points.
+fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points> {
+    let Mode::Range { n, .. } = cfg.mode else {
+        return Err(Error::Usage(
+            "internal error: sampling without --by-range".into(),
+        ));
+    };
+    let mut header: &[u8] = &[];
+    if cfg.header {
+        let (mut pos, mut q) = (0, false);
+        let mut ends = Vec::new();
+        mapped::scan(data, &mut pos, &mut q, 0, &mut ends);
+        let end = ends.first().copied().unwrap_or(data.len());
+        header = data.get(..end).unwrap_or_default();
+    }
+    let spec = KeySpec::resolve(
+        "csvsplit",
+        cfg.key.as_deref().unwrap_or_default(),
+        &column_names(cfg, header, name)?,
+        cfg.table.as_ref(),
+        cfg.nulls,
+        cfg.null.as_bytes().to_vec(),
+    )?;
+    progress::phase("sampling the keys");
+    range::sample(data, name, cfg.header, &spec, n, cfg.samples_per_range)
+}
+
+/// Column names, for resolving key and `--by-hash` columns: from the manifest, else the
+/// header (none without either).
+fn column_names(cfg: &Config, header: &[u8], name: &str) -> Result<Vec<String>> {
+    if let Some(t) = &cfg.table {
+        return Ok(t.columns.iter().map(|c| c.name.clone()).collect());
+    }
+    if header.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Vec::new();
+    split_fields(header, &mut f).map_err(|m| {
+        Error::input(
+            Pos {
+                file: name.to_string(),
+                line: 1,
+                byte: 0,
+                record: Some(1),
+            },
+            format!("header: {m}"),
+        )
+    })?;
+    Ok(f.iter()
+        .map(|x| String::from_utf8_lossy(&x.value(header)).into_owned())
+        .collect())
+}
+
+/// The directory of a shard path (`.` for a bare name).
+fn shard_dir(shard: &Path) -> PathBuf {
+    match shard.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// Bytes shared with the writer threads: a read buffer or the mapped file.
 type Shared = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
@@ -548,14 +763,17 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(cfg: &'a Config, name: String, total: u64) -> Run<'a> {
+    fn new(cfg: &'a Config, name: String, total: u64, points: Option<range::Points>) -> Run<'a> {
+        let mut sp = Splitter::new(cfg, name, total);
+        sp.points = points;
         Run {
             cfg,
-            sp: Splitter::new(cfg, name, total),
+            sp,
             pipe: Pipeline::start(
                 cfg.workers,
                 cfg.template.gzip().then_some(cfg.level),
                 cfg.write_manifest.is_some(),
+                cfg.filter.as_deref(),
             ),
             first: true,
         }
@@ -582,7 +800,11 @@ impl<'a> Run<'a> {
         self.sp.finish(&mut self.pipe)?;
         let shards = self.pipe.finish()?;
         let keys = self.sp.keys.as_ref().map(|k| k.finish(shards.len()));
-        Ok(Split { shards, keys })
+        Ok(Split {
+            shards,
+            keys,
+            points: self.sp.points.take(),
+        })
     }
 }
 
@@ -652,13 +874,9 @@ fn reuse(recycled: &mut VecDeque<Arc<Vec<u8>>>) -> Vec<u8> {
 /// `-n` can know the total size before it cuts: the quote state at an arbitrary offset is
 /// unknowable without reading everything before it, so cut points are decided during one
 /// sequential pass over input of known size.
-fn spool(mut r: Box<dyn Read + Send>, name: &str, shard0: &Path) -> Result<(std::fs::File, u64)> {
-    let dir = match shard0.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).at(&dir)?;
-    let mut f = tempfile::tempfile_in(&dir).at(&dir)?;
+fn spool(mut r: Box<dyn Read + Send>, name: &str, dir: &Path) -> Result<(std::fs::File, u64)> {
+    std::fs::create_dir_all(dir).at(dir)?;
+    let mut f = tempfile::tempfile_in(dir).at(dir)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
     loop {
@@ -672,7 +890,7 @@ fn spool(mut r: Box<dyn Read + Send>, name: &str, shard0: &Path) -> Result<(std:
             .map_err(|e| Error::io(dir.join("<spool file>"), e))?;
         total += n as u64;
     }
-    f.rewind().at(&dir)?;
+    f.rewind().at(dir)?;
     Ok((f, total))
 }
 
@@ -703,6 +921,8 @@ struct Splitter<'a> {
     keybuf: Vec<u8>,
     /// `-k` key ranges.
     keys: Option<KeyTracker>,
+    /// `--by-range` split points (sampled before the split, or read at `begin`).
+    points: Option<range::Points>,
 }
 
 impl<'a> Splitter<'a> {
@@ -726,6 +946,7 @@ impl<'a> Splitter<'a> {
             fields: Vec::new(),
             keybuf: Vec::new(),
             keys: None,
+            points: None,
         }
     }
 
@@ -743,29 +964,9 @@ impl<'a> Splitter<'a> {
         Ok(())
     }
 
-    /// Column names, for resolving `--by-hash` columns: from the manifest, else the header.
+    /// Column names, for resolving key and `--by-hash` columns.
     fn column_names(&self) -> Result<Vec<String>> {
-        if let Some(t) = &self.cfg.table {
-            return Ok(t.columns.iter().map(|c| c.name.clone()).collect());
-        }
-        if self.header.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut f = Vec::new();
-        split_fields(&self.header, &mut f).map_err(|m| {
-            Error::input(
-                Pos {
-                    file: self.name.clone(),
-                    line: 1,
-                    byte: 0,
-                    record: Some(1),
-                },
-                format!("header: {m}"),
-            )
-        })?;
-        Ok(f.iter()
-            .map(|x| String::from_utf8_lossy(&x.value(&self.header)).into_owned())
-            .collect())
+        column_names(self.cfg, &self.header, &self.name)
     }
 
     /// Called once before the first record (or at end of an empty input).
@@ -780,12 +981,25 @@ impl<'a> Splitter<'a> {
                 self.cfg.nulls,
                 self.cfg.null.as_bytes().to_vec(),
             )?;
+            if let Mode::Range {
+                points: Some(file), ..
+            } = &self.cfg.mode
+            {
+                self.points = Some(range::read(file, &spec)?);
+            }
             self.keys = Some(KeyTracker::new(spec));
         }
-        if let Mode::Hash { columns, n } = &self.cfg.mode {
-            let names = self.column_names()?;
-            self.hash_cols = resolve_columns(columns, &names)?;
-            let n = *n as usize;
+        let n = match &self.cfg.mode {
+            Mode::Hash { columns, n } => {
+                let names = self.column_names()?;
+                self.hash_cols = resolve_columns(columns, &names)?;
+                Some(*n)
+            }
+            Mode::Range { n, .. } => Some(*n),
+            _ => None,
+        };
+        if let Some(n) = n {
+            let n = n as usize;
             // Bound the memory held in per-shard buffers when there are many shards.
             self.block = HASH_BUDGET
                 .checked_div(n)
@@ -793,7 +1007,11 @@ impl<'a> Splitter<'a> {
                 .clamp(64 << 10, CHUNK);
             self.bufs = (0..n).map(|_| Vec::new()).collect();
             self.counts = vec![0; n];
-            progress::phase(format!("{n} shards by hash"));
+            progress::phase(if matches!(self.cfg.mode, Mode::Range { .. }) {
+                format!("{n} shards by key range")
+            } else {
+                format!("{n} shards by hash")
+            });
             raise_open_files_limit(n as libc::rlim_t + 64);
             for s in 0..n {
                 self.open_shard(pipe, s)?;
@@ -835,8 +1053,26 @@ impl<'a> Splitter<'a> {
     fn chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize) -> Result<()> {
         match self.cfg.mode {
             Mode::Hash { n, .. } => self.hash_chunk(pipe, v, from, n),
+            Mode::Range { .. } => self.range_chunk(pipe, v, from),
             _ => self.seq_chunk(pipe, v, from),
         }
+    }
+
+    /// `--by-range`: each record to the shard of its key's range.
+    fn range_chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize) -> Result<()> {
+        for i in from..v.ends.len() {
+            let rec = v.record(i);
+            let (Some(k), Some(p)) = (&mut self.keys, &self.points) else {
+                return Err(Error::Usage(
+                    "internal error: --by-range without a key or split points".into(),
+                ));
+            };
+            let s = k
+                .record_with(rec, |key| p.shard_of(key))
+                .map_err(|m| Error::input(v.pos(i, &self.name), m))?;
+            self.push_record(pipe, s, rec)?;
+        }
+        Ok(())
     }
 
     /// `-r`, `-b`, `-n`: shards are filled one after the other with runs of whole records,
@@ -931,40 +1167,47 @@ impl<'a> Splitter<'a> {
                 k.record(s, rec)
                     .map_err(|m| Error::input(v.pos(i, &self.name), m))?;
             }
-            let (Some(buf), Some(count)) = (self.bufs.get_mut(s), self.counts.get_mut(s)) else {
-                continue;
-            };
-            buf.extend_from_slice(rec);
-            if !rec.ends_with(b"\n") {
-                // Only the input's last record can lack one; here it may not be last.
-                buf.push(b'\n');
-            }
-            *count += 1;
-            self.buffered += rec.len() + 1;
-            if buf.len() >= self.block {
-                let fresh = pipe
-                    .spare()
-                    .unwrap_or_else(|| Vec::with_capacity(self.block));
-                let full = std::mem::replace(buf, fresh);
-                self.buffered = self.buffered.saturating_sub(full.len());
-                pipe.data(s, Payload::Owned(full))?;
-            }
-            if self.buffered > HASH_BUDGET {
-                // Many shards, each with a little: hand over everything, small as it is.
-                for (s, buf) in self.bufs.iter_mut().enumerate() {
-                    if !buf.is_empty() {
-                        pipe.data(s, Payload::Owned(std::mem::take(buf)))?;
-                    }
+            self.push_record(pipe, s, rec)?;
+        }
+        Ok(())
+    }
+
+    /// `--by-hash`, `--by-range`: appends `rec` to shard `s`'s buffer, handing buffers over
+    /// when full, or when all of them together hold more than [`HASH_BUDGET`].
+    fn push_record(&mut self, pipe: &mut Pipeline, s: usize, rec: &[u8]) -> Result<()> {
+        let (Some(buf), Some(count)) = (self.bufs.get_mut(s), self.counts.get_mut(s)) else {
+            return Ok(());
+        };
+        buf.extend_from_slice(rec);
+        if !rec.ends_with(b"\n") {
+            // Only the input's last record can lack one; here it may not be last.
+            buf.push(b'\n');
+        }
+        *count += 1;
+        self.buffered += rec.len() + 1;
+        if buf.len() >= self.block {
+            let fresh = pipe
+                .spare()
+                .unwrap_or_else(|| Vec::with_capacity(self.block));
+            let full = std::mem::replace(buf, fresh);
+            self.buffered = self.buffered.saturating_sub(full.len());
+            pipe.data(s, Payload::Owned(full))?;
+        }
+        if self.buffered > HASH_BUDGET {
+            // Many shards, each with a little: hand over everything, small as it is.
+            for (s, buf) in self.bufs.iter_mut().enumerate() {
+                if !buf.is_empty() {
+                    pipe.data(s, Payload::Owned(std::mem::take(buf)))?;
                 }
-                self.buffered = 0;
             }
+            self.buffered = 0;
         }
         Ok(())
     }
 
     fn finish(&mut self, pipe: &mut Pipeline) -> Result<()> {
         match self.cfg.mode {
-            Mode::Hash { .. } => {
+            Mode::Hash { .. } | Mode::Range { .. } => {
                 for s in 0..self.bufs.len() {
                     let buf = std::mem::take(&mut self.bufs[s]);
                     if !buf.is_empty() {
@@ -1048,6 +1291,10 @@ struct Report<'a> {
     limit: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hash: Option<HashReport<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range: Option<RangeReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filter: Option<&'a str>,
     header: bool,
     repeat_header: bool,
     compression: Option<&'static str>,
@@ -1096,6 +1343,29 @@ struct HashReport<'a> {
     buckets: u64,
 }
 
+/// `--by-range`: the split points and where they came from. Shard i holds the keys from
+/// `split_points[i-1]` (included) to `split_points[i]` (excluded).
+#[derive(Debug, Serialize)]
+struct RangeReport {
+    /// `sample` or `file`.
+    source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    split_points_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sample: Option<SampleReport>,
+    split_points: Vec<Vec<Option<String>>>,
+}
+
+#[derive(Debug, Serialize)]
+struct SampleReport {
+    /// Data records in the input.
+    records: u64,
+    /// Records sampled.
+    samples: u64,
+    /// Samples per range asked for (m).
+    per_range: u64,
+}
+
 #[derive(Debug, Serialize)]
 struct ShardReport {
     shard: usize,
@@ -1110,6 +1380,12 @@ struct ShardReport {
     /// With a key: the last record's key values.
     #[serde(skip_serializing_if = "Option::is_none")]
     last_key: Option<KeyValues>,
+    /// `--by-range`: the least key the shard's range holds (`null`: no lower bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lower_key: Option<KeyValues>,
+    /// `--by-range`: the key the shard's range stops before (`null`: no upper bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upper_key: Option<KeyValues>,
     /// Lines that are exactly `\.`, which psql 17 and older cannot load with `\copy`.
     #[serde(skip_serializing_if = "is_zero")]
     copy_end_lines: u64,
@@ -1167,7 +1443,9 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
             Mode::Bytes(b) => ("bytes", Some(*b)),
             Mode::Chunks(n) => ("chunks", Some(*n)),
             Mode::Hash { n, .. } => ("hash", Some(*n)),
+            Mode::Range { n, .. } => ("range", Some(*n)),
         };
+        let points = split.points.as_ref();
         let r = Report {
             format: "dumpshard-csvsplit",
             version: 1,
@@ -1186,6 +1464,30 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                 }),
                 _ => None,
             },
+            range: points.map(|p| RangeReport {
+                source: match p.source {
+                    range::Source::Sample { .. } => "sample",
+                    range::Source::File(_) => "file",
+                },
+                split_points_file: match &p.source {
+                    range::Source::File(f) => Some(f.clone()),
+                    range::Source::Sample { .. } => None,
+                },
+                sample: match p.source {
+                    range::Source::Sample {
+                        records,
+                        samples,
+                        per_range,
+                    } => Some(SampleReport {
+                        records,
+                        samples,
+                        per_range,
+                    }),
+                    range::Source::File(_) => None,
+                },
+                split_points: p.values.clone(),
+            }),
+            filter: cfg.filter.as_deref(),
             header: cfg.header,
             repeat_header: cfg.repeat_header,
             compression: cfg.template.gzip().then_some("gzip"),
@@ -1219,7 +1521,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                 .iter()
                 .map(|d| ShardReport {
                     shard: d.shard,
-                    file: if stdout {
+                    file: if stdout || cfg.filter.is_some() {
                         d.path.display().to_string()
                     } else {
                         manifest_path(&d.path, m)
@@ -1230,6 +1532,12 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                     crc32: format!("{:08x}", d.crc32),
                     first_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.first.clone())),
                     last_key: keys.map(|k| k.shards.get(d.shard).and_then(|r| r.last.clone())),
+                    lower_key: points.map(|p| {
+                        d.shard
+                            .checked_sub(1)
+                            .and_then(|i| p.values.get(i).cloned())
+                    }),
+                    upper_key: points.map(|p| p.values.get(d.shard).cloned()),
                     copy_end_lines: d.copy_end_lines,
                 })
                 .collect(),

@@ -203,6 +203,43 @@ impl KeySpec {
         })
     }
 
+    /// The same key over a record that holds just the key columns, in key order (a
+    /// `--split-points` line): part `i` reads field `i`.
+    pub fn positional(&self) -> KeySpec {
+        let parts: Vec<KeyPart> = self
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| KeyPart {
+                col: i,
+                ..p.clone()
+            })
+            .collect();
+        KeySpec {
+            max_fields: parts.len(),
+            parts,
+            nulls: self.nulls,
+            null_token: self.null_token.clone(),
+        }
+    }
+
+    /// The raw key fields of `rec` (quotes kept, as in the input), in key order, joined by
+    /// commas: a CSV line that [`KeySpec::positional`] reads back as the same key.
+    pub fn raw_key(&self, rec: &[u8]) -> Vec<u8> {
+        let mut fields = Vec::new();
+        let _ = split_fields_upto(rec, self.max_fields, &mut fields);
+        let mut out = Vec::new();
+        for (i, p) in self.parts.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if let Some(f) = fields.get(p.col) {
+                out.extend_from_slice(f.raw(rec));
+            }
+        }
+        out
+    }
+
     /// Appends the encoded key of `rec` to `out`. `fields` is scratch space. The error is a
     /// message for [`Error::input`].
     pub fn encode_record(

@@ -6,8 +6,9 @@
 //! parallel, while the next chunks are read. The final sort then only merges presorted runs,
 //! and the records are gathered into output blocks in parallel while a writer thread writes.
 //! Input beyond the memory budget is spilled as sorted runs to anonymous temporary files and
-//! merged k-way with a bounded fan-in ([`merge`]). Records are written back exactly as they
-//! were read.
+//! merged k-way with a bounded fan-in ([`merge`]); the last merge runs on every thread, over
+//! key ranges cut at keys sampled from the runs ([`pmerge`]). Records are written back exactly
+//! as they were read.
 //!
 //! The issue named the `extsort` crate as the starting point. It is not used, because it
 //! misses the contract in ways that cannot be configured away: its in-memory sort is
@@ -26,6 +27,7 @@
 pub mod batch;
 pub mod emit;
 pub mod merge;
+pub mod pmerge;
 pub mod run;
 
 pub use crate::keys::{key, spec};
@@ -39,7 +41,7 @@ use batch::{Batch, Inputs, Loc};
 use emit::{Emitter, OnDup};
 use merge::{CsvSource, Source};
 use rayon::prelude::*;
-use run::{Run, RunReader, RunWriter};
+use run::{Run, RunReader, RunWriter, Sampling};
 use spec::{KeyArg, KeySpec, Nulls};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -310,6 +312,18 @@ impl Config {
             _ => (self.memory / 32).clamp(4 << 10, 8 << 20),
         }
     }
+
+    /// How runs sample their keys for the parallel final merge: the final merge holds at most
+    /// `fan_in` runs, so capping each run's samples at an eighth of the budget over `fan_in`
+    /// (counting about 64 bytes a sample) keeps them all within an eighth of `-S` for keys of
+    /// usual length. Dense at first (a sample per 16 KiB, finer for tiny budgets) so that the
+    /// ranges can be small, and thinned as a run grows.
+    fn sampling(&self) -> Sampling {
+        Sampling {
+            every: (self.memory as u64 / 4096).clamp(256, 16 << 10),
+            cap: (self.memory / 8 / (self.fan_in * 64)).clamp(64, 1 << 16),
+        }
+    }
 }
 
 /// Runs pksort.
@@ -569,15 +583,47 @@ fn merge_inputs(
         let group: Vec<Inputs> = sources.drain(..cfg.fan_in.min(sources.len())).collect();
         let n = group.len();
         let mut srcs = open(group, base)?;
-        let mut w = RunWriter::create(&cfg.tmpdir, runs.buf)?;
+        let mut w = RunWriter::create(&cfg.tmpdir, runs.buf, cfg.sampling())?;
         merge::merge(&mut srcs, |k, r, l| w.push(k, r, l))?;
         drop(srcs);
         runs.push(w.finish()?)?;
         base += n;
     }
-    let mut readers = runs.finish()?;
+    let buf = runs.buf;
     progress::phase("merging");
-    let mut outs = Outputs::open(cfg, header.as_deref())?;
+    final_merge(cfg, spec, runs.finish()?, buf, &names, header.as_deref())
+}
+
+/// The last merge of the runs into the outputs: in parallel over key ranges
+/// ([`pmerge`]) when there are threads to use, else one k-way merge.
+fn final_merge(
+    cfg: &Config,
+    spec: &KeySpec,
+    runs: Vec<Run>,
+    buf: usize,
+    names: &[String],
+    header: Option<&[u8]>,
+) -> Result<()> {
+    let pos = |l: Loc| l.pos(names);
+    let mut outs = Outputs::open(cfg, header)?;
+    if cfg.threads > 1 {
+        let p = pmerge::Params::new(cfg.memory, cfg.threads, buf, &runs);
+        let splits = pmerge::split_points(&runs, p.range_bytes);
+        if !splits.is_empty() {
+            timing(&format!(
+                "runs ready: {} runs, merged in {} key ranges",
+                runs.len(),
+                splits.len() + 1
+            ));
+            let (written, dups) =
+                pmerge::merge(&runs, &splits, &p, cfg.on_dup, spec, &pos, &mut outs)?;
+            return outs.finish(cfg, written, dups);
+        }
+    }
+    let mut readers = Vec::with_capacity(runs.len());
+    for r in runs {
+        readers.push(RunReader::new(r, buf)?);
+    }
     let mut em = outs.emitter(cfg, spec);
     merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
     let (written, dups) = em.finish()?;
@@ -725,15 +771,15 @@ impl<'a> Runs<'a> {
         for (_, r) in group {
             readers.push(RunReader::new(r, self.buf)?);
         }
-        let mut w = RunWriter::create(&self.cfg.tmpdir, self.buf)?;
+        let mut w = RunWriter::create(&self.cfg.tmpdir, self.buf, self.cfg.sampling())?;
         merge::merge(&mut readers, |k, r, l| w.push(k, r, l))?;
         drop(readers);
         self.stack.push((lvl, w.finish()?));
         Ok(())
     }
 
-    /// Readers over all runs, at most `fan_in` of them.
-    fn finish(mut self) -> Result<Vec<RunReader>> {
+    /// All runs, at most `fan_in` of them, in input order.
+    fn finish(mut self) -> Result<Vec<Run>> {
         while self.stack.len() > self.cfg.fan_in {
             let n = self.cfg.fan_in.min(self.stack.len() - self.cfg.fan_in + 1);
             let lvl = self.stack[self.stack.len() - n..]
@@ -743,30 +789,26 @@ impl<'a> Runs<'a> {
                 .unwrap_or(0);
             self.merge_last(n, lvl + 1)?;
         }
-        let mut readers = Vec::new();
-        for (_, r) in self.stack {
-            readers.push(RunReader::new(r, self.buf)?);
-        }
-        Ok(readers)
+        Ok(self.stack.into_iter().map(|(_, r)| r).collect())
     }
 }
 
 /// Sorts the batches and writes them as one run.
-fn spill(
-    cfg: &Config,
-    spec: &KeySpec,
-    batches: &mut [Batch],
-    names: &[String],
-    buf: usize,
-) -> Result<Run> {
+fn spill(cfg: &Config, spec: &KeySpec, batches: &mut [Batch], names: &[String]) -> Result<Run> {
     let v = sort_entries(batches);
     check_dups(cfg, spec, batches, &v, names)?;
     let lines: Vec<Vec<u64>> = batches.par_iter().map(Batch::lines).collect();
-    let mut w = RunWriter::create(&cfg.tmpdir, buf)?;
+    // A run's samples are the first keys of its blocks ([`RunWriter::write_block`]), so
+    // blocks are small: each range of the final merge starts each run's reader up to one
+    // block before the range's first key. The file buffer is no larger than a block, so
+    // blocks go to the file directly instead of being copied into it.
+    let seg = (cfg.memory / 64).clamp(1 << 10, 64 << 10);
+    let mut w = RunWriter::create(&cfg.tmpdir, seg, cfg.sampling())?;
     let batches = &*batches;
     gather(
         batches,
         &v,
+        seg,
         |out, e| {
             let b = &batches[e.batch as usize];
             let i = e.idx as usize;
@@ -795,13 +837,13 @@ const SEG_RECS: usize = 4096;
 /// Bytes per gathered block, about (a block ends with the record that reaches this).
 const SEG_BYTES: usize = 1 << 20;
 
-/// Cuts sorted `v` into blocks of about [`SEG_BYTES`] of records.
-fn segments(batches: &[Batch], v: &[Entry]) -> Vec<std::ops::Range<usize>> {
+/// Cuts sorted `v` into blocks of about `seg_bytes` of records.
+fn segments(batches: &[Batch], v: &[Entry], seg_bytes: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::with_capacity(v.len() / SEG_RECS + 1);
     let (mut start, mut bytes) = (0, 0);
     for (i, e) in v.iter().enumerate() {
         bytes += batches[e.batch as usize].chunk.range(e.idx as usize).len();
-        if bytes >= SEG_BYTES || i + 1 - start >= SEG_RECS {
+        if bytes >= seg_bytes || i + 1 - start >= SEG_RECS {
             out.push(start..i + 1);
             start = i + 1;
             bytes = 0;
@@ -816,16 +858,18 @@ fn segments(batches: &[Batch], v: &[Entry]) -> Vec<std::ops::Range<usize>> {
 /// Gathers the records of sorted `v` into contiguous blocks, a few blocks at a time in
 /// parallel (the random reads from scattered records are the slow part of writing), and
 /// hands the blocks in order to `sink`, which returns false to stop. `fill` appends one
-/// entry's bytes to a block.
+/// entry's bytes to a block; blocks hold about `seg_bytes` of records.
 fn gather(
     batches: &[Batch],
     v: &[Entry],
+    seg_bytes: usize,
     fill: impl Fn(&mut Vec<u8>, &Entry) + Sync,
     fresh: impl Fn() -> Vec<u8>,
     mut sink: impl FnMut(Vec<u8>) -> Result<bool>,
 ) -> Result<()> {
-    let segs = segments(batches, v);
-    let group = 2 * rayon::current_num_threads();
+    let segs = segments(batches, v, seg_bytes);
+    // As many bytes per parallel step as with full-size blocks.
+    let group = 2 * rayon::current_num_threads() * (SEG_BYTES / seg_bytes.max(1)).max(1);
     for g in segs.chunks(group) {
         let mut bufs: Vec<Vec<u8>> = g.iter().map(|_| fresh()).collect();
         bufs.par_iter_mut().zip(g.par_iter()).for_each(|(buf, r)| {
@@ -861,6 +905,7 @@ fn write_gathered(out: &mut progress::Counter<Sink>, batches: &[Batch], v: &[Ent
         gather(
             batches,
             v,
+            SEG_BYTES,
             |buf, e| {
                 let rec = batches[e.batch as usize].chunk.record(e.idx as usize);
                 buf.extend_from_slice(rec);
@@ -906,7 +951,6 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         let mut batches: Vec<Batch> = Vec::new();
         let mut mem = 0usize;
         let mut runs = Runs::new(cfg);
-        let run_buf = 1 << 20;
         // Chunks are encoded and sorted a few at a time in parallel: one chunk's sort is
         // sequential, and the reader thread delivers chunks faster than one core sorts them.
         let group = rayon::current_num_threads().clamp(1, PENDING);
@@ -939,7 +983,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
                 batches.push(b);
                 if mem > budget {
                     progress::phase(format!("reading, spilling run {}", runs.spilled + 1));
-                    let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
+                    let run = spill(cfg, spec, &mut batches, &names)?;
                     for b in batches.drain(..) {
                         let _ = back_tx.try_send(b.chunk);
                     }
@@ -980,17 +1024,12 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         }
         if !batches.is_empty() {
             progress::phase(format!("spilling run {}", runs.spilled + 1));
-            let run = spill(cfg, spec, &mut batches, &names, run_buf)?;
+            let run = spill(cfg, spec, &mut batches, &names)?;
             batches.clear();
             runs.push(run)?;
         }
         progress::phase(format!("merging {} runs", runs.spilled));
-        let mut readers = runs.finish()?;
-        let mut outs = Outputs::open(cfg, header.as_deref())?;
-        let pos = |l: Loc| l.pos(&names);
-        let mut em = outs.emitter(cfg, spec);
-        merge::merge(&mut readers, |k, r, l| em.push(k, r, l, &pos))?;
-        let (written, dups) = em.finish()?;
-        outs.finish(cfg, written, dups)
+        let buf = runs.buf;
+        final_merge(cfg, spec, runs.finish()?, buf, &names, header.as_deref())
     })()
 }
