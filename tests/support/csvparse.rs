@@ -18,8 +18,8 @@
 //! Why not the `csv` crate (issue 11 asked whether it could be this oracle): it does not say
 //! whether a field was quoted, so it cannot tell NULL (unquoted empty, or the NULL string)
 //! from a quoted `""`, which is what these tests check; and it is lenient where this parser
-//! must be strict (a stray `"` or `\r` in an unquoted field is accepted as data). The
-//! dependency was dropped instead.
+//! must be strict (a stray `"` or `\r` in an unquoted field is accepted as data). `csv` is a
+//! dev-dependency only, for tests that just need the fields.
 
 #![allow(dead_code)]
 
