@@ -33,8 +33,8 @@ $PSQL -d bench -f bench/customer.sql >/dev/null
 
 mkdir -p "$OUT/shards"
 chmod 755 "$OUT" "$OUT/shards"
-"$BINDIR/csvsplit" -n 8 --manifest-in "$MANIFEST" --table public.customer \
-    -o "$OUT/shards/c-{n}.csv" --manifest "$OUT/shards/shards.json" --copy-sql "$DATA" \
+"$BINDIR/csvsplit" -n 8 -m "$MANIFEST" -t public.customer \
+    -o "$OUT/shards/c-{n}.csv" --write-manifest "$OUT/shards/shards.json" --copy-sql "$DATA" \
     > "$OUT/shards/load.psql"
 echo "input: $DATA ($(du -h "$DATA" | cut -f1)) in 8 shards, $(nproc) CPUs"
 

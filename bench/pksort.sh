@@ -19,10 +19,10 @@ mkdir -p "$OUT"
 [ -f "$DATA" ] || python3 bench/gen_customer.py 2000000 "$DATA"
 python3 -c 'import duckdb' || { echo "needs: pip install duckdb" >&2; exit 2; }
 
-pk="$PKSORT --manifest $MANIFEST -j $THREADS"
+pk="$PKSORT -m $MANIFEST -j $THREADS"
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/pksort.json" \
-    -n "pksort -S $MEM" "$pk -S $MEM -T $OUT -o $OUT/pksort.csv $DATA" \
-    -n "pksort -S 64M" "$pk -S 64M -T $OUT -o $OUT/pksort64.csv $DATA" \
+    -n "pksort -S $MEM" "$pk -S $MEM --temporary-directory $OUT -o $OUT/pksort.csv $DATA" \
+    -n "pksort -S 64M" "$pk -S 64M --temporary-directory $OUT -o $OUT/pksort64.csv $DATA" \
     -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
     -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"
 
@@ -38,7 +38,7 @@ for name, r in res.items():
 PY
 
 echo "peak RSS (KB):"
-for cmd in "$pk -S $MEM -T $OUT -o $OUT/pksort.csv $DATA" "$pk -S 64M -T $OUT -o $OUT/pksort64.csv $DATA" \
+for cmd in "$pk -S $MEM --temporary-directory $OUT -o $OUT/pksort.csv $DATA" "$pk -S 64M --temporary-directory $OUT -o $OUT/pksort64.csv $DATA" \
            "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
            "env LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"; do
     /usr/bin/time -f "%M  $cmd" $cmd 2>&1 >/dev/null | tail -1

@@ -18,10 +18,10 @@ OUT=bench/out/range
 mkdir -p "$OUT"
 [ -f "$DATA" ] || python3 bench/gen_customer.py 2000000 "$DATA"
 
-m="--manifest $MANIFEST --table public.customer"
-split="$BIN/csvsplit --by-range -n 2 --manifest-in $MANIFEST --table public.customer -j 2 --force -o $OUT/r-{n}.csv --manifest $OUT/r.json $DATA"
-pair="$BIN/pksort $m -j 1 -S $MEM -T $OUT -o $OUT/s-0.csv $OUT/r-0.csv & $BIN/pksort $m -j 1 -S $MEM -T $OUT -o $OUT/s-1.csv $OUT/r-1.csv & wait"
-one="$BIN/pksort $m -j 2 -S $MEM -T $OUT -o $OUT/whole.csv $DATA"
+m="-m $MANIFEST -t public.customer"
+split="$BIN/csvsplit --by-range -n 2 -m $MANIFEST -t public.customer -j 2 --force -o $OUT/r-{n}.csv --write-manifest $OUT/r.json $DATA"
+pair="$BIN/pksort $m -j 1 -S $MEM --temporary-directory $OUT -o $OUT/s-0.csv $OUT/r-0.csv & $BIN/pksort $m -j 1 -S $MEM --temporary-directory $OUT -o $OUT/s-1.csv $OUT/r-1.csv & wait"
+one="$BIN/pksort $m -j 2 -S $MEM --temporary-directory $OUT -o $OUT/whole.csv $DATA"
 
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/range.json" \
     -n "csvsplit --by-range -n 2 + 2 pksort -j 1 in parallel" "$split && { $pair; }" \

@@ -69,11 +69,11 @@ ifeq ($(filter $(TARGET_KIND),postgresql yugabytedb cockroachdb),)
 $(error TARGET_KIND must be postgresql, yugabytedb or cockroachdb, not '$(TARGET_KIND)')
 endif
 
-# Option spellings, all in one place: the toolkit's option vocabulary is being renamed
-# (-m/--manifest reads a manifest, --write-manifest writes one).
-PGDUMP2CSV_WRITE_MANIFEST := --manifest
-CSVSPLIT_READ_MANIFEST := --manifest-in
-CSVSPLIT_WRITE_MANIFEST := --manifest
+# Option spellings, all in one place: the toolkit's option vocabulary (dumpshard(7), OPTIONS):
+# -m/--manifest reads a manifest, --write-manifest writes one.
+PGDUMP2CSV_WRITE_MANIFEST := --write-manifest
+CSVSPLIT_READ_MANIFEST := --manifest
+CSVSPLIT_WRITE_MANIFEST := --write-manifest
 CSVCHECK_READ_MANIFEST := --manifest
 PKSORT_READ_MANIFEST := --manifest
 CSVLOAD_READ_MANIFEST := --manifest

@@ -143,6 +143,20 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
     }
 }
 
+/// Parses the command line. `--help` and `--version` print and exit 0 as clap does; a usage
+/// error becomes [`Error::Usage`], so that [`run`] prints it in the toolkit's form, first
+/// line `TOOL: error: message` (clap's tip and usage lines follow), and exits 2.
+pub fn parse_args<A: clap::Parser>() -> Result<A> {
+    use clap::error::ErrorKind;
+    A::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        // Rendered without colour: the line is read by people and by scripts alike.
+        _ => Error::Usage(e.render().to_string().trim_end().to_string()),
+    })
+}
+
 /// The most worker threads a tool starts: 4 per CPU, at most 256. More only cost memory
 /// (and thousands of threads exhaust the process's limits, ending in a hang or a panic).
 pub fn max_threads() -> usize {
@@ -150,7 +164,7 @@ pub fn max_threads() -> usize {
     (4 * cpus).min(256)
 }
 
-/// The thread count for `-j`/`--parallel`/`--threads` given as `n`: all CPUs by default,
+/// The thread count for `-j`/`--jobs` given as `n`: all CPUs by default,
 /// capped at [`max_threads`]; 0 is a usage error naming `option`.
 pub fn threads(option: &str, n: Option<usize>) -> Result<usize> {
     match n {

@@ -1,7 +1,8 @@
 //! One error type for every tool, and the one place that maps errors to exit codes.
 //!
 //! Exit codes are part of the contract: 0 = ok, 1 = the data has problems (a check found
-//! them), 2 = usage error, I/O error, or input so malformed that the tool had to stop,
+//! them), 2 = usage error, I/O error, input so malformed that the tool had to stop, or an internal
+//! fault ([`Error::Internal`]),
 //! 3 = csvcheck stopped early because its standard output was closed ([`Error::StoppedEarly`]).
 
 use std::fmt;
@@ -62,6 +63,12 @@ pub enum Error {
         /// What is wrong with it.
         msg: String,
     },
+    /// A fault inside the tool rather than in its input or command line: a worker thread
+    /// that panicked or could not be started, a pipeline channel closed early, an
+    /// invariant broken. Maps to exit code 2, like I/O errors; the message starts with
+    /// `internal error:` so that it is not mistaken for a usage error.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A check ran to the end and found problems; the details were already reported.
     /// Maps to exit code 1.
     #[error("{0}")]
@@ -75,6 +82,13 @@ pub enum Error {
 
 /// How standard output is named in messages (and recognised in [`Error::is_broken_pipe`]).
 pub const STDOUT: &str = "<stdout>";
+
+impl Error {
+    /// An [`Error::Internal`] with this message.
+    pub fn internal(msg: impl Into<String>) -> Error {
+        Error::Internal(msg.into())
+    }
+}
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -131,5 +145,21 @@ pub trait IoContext<T> {
 impl<T> IoContext<T> for io::Result<T> {
     fn at(self, path: impl AsRef<Path>) -> Result<T> {
         self.map_err(|e| Error::io(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_exit_2_and_say_so() {
+        let e = Error::internal("the shard writer thread panicked");
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.to_string(),
+            "internal error: the shard writer thread panicked"
+        );
+        assert!(!matches!(e, Error::Usage(_)));
     }
 }

@@ -106,6 +106,25 @@ impl Manifest {
         Self::parse(&mut bytes, &path.display().to_string())
     }
 
+    /// [`Manifest::read`] for a flag whose meaning changed this release (csvsplit's
+    /// `--manifest` wrote, pksort's `-m` merged): a missing file or one that is not a
+    /// manifest gets `hint`, naming the new spelling, after the error.
+    pub fn read_or_hint(path: &Path, hint: &str) -> Result<Manifest> {
+        Self::read(path).map_err(|e| match e {
+            Error::File { file, msg } => Error::File {
+                file,
+                msg: format!("{msg} ({hint})"),
+            },
+            Error::Io { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
+                Error::File {
+                    file: path,
+                    msg: format!("{source} ({hint})"),
+                }
+            }
+            e => e,
+        })
+    }
+
     /// Parses manifest JSON (simd-json; the buffer is used as scratch space).
     pub fn parse(bytes: &mut [u8], name: &str) -> Result<Manifest> {
         let m: Manifest = simd_json::serde::from_slice(bytes)
@@ -151,16 +170,40 @@ impl Manifest {
             [t] => Ok(t),
             [] => Err(Error::Usage(format!(
                 "table '{name}' is not in the manifest (it has: {})",
-                self.tables
-                    .iter()
-                    .map(|t| t.qualified())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.names()
             ))),
             _ => Err(Error::Usage(format!(
                 "table name '{name}' is ambiguous; qualify it with its schema"
             ))),
         }
+    }
+}
+
+impl Manifest {
+    /// The table a single-table tool works on, the one rule of pksort, csvsplit and csvcheck
+    /// (csvload, which loads many tables, looks each `-t` up with [`Manifest::table`]):
+    /// the table `name` (`-t/--table`) if given; without one, the manifest's only table;
+    /// else a usage error listing the tables. `manifest` names the file in messages.
+    pub fn select(&self, name: Option<&str>, manifest: &str) -> Result<&Table> {
+        match (name, self.tables.as_slice()) {
+            (Some(name), _) => self.table(name),
+            (None, [t]) => Ok(t),
+            (None, []) => Err(Error::file(manifest, "the manifest lists no tables")),
+            (None, tables) => Err(Error::Usage(format!(
+                "{manifest}: the manifest has {} tables; choose one with -t/--table ({})",
+                tables.len(),
+                self.names()
+            ))),
+        }
+    }
+
+    /// The tables' `schema.name`s, comma-separated, for messages.
+    fn names(&self) -> String {
+        self.tables
+            .iter()
+            .map(|t| t.qualified())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -207,6 +250,20 @@ mod tests {
         assert_eq!(back.table("sales.items").unwrap().schema, "sales");
         assert!(back.table("items").is_err());
         assert!(back.table("nope").is_err());
+        assert_eq!(
+            back.select(Some("sales.items"), "m").unwrap().schema,
+            "sales"
+        );
+        let many = back.select(None, "m").unwrap_err().to_string();
+        assert!(
+            many.contains("2 tables") && many.contains("public.items, sales.items"),
+            "{many}"
+        );
+        let mut one = back.clone();
+        one.tables.truncate(1);
+        assert_eq!(one.select(None, "m").unwrap().schema, "public");
+        one.tables.clear();
+        assert!(one.select(None, "m").is_err());
         let mut bad = br#"{"format":"x","version":1,"tables":[]}"#.to_vec();
         assert!(Manifest::parse(&mut bad, "m").is_err());
     }

@@ -33,8 +33,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 const AFTER_HELP: &str = "\
 Examples:
-  zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --manifest m.json -o csv/
-  pgdump2csv dump.sql -t public.orders | pksort --manifest m.json --table orders > orders.csv
+  zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --write-manifest m.json -o csv/
+  pksort -m m.json -t orders csv/public.orders.csv > orders.sorted.csv
+  pgdump2csv dump.sql -t public.orders | pksort -k 1:int > orders.csv
   pgdump2csv db.dump -o csv/    # also custom (-Fc), directory (-Fd) and tar (-Ft) archives
   pg_dump -Fc db | pgdump2csv -o csv/
 
@@ -45,8 +46,8 @@ The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
 before it keep their files and the tables being written leave none (with -j, the first table of
-an archive to fail stops the others). --schema, --post-data and --manifest are written only
-when everything succeeded.
+an archive to fail stops the others). --schema, --post-data and --write-manifest are written
+only when everything succeeded.
 
 Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
 accepted; any other (\\! and the like) is refused with its position, so the schema files never
@@ -125,8 +126,19 @@ pub struct Args {
     pub post_data: Option<PathBuf>,
 
     /// Write a JSON manifest (format dumpshard-manifest, version 1) describing every table
-    /// written: file, columns with types and NOT NULL, primary key, rows, bytes.
-    #[arg(long, value_name = "FILE")]
+    /// written: file, columns with types and NOT NULL, primary key, rows, bytes. The old
+    /// spelling `--manifest` still works for this release, with a warning.
+    #[arg(long = "write-manifest", value_name = "FILE")]
+    pub write_manifest: Option<PathBuf>,
+
+    /// The old spelling of --write-manifest: deprecated, to be removed in the next release,
+    /// because `--manifest` reads a manifest in every other dumpshard tool. Works, and warns.
+    #[arg(
+        long = "manifest",
+        hide = true,
+        value_name = "FILE",
+        conflicts_with = "write_manifest"
+    )]
     pub manifest: Option<PathBuf>,
 
     /// Accept input without pg_dump's header and "dump complete" footer (hand-written SQL).
@@ -138,7 +150,7 @@ pub struct Args {
     /// from a file (directory, custom or tar) are converted at once, each decompressed on a
     /// thread of its own; an archive from a pipe is read in one pass. Each table in flight
     /// holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all].
-    #[arg(short = 'j', long = "jobs", visible_alias = "parallel", value_name = "N",
+    #[arg(short = 'j', long = "jobs", alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
 
@@ -215,12 +227,14 @@ impl Config {
         let dest = match (&a.output_dir, include.is_empty()) {
             (Some(d), _) => Dest::Dir(d.clone()),
             (None, false) => Dest::Stdout,
-            (None, true) if a.schema.is_some() || a.manifest.is_some() || a.post_data.is_some() => {
+            (None, true)
+                if a.schema.is_some() || a.write_manifest.is_some() || a.post_data.is_some() =>
+            {
                 Dest::None
             }
             (None, true) => {
                 return Err(Error::Usage(
-                    "nothing to write: give --output-dir DIR, or --table NAME for one table on stdout, or --schema/--manifest".into(),
+                    "nothing to write: give --output-dir DIR, or --table NAME for one table on stdout, or --schema/--write-manifest".into(),
                 ));
             }
         };
@@ -239,7 +253,7 @@ impl Config {
             gzip: a.gzip.then_some(a.level),
             schema: a.schema,
             post_data: a.post_data,
-            manifest: a.manifest,
+            manifest: a.write_manifest.or(a.manifest),
             dump_check: !a.no_dump_check,
             jobs: crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?,
             archive: None,
@@ -255,20 +269,24 @@ impl Config {
 }
 
 /// Runs the tool.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
+    if let Some(m) = args.manifest.take() {
+        eprintln!("pgdump2csv: --manifest is deprecated, use --write-manifest");
+        args.write_manifest = Some(m);
+    }
     crate::output::Guard::new("a table file under -o")
         .input("DUMP", args.dump.as_deref())
         .output_dir("-o", args.output_dir.as_deref())
         .output("--schema", args.schema.as_deref())
         .output("--post-data", args.post_data.as_deref())
-        .output("--manifest", args.manifest.as_deref())
+        .output("--write-manifest", args.write_manifest.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.jobs)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.jobs)))?;
+        .map_err(|e| Error::internal(format!("cannot start {} threads: {e}", cfg.jobs)))?;
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
     let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;

@@ -1414,7 +1414,7 @@ fn check_bytea(v: &[u8]) -> Result<(), String> {
         for &b in &v[2..] {
             if b.is_ascii_hexdigit() {
                 digits += 1;
-            } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') && digits % 2 == 0 {
+            } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') && digits.is_multiple_of(2) {
             } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
                 return Err("invalid hexadecimal data: odd number of digits".into());
             } else {

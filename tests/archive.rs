@@ -296,7 +296,7 @@ fn run(input: &Path, out: &Path) -> Output {
         .arg(input)
         .arg("-o")
         .arg(out)
-        .arg("--manifest")
+        .arg("--write-manifest")
         .arg(out.join("m.json"))
         .arg("--post-data")
         .arg(out.join("post.sql"))

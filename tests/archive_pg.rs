@@ -56,7 +56,7 @@ fn convert(input: Option<&Path>, stdin: Stdio, out: &Path, extra: &[&str]) {
         .arg(out.join("schema.sql"))
         .arg("--post-data")
         .arg(out.join("post.sql"))
-        .arg("--manifest")
+        .arg("--write-manifest")
         .arg(out.join("csv/m.json"))
         .args(extra)
         .stdin(stdin);
@@ -301,7 +301,7 @@ fn large_objects_are_counted_not_converted() {
         .arg(t.join("lo.dump"))
         .arg("-o")
         .arg(t.join("out"))
-        .arg("--manifest")
+        .arg("--write-manifest")
         .arg(t.join("out/m.json"))
         .output()
         .unwrap();
@@ -538,7 +538,7 @@ fn a_corrupt_table_stops_a_concurrent_run() {
             .arg(t.join(name))
             .args(["-j", "4", "-o"])
             .arg(out.join("csv"))
-            .arg("--manifest")
+            .arg("--write-manifest")
             .arg(out.join("m.json"))
             .arg("--schema")
             .arg(out.join("schema.sql"))

@@ -165,7 +165,12 @@ fn check_run(input: &[u8], mode: &Mode, header: bool, repeat: bool, gz: bool, vi
     std::fs::write(d.join("in.csv"), input).unwrap();
     let ext = if gz { "csv.gz" } else { "csv" };
     let tmpl = format!("out/s-{{n:03}}.{ext}");
-    let mut args: Vec<String> = vec!["-o".into(), tmpl, "--manifest".into(), "m.json".into()];
+    let mut args: Vec<String> = vec![
+        "-o".into(),
+        tmpl,
+        "--write-manifest".into(),
+        "m.json".into(),
+    ];
     let (flag, val) = match mode {
         Mode::Rows(n) => ("-r", n.to_string()),
         Mode::Bytes(n) => ("-b", n.to_string()),
@@ -407,7 +412,7 @@ proptest! {
         let d = dir.path();
         let input = if header { [&b"k,v\n"[..], &input].concat() } else { input };
         let tmpl = if gz { "s/{n}.csv.gz" } else { "s/{n}.csv" };
-        let mut args = vec!["-b", "", "-k", "1:int", "--manifest", "m.json", "-o", tmpl, "-q"];
+        let mut args = vec!["-b", "", "-k", "1:int", "--write-manifest", "m.json", "-o", tmpl, "-q"];
         let max_s = max.to_string();
         args[1] = &max_s;
         if header {
@@ -482,7 +487,7 @@ fn chunks_from_compressed_stdin_are_balanced() {
     let gz = gz.finish().unwrap();
     let o = run_in(
         dir.path(),
-        &["-n", "4", "-o", "c/{n}.csv", "--manifest", "m.json"],
+        &["-n", "4", "-o", "c/{n}.csv", "--write-manifest", "m.json"],
         &gz,
     );
     ok(&o);
@@ -522,7 +527,7 @@ fn manifest_in_drives_header_columns_and_sql() {
             "2",
             "-o",
             "s/t-{n}.csv.gz",
-            "--manifest-in",
+            "--manifest",
             "in.json",
             "--table",
             "t",
@@ -551,7 +556,7 @@ fn manifest_in_drives_header_columns_and_sql() {
             "Note",
             "-o",
             "h/{n}.csv",
-            "--manifest-in",
+            "--manifest",
             "in.json",
             "--table",
             "t",
@@ -581,7 +586,7 @@ fn manifest_in_drives_header_columns_and_sql() {
 fn split_keyed(input: &[u8], args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let mut argv = args.to_vec();
-    argv.extend(["--manifest", "m.json", "-o", "s/{n}.csv"]);
+    argv.extend(["--write-manifest", "m.json", "-o", "s/{n}.csv"]);
     let o = run_in(dir.path(), &argv, input);
     ok(&o);
     manifest(dir.path())
@@ -740,7 +745,7 @@ fn bad_and_null_keys_are_errors() {
             "--header",
             "-k",
             "id:int",
-            "--manifest",
+            "--write-manifest",
             "m.json",
             "-o",
             "s/{n}.csv",
@@ -772,7 +777,7 @@ fn bad_and_null_keys_are_errors() {
     // NULL: an error unless --nulls says where it goes; a quoted "" is a value.
     let o = run_in(
         d,
-        &["-r", "2", "-k", "2", "--manifest", "m.json"],
+        &["-r", "2", "-k", "2", "--write-manifest", "m.json"],
         b"1,a\n2,\n",
     );
     assert_eq!(o.status.code(), Some(2));
@@ -801,7 +806,11 @@ fn bad_and_null_keys_are_errors() {
     assert_eq!(m["non_overlapping"], true);
 
     // A missing key column, and -k without a manifest to put the ranges in.
-    let o = run_in(d, &["-r", "2", "-k", "3", "--manifest", "m.json"], b"1,a\n");
+    let o = run_in(
+        d,
+        &["-r", "2", "-k", "3", "--write-manifest", "m.json"],
+        b"1,a\n",
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("key column 3 is missing"),
@@ -810,9 +819,17 @@ fn bad_and_null_keys_are_errors() {
     );
     for args in [
         &["-r", "2", "-k", "1"][..],
-        &["-r", "2", "-k", "1:wat", "--manifest", "m.json"][..],
-        &["-r", "2", "-k", "nope", "--header", "--manifest", "m.json"][..],
-        &["-r", "2", "--nulls", "first", "--manifest", "m.json"][..],
+        &["-r", "2", "-k", "1:wat", "--write-manifest", "m.json"][..],
+        &[
+            "-r",
+            "2",
+            "-k",
+            "nope",
+            "--header",
+            "--write-manifest",
+            "m.json",
+        ][..],
+        &["-r", "2", "--nulls", "first", "--write-manifest", "m.json"][..],
     ] {
         let o = run_in(d, args, b"h\n1\n");
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -839,11 +856,11 @@ fn manifest_in_primary_key_gives_the_key() {
         "--force",
         "-r",
         "2",
-        "--manifest-in",
+        "--manifest",
         "in.json",
         "--table",
         "t",
-        "--manifest",
+        "--write-manifest",
         "m.json",
         "t.csv",
     ];
@@ -877,7 +894,7 @@ fn manifest_in_primary_key_gives_the_key() {
         "{}",
         stderr(&o)
     );
-    // Without --manifest there is nothing to record, so the key is not read (or checked).
+    // Without --write-manifest there is nothing to record, so the key is not read (or checked).
     std::fs::write(d.join("bad.csv"), "note,id,day\na,x,2024-01-01\n").unwrap();
     let o = run_in(
         d,
@@ -885,7 +902,7 @@ fn manifest_in_primary_key_gives_the_key() {
             "--force",
             "-r",
             "2",
-            "--manifest-in",
+            "--manifest",
             "in.json",
             "--table",
             "t",
@@ -926,7 +943,15 @@ fn usage_errors_exit_2() {
             "--import-sql",
             "x",
         ][..],
-        &["-r", "1", "--manifest", "-", "--table", "t", "--copy-sql"][..],
+        &[
+            "-r",
+            "1",
+            "--write-manifest",
+            "-",
+            "--table",
+            "t",
+            "--copy-sql",
+        ][..],
     ] {
         let o = run_in(dir.path(), args, b"h\n1\n");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -1092,7 +1117,11 @@ fn stdout_errors() {
 #[test]
 fn manifest_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
-    let o = run_in(dir.path(), &["-r", "1", "--manifest", "-"], b"a\n\"b\n\"\n");
+    let o = run_in(
+        dir.path(),
+        &["-r", "1", "--write-manifest", "-"],
+        b"a\n\"b\n\"\n",
+    );
     ok(&o);
     let m: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(m["format"], "dumpshard-csvsplit");
@@ -1108,7 +1137,11 @@ fn manifest_on_stdout() {
 #[test]
 fn refuses_to_replace_a_device() {
     let dir = tempfile::tempdir().unwrap();
-    let o = run_in(dir.path(), &["-r", "1", "--manifest", "/dev/null"], b"1\n");
+    let o = run_in(
+        dir.path(),
+        &["-r", "1", "--write-manifest", "/dev/null"],
+        b"1\n",
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
     assert!(Path::new("/dev/null").exists());

@@ -221,15 +221,14 @@ fn check_table(
     if o.gzip && !raw.starts_with(&[0x1f, 0x8b]) {
         errors.push(format!("{label}: --gzip given but {} is not gzip", m.file));
     }
-    if !o.gzip {
-        if let Some(b) = m.bytes {
-            if b != raw.len() as u64 {
-                errors.push(format!(
-                    "{label}: manifest bytes {b}, file has {}",
-                    raw.len()
-                ));
-            }
-        }
+    if !o.gzip
+        && let Some(b) = m.bytes
+        && b != raw.len() as u64
+    {
+        errors.push(format!(
+            "{label}: manifest bytes {b}, file has {}",
+            raw.len()
+        ));
     }
     let data = cli::read_maybe_gz(path);
     let markers = csvparse::unquoted_end_markers(&data);

@@ -115,7 +115,7 @@ fn directory_schema_post_data_and_manifest() {
             &p("schema.sql"),
             "--post-data",
             &p("post.sql"),
-            "--manifest",
+            "--write-manifest",
             &p("m.json"),
         ],
     );
@@ -526,7 +526,7 @@ fn an_error_keeps_finished_tables_and_leaves_no_partial_file() {
         &[
             "-o",
             d.path().to_str().unwrap(),
-            "--manifest",
+            "--write-manifest",
             d.path().join("m.json").to_str().unwrap(),
         ],
     );

@@ -47,7 +47,7 @@ fn readme_pipeline_loads_the_sample_exactly() {
     sh(
         dir,
         &format!(
-            "gzip -dc {} | {p2c} --schema schema.sql --post-data post.sql --manifest m.json -o csv/",
+            "gzip -dc {} | {p2c} --schema schema.sql --post-data post.sql --write-manifest m.json -o csv/",
             dump.display()
         ),
     );
@@ -64,10 +64,10 @@ fn readme_pipeline_loads_the_sample_exactly() {
         sh(
             dir,
             &format!(
-                "{check} --manifest m.json --table {q} --filter --bad-rows bad-{q}.csv {file} \
-                 | {sort} --manifest m.json --table {q} -S 64K \
-                 | {split} -b 16K --manifest-in m.json --table {q} -o shards/{q}-{{n:04}}.csv.gz \
-                     --manifest shards/{q}.json --copy-sql > load-{q}.psql"
+                "{check} -m m.json -t {q} --filter --bad-rows bad-{q}.csv {file} \
+                 | {sort} -m m.json -t {q} -S 64K \
+                 | {split} -b 16K -m m.json -t {q} -o shards/{q}-{{n:04}}.csv.gz \
+                     --write-manifest shards/{q}.json --copy-sql > load-{q}.psql"
             ),
         );
         let bad = std::fs::read(dir.join(format!("bad-{q}.csv"))).unwrap_or_else(|e| {

@@ -517,7 +517,7 @@ proptest! {
         let tmp = dir.path().join("tmp");
         std::fs::create_dir(&tmp).unwrap();
         let mut args = case_args(&c);
-        for a in ["-S", "1K", "--batch-size", "2", "-j", "2", "-T", tmp.to_str().unwrap()] {
+        for a in ["-S", "1K", "--batch-size", "2", "-j", "2", "--temporary-directory", tmp.to_str().unwrap()] {
             args.push(a.into());
         }
         // Many records so a 1K budget (4 KiB chunks) makes many runs.
@@ -791,13 +791,19 @@ fn merge_mode() {
     write(dir.path(), "a.csv", b"1,a1\n3,a3\n5,a5\n");
     write(dir.path(), "b.csv", b"2,b2\n3,b3\n6,b6");
     let got = ok(&pksort(
-        &["-m", "-k", "1:int", "--on-dup", "keep", "a.csv", "b.csv"],
+        &[
+            "--merge", "-k", "1:int", "--on-dup", "keep", "a.csv", "b.csv",
+        ],
         b"",
         dir.path(),
     ));
     assert_eq!(show(&got), "1,a1\n2,b2\n3,a3\n3,b3\n5,a5\n6,b6\n");
     let err = fails(
-        &pksort(&["-m", "-k", "1:int", "a.csv", "b.csv"], b"", dir.path()),
+        &pksort(
+            &["--merge", "-k", "1:int", "a.csv", "b.csv"],
+            b"",
+            dir.path(),
+        ),
         2,
     );
     assert!(
@@ -806,7 +812,11 @@ fn merge_mode() {
     );
     write(dir.path(), "c.csv", b"4,c\n1,c\n");
     let err = fails(
-        &pksort(&["-m", "-k", "1:int", "a.csv", "c.csv"], b"", dir.path()),
+        &pksort(
+            &["--merge", "-k", "1:int", "a.csv", "c.csv"],
+            b"",
+            dir.path(),
+        ),
         2,
     );
     assert!(
@@ -913,7 +923,14 @@ fn temporary_files_are_removed_on_error() {
     input.push_str("oops,late\n");
     let err = fails(
         &pksort(
-            &["-k", "1:int", "-S", "64K", "-T", tmp.to_str().unwrap()],
+            &[
+                "-k",
+                "1:int",
+                "-S",
+                "64K",
+                "--temporary-directory",
+                tmp.to_str().unwrap(),
+            ],
             input.as_bytes(),
             dir.path(),
         ),
@@ -926,7 +943,14 @@ fn temporary_files_are_removed_on_error() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     let err = fails(
         &pksort(
-            &["-k", "1:int", "-S", "64K", "-T", "missing"],
+            &[
+                "-k",
+                "1:int",
+                "-S",
+                "64K",
+                "--temporary-directory",
+                "missing",
+            ],
             input.as_bytes(),
             dir.path(),
         ),
@@ -1199,7 +1223,7 @@ fn merge_of_more_inputs_than_the_fan_in() {
     }
     want.sort_by_key(|w| (w.0, w.1));
     let mut args = vec![
-        "-m",
+        "--merge",
         "--header",
         "-k",
         "id:int",
@@ -1228,7 +1252,7 @@ fn interrupt_leaves_no_files() {
             "1:int",
             "-S",
             "64K",
-            "-T",
+            "--temporary-directory",
             tmp.to_str().unwrap(),
             "-o",
             "out.csv",

@@ -461,7 +461,14 @@ fn longest_cyrillic_names() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = std::process::Command::new(cli::pgdump2csv_bin())
         .current_dir(d)
-        .args(["dump.sql", "-o", "csv", "--gzip", "--manifest", "m.json"])
+        .args([
+            "dump.sql",
+            "-o",
+            "csv",
+            "--gzip",
+            "--write-manifest",
+            "m.json",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -72,8 +72,8 @@ fn outputs_never_overwrite_inputs_or_each_other() {
     let cases: Vec<(String, [&str; 2])> = vec![
         ("$PGDUMP2CSV d.sql -o out --schema d.sql".into(), ["--schema", "DUMP"]),
         ("$PGDUMP2CSV d.sql -o out --post-data ./d.sql".into(), ["--post-data", "DUMP"]),
-        ("$PGDUMP2CSV d.sql -o out --schema s.sql --manifest s.sql".into(), ["--manifest", "--schema"]),
-        ("$PGDUMP2CSV < d.sql -o out --manifest out/public.customer.csv".into(), ["--manifest", "is also a table file under -o"]),
+        ("$PGDUMP2CSV d.sql -o out --schema s.sql --write-manifest s.sql".into(), ["--write-manifest", "--schema"]),
+        ("$PGDUMP2CSV < d.sql -o out --write-manifest out/public.customer.csv".into(), ["--write-manifest", "is also a table file under -o"]),
         (format!("$CSVCHECK {cols} in.csv --bad-rows in.csv"), ["--bad-rows", "FILE"]),
         (format!("$CSVCHECK {cols} in.csv --bad-rows-reasons link.csv"), ["--bad-rows-reasons", "FILE"]),
         (format!("$CSVCHECK {cols} in.csv --report in.csv"), ["--report", "FILE"]),
@@ -81,9 +81,9 @@ fn outputs_never_overwrite_inputs_or_each_other() {
         ("$PKSORT --header -k id in.csv --dups-out in.csv --on-dup first".into(), ["--dups-out", "FILE"]),
         ("$PKSORT --header -k id in.csv --dups-out o.csv -o ./o.csv".into(), ["--dups-out", "-o"]),
         ("$PKSORT --header -k id in.csv -o link.csv".into(), ["-o", "FILE"]),
-        ("$CSVSPLIT -n 2 -o 'p-{n}.csv' --manifest p-1.csv in.csv".into(), ["--manifest", "shard 1"]),
-        ("$CSVSPLIT -n 2 -o 'p-{n}.csv' --manifest in.csv in.csv".into(), ["--manifest", "FILE"]),
-        ("$CSVSPLIT -n 2 -o 'q-{n}.csv' --manifest-in in.csv --table t --manifest ./in.csv in.csv".into(), ["--manifest", "FILE"]),
+        ("$CSVSPLIT -n 2 -o 'p-{n}.csv' --write-manifest p-1.csv in.csv".into(), ["--write-manifest", "shard 1"]),
+        ("$CSVSPLIT -n 2 -o 'p-{n}.csv' --write-manifest in.csv in.csv".into(), ["--write-manifest", "FILE"]),
+        ("$CSVSPLIT -n 2 -o 'q-{n}.csv' --manifest in.csv --table t --write-manifest ./in.csv in.csv".into(), ["--write-manifest", "FILE"]),
     ];
     for (cmd, names) in &cases {
         let out = bash(d, cmd);
@@ -205,7 +205,7 @@ fn a_failed_producer_fails_every_consumer() {
     let consumers = [
         ("$PKSORT --header -k 1 -o sorted.csv", vec!["sorted.csv"]),
         (
-            "$CSVSPLIT --header -n 2 -o 'sh/p-{n}.csv' --manifest m.json",
+            "$CSVSPLIT --header -n 2 -o 'sh/p-{n}.csv' --write-manifest m.json",
             vec!["sh/p-0.csv", "m.json"],
         ),
         (
@@ -365,7 +365,7 @@ fn messages_say_what_is_wrong() {
             "-o in.csv: exists and is not a directory",
         ),
         (
-            "$PKSORT -k 1 -S 64K -T /proc in.csv -o o.csv",
+            "$PKSORT -k 1 -S 64K --temporary-directory /proc in.csv -o o.csv",
             "/proc: cannot hold temporary files",
         ),
         (

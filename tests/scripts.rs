@@ -181,7 +181,7 @@ fn copy_sql_with_nasty_names() {
             "csv",
             "--schema",
             "schema.sql",
-            "--manifest",
+            "--write-manifest",
             "m.json",
         ],
     ));
@@ -217,7 +217,7 @@ fn copy_sql_with_nasty_names() {
             &[
                 "-r",
                 "7",
-                "--manifest-in",
+                "--manifest",
                 "m.json",
                 "--table",
                 &qualified,
@@ -242,7 +242,7 @@ fn copy_sql_with_nasty_names() {
         let mut args = vec![
             "-r",
             "7",
-            "--manifest-in",
+            "--manifest",
             "m.json",
             "--table",
             nl_table,
@@ -270,13 +270,13 @@ fn copy_sql_with_nasty_names() {
         &[
             "-n",
             "1",
-            "--manifest-in",
+            "--manifest",
             "m.json",
             "--table",
             "dot",
             "-o",
             "dot-{n}.csv",
-            "--manifest",
+            "--write-manifest",
             "dot.json",
             "--copy-sql",
             &file,

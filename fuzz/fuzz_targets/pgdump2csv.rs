@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     argv.extend([
         "--schema".into(),
         p("schema.sql"),
-        "--manifest".into(),
+        "--write-manifest".into(),
         p("m.json"),
     ]);
     if flags & 1 == 0 {

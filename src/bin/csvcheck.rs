@@ -2,6 +2,6 @@
 
 fn main() -> std::process::ExitCode {
     dumpshard::cli::run("csvcheck", || {
-        dumpshard::csvcheck::run(<dumpshard::csvcheck::Args as clap::Parser>::parse())
+        dumpshard::csvcheck::run(dumpshard::cli::parse_args()?)
     })
 }

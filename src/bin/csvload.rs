@@ -2,6 +2,6 @@
 
 fn main() -> std::process::ExitCode {
     dumpshard::cli::run("csvload", || {
-        dumpshard::csvload::run(<dumpshard::csvload::Args as clap::Parser>::parse())
+        dumpshard::csvload::run(dumpshard::cli::parse_args()?)
     })
 }

@@ -2,6 +2,6 @@
 
 fn main() -> std::process::ExitCode {
     dumpshard::cli::run("csvsplit", || {
-        dumpshard::csvsplit::run(<dumpshard::csvsplit::Args as clap::Parser>::parse())
+        dumpshard::csvsplit::run(dumpshard::cli::parse_args()?)
     })
 }

@@ -2,6 +2,6 @@
 
 fn main() -> std::process::ExitCode {
     dumpshard::cli::run("pksort", || {
-        dumpshard::pksort::run(<dumpshard::pksort::Args as clap::Parser>::parse())
+        dumpshard::pksort::run(dumpshard::cli::parse_args()?)
     })
 }

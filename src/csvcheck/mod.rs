@@ -39,8 +39,8 @@ use std::path::PathBuf;
     about,
     long_about,
     after_help = "Examples:\n  \
-    csvcheck --ddl schema.sql --table public.customer customer.csv\n  \
-    csvcheck --manifest m.json --table orders --filter --bad-rows bad.csv orders.csv.gz > good.csv\n  \
+    csvcheck --ddl schema.sql -t public.customer customer.csv\n  \
+    csvcheck -m m.json -t orders --filter --bad-rows bad.csv orders.csv.gz > good.csv\n  \
     csvcheck --columns 'id:int8!,name:varchar(40),price:numeric(10,2)' --key id --sorted --json in.csv"
 )]
 pub struct Args {
@@ -49,8 +49,9 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Take the schema from a pgdump2csv manifest (with --table).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
+    /// Take the schema from a pgdump2csv manifest (--table names the table; optional when
+    /// the manifest has one).
+    #[arg(short = 'm', long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
     pub manifest: Option<PathBuf>,
 
     /// Take the schema from a pg_dump schema file or a whole plain dump (compressed or not;
@@ -62,7 +63,7 @@ pub struct Args {
     pub ddl: Option<PathBuf>,
 
     /// The table to check against, `name` or `schema.name` (with --manifest or --ddl).
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 't', long, value_name = "NAME")]
     pub table: Option<String>,
 
     /// Give the columns inline: `id:int8!,name:text,price:numeric(10,2)`; `!` marks NOT NULL.
@@ -140,8 +141,8 @@ pub struct Args {
     pub examples: usize,
 
     /// Worker threads, at most 4 per CPU (and 256) (default: all cores).
-    #[arg(long, short = 'j', value_name = "N")]
-    pub threads: Option<usize>,
+    #[arg(short = 'j', long = "jobs", alias = "threads", value_name = "N")]
+    pub jobs: Option<usize>,
 
     /// Print nothing on stderr unless something is wrong (no progress bar, no summary).
     #[arg(long, short = 'q')]
@@ -228,12 +229,8 @@ impl Config {
         let mut generated: Vec<String> = Vec::new();
         let mut order_from_header = None;
         let columns: Vec<Column> = if let Some(m) = &a.manifest {
-            let table = a
-                .table
-                .as_deref()
-                .ok_or_else(|| Error::Usage("--manifest needs --table NAME".into()))?;
             let man = Manifest::read(m)?;
-            let t = man.table(table)?;
+            let t = man.select(a.table.as_deref(), &m.display().to_string())?;
             header |= t.header;
             if null.is_none() {
                 null = Some(t.null.clone().into_bytes());
@@ -256,7 +253,7 @@ impl Config {
                             Some(n) => check_type_name(n, &cat, false).map_err(|e| {
                                 Error::file(
                                     m.display().to_string(),
-                                    format!("table {table}, column {}: {e}", c.name),
+                                    format!("table {}, column {}: {e}", t.qualified(), c.name),
                                 )
                             })?,
                             None => PgType::Text,
@@ -269,7 +266,7 @@ impl Config {
             let table = a
                 .table
                 .as_deref()
-                .ok_or_else(|| Error::Usage("--ddl needs --table NAME".into()))?;
+                .ok_or_else(|| Error::Usage("--ddl needs -t/--table NAME".into()))?;
             // Through input::open, so a compressed schema file or dump is read as such.
             let inp = input::open(Some(d))?;
             let parsed = ddl::parse_reader(inp.reader, &inp.name)?;
@@ -421,7 +418,7 @@ impl Config {
         };
         let key_memory = cli::parse_size(&a.max_memory)?;
         let threads = a
-            .threads
+            .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
         let inputs = if a.files.is_empty() {
@@ -1417,7 +1414,7 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--bad-rows", args.bad_rows.as_deref())
         .output("--bad-rows-reasons", args.bad_rows_reasons.as_deref())
         .install()?;
-    args.threads = Some(crate::cli::threads("--threads", args.threads)?);
+    args.jobs = Some(crate::cli::threads("--jobs", args.jobs)?);
     let cfg = Config::from_args(args)?;
     check(&cfg)
 }
@@ -1427,7 +1424,7 @@ pub fn check(cfg: &Config) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+        .map_err(|e| Error::internal(format!("cannot start worker threads: {e}")))?;
     let ins: Vec<Option<&std::path::Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
     crate::progress::start("csvcheck", cfg.quiet, &ins);
     let open_sink = |p: &Option<PathBuf>| -> Result<Option<Sink>> {

@@ -42,42 +42,41 @@ impl Target {
             });
             config.host(&host);
         }
-        if config.get_ports().is_empty() {
-            if let Some(p) = env("PGPORT") {
-                let port = p
-                    .parse()
-                    .map_err(|_| Error::Usage(format!("PGPORT '{p}' is not a port number")))?;
-                config.port(port);
-            }
+        if config.get_ports().is_empty()
+            && let Some(p) = env("PGPORT")
+        {
+            let port = p
+                .parse()
+                .map_err(|_| Error::Usage(format!("PGPORT '{p}' is not a port number")))?;
+            config.port(port);
         }
         if config.get_user().is_none() {
             let user = env("PGUSER").unwrap_or_else(os_user);
             config.user(&user);
         }
-        if config.get_dbname().is_none() {
-            if let Some(db) = env("PGDATABASE") {
-                config.dbname(&db);
-            }
+        if config.get_dbname().is_none()
+            && let Some(db) = env("PGDATABASE")
+        {
+            config.dbname(&db);
         }
         if config.get_application_name().is_none() {
             config.application_name(&env("PGAPPNAME").unwrap_or_else(|| "csvload".into()));
         }
-        if config.get_connect_timeout().is_none() {
-            if let Some(t) = env("PGCONNECT_TIMEOUT").and_then(|t| t.parse::<u64>().ok()) {
-                if t > 0 {
-                    config.connect_timeout(Duration::from_secs(t.max(2)));
-                }
-            }
+        if config.get_connect_timeout().is_none()
+            && let Some(t) = env("PGCONNECT_TIMEOUT").and_then(|t| t.parse::<u64>().ok())
+            && t > 0
+        {
+            config.connect_timeout(Duration::from_secs(t.max(2)));
         }
-        if !database.contains("sslmode") {
-            if let Some(mode) = env("PGSSLMODE") {
-                config.ssl_mode(match mode.as_str() {
-                    "disable" => SslMode::Disable,
-                    "allow" | "prefer" => SslMode::Prefer,
-                    "require" | "verify-ca" | "verify-full" => SslMode::Require,
-                    _ => return Err(Error::Usage(format!("PGSSLMODE '{mode}' is not valid"))),
-                });
-            }
+        if !database.contains("sslmode")
+            && let Some(mode) = env("PGSSLMODE")
+        {
+            config.ssl_mode(match mode.as_str() {
+                "disable" => SslMode::Disable,
+                "allow" | "prefer" => SslMode::Prefer,
+                "require" | "verify-ca" | "verify-full" => SslMode::Require,
+                _ => return Err(Error::Usage(format!("PGSSLMODE '{mode}' is not valid"))),
+            });
         }
         if config.get_ssl_mode() == SslMode::Require {
             return Err(Error::Usage(

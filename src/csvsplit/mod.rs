@@ -72,14 +72,14 @@ pub struct Args {
 
     /// Send each record to shard XXH64(key) mod N (needs -n N): the same key always lands in
     /// the same shard, on any machine. COLS: comma-separated column names (from the header
-    /// or --manifest-in) or 1-based column numbers. The key is hashed from the unquoted
+    /// or --manifest) or 1-based column numbers. The key is hashed from the unquoted
     /// values, so "1" and 1 land together while NULL and "" differ; see docs/csvsplit.md for the
     /// exact bytes. Shard order is not input order; a last record without a newline gets
     /// one.
     #[arg(long, value_name = "COLS", requires = "chunks")]
     pub by_hash: Option<String>,
 
-    /// Cut the key space of -k (or the --manifest-in table's primary key) into N ranges and
+    /// Cut the key space of -k (or the --manifest table's primary key) into N ranges and
     /// send each record to its range's shard, input order kept: shard i holds the keys from
     /// split point i-1 (included) to split point i (excluded), so the shards, each sorted
     /// (pksort with the same -k and --nulls), concatenate to the whole input sorted. The N-1
@@ -146,18 +146,19 @@ pub struct Args {
     /// Write a JSON manifest of the shards to FILE (`-` for stdout): for each shard its file
     /// (relative to the manifest's directory), records, uncompressed bytes, file bytes and
     /// CRC-32 of the uncompressed content (the checksum gzip itself stores); with a key
-    /// (-k, or the --manifest-in table's primary key) also each shard's first and last key
+    /// (-k, or the --manifest table's primary key) also each shard's first and last key
     /// and whether the shards are sorted and non-overlapping.
-    #[arg(long, value_name = "FILE")]
-    pub manifest: Option<PathBuf>,
+    #[arg(long = "write-manifest", value_name = "FILE")]
+    pub write_manifest: Option<PathBuf>,
 
-    /// Key column for the --manifest key ranges, most significant first:
+    /// Key column for the --write-manifest key ranges, most significant first:
     /// `COLUMN[:TYPE][:desc]`, as in pksort. Repeat the option or separate specs with commas.
-    /// COLUMN is a 1-based number or a name (from --header or --manifest-in). TYPE is int
+    /// COLUMN is a 1-based number or a name (from --header or --manifest). TYPE is int
     /// (any length), numeric, float, text (bytewise, the default), uuid, bool, date,
-    /// timestamp or timestamptz; with --manifest-in it defaults to the column's type.
-    /// Without -k, --manifest-in uses the table's primary key, if it has one. Needs
-    /// --manifest. A key value that does not parse as its type is an error.
+    /// timestamp or timestamptz; with --manifest it defaults to the column's type.
+    /// Without -k, --manifest uses the table's primary key, if it has one. Needs
+    /// --write-manifest or --by-range. A key value that does not parse as its type is an
+    /// error.
     #[arg(short = 'k', long = "key", value_name = "SPEC", value_delimiter = ',')]
     pub key: Vec<String>,
 
@@ -167,42 +168,40 @@ pub struct Args {
     pub nulls: Option<Nulls>,
 
     /// Read column names, the NULL token, whether there is a header and the primary key from
-    /// this pgdump2csv manifest (needs --table).
-    #[arg(long, value_name = "FILE", requires = "table")]
-    pub manifest_in: Option<PathBuf>,
+    /// this pgdump2csv manifest (only read; --write-manifest writes). `--manifest-in` is
+    /// the old spelling.
+    #[arg(short = 'm', long, alias = "manifest-in", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
 
-    /// Table name: looked up in --manifest-in, and used in --import-sql / --copy-sql.
-    #[arg(long, value_name = "NAME")]
+    /// Table name: looked up in --manifest (optional when it has one table), and used in
+    /// --import-sql / --copy-sql.
+    #[arg(short = 't', long, value_name = "NAME")]
     pub table: Option<String>,
 
     /// Print to stdout a CockroachDB `IMPORT INTO table (cols) CSV DATA (...)` statement
-    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table). A query string
-    /// in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name.
-    #[arg(
-        long,
-        value_name = "URL_PREFIX",
-        requires = "table",
-        conflicts_with = "copy_sql"
-    )]
+    /// loading every shard from URL_PREFIX/SHARD_FILE_NAME (needs --table or --manifest). A
+    /// query string in URL_PREFIX (`s3://bucket/dir?AUTH=implicit`) goes after the file name.
+    #[arg(long, value_name = "URL_PREFIX", conflicts_with = "copy_sql")]
     pub import_sql: Option<String>,
 
     /// Print to stdout a psql script of `\copy table (cols) FROM ... CSV` lines, one per
-    /// shard, for PostgreSQL or YugabyteDB (needs --table; run it from this directory). It
-    /// sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2); shards with a
-    /// line that is exactly `\.`, which psql 17 and older cannot load, are warned about.
-    #[arg(long, requires = "table")]
+    /// shard, for PostgreSQL or YugabyteDB (needs --table or --manifest; run it from this
+    /// directory). It sets ON_ERROR_STOP. A name or path with CR or LF is refused (exit 2);
+    /// shards with a line that is exactly `\.`, which psql 17 and older cannot load, are
+    /// warned about.
+    #[arg(long)]
     pub copy_sql: bool,
 
-    /// The NULL token of the input (default: from --manifest-in, else the unquoted empty
+    /// The NULL token of the input (default: from --manifest, else the unquoted empty
     /// field). Used by --by-hash, the key ranges and in the generated SQL.
     #[arg(long, value_name = "STRING")]
     pub null: Option<String>,
 
     /// Worker threads that checksum and compress shards, at most 4 per CPU (and 256)
     /// [default: number of CPUs].
-    #[arg(short = 'j', long, value_name = "N",
+    #[arg(short = 'j', long, alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub parallel: Option<u64>,
+    pub jobs: Option<u64>,
 
     /// No warnings and no progress bar on stderr.
     #[arg(short, long)]
@@ -277,14 +276,14 @@ pub struct Config {
     pub header: bool,
     /// Every shard (not only the first) gets the header.
     pub repeat_header: bool,
-    /// Where to write the JSON manifest.
-    pub manifest: Option<PathBuf>,
+    /// Where to write the JSON manifest (`--write-manifest`).
+    pub write_manifest: Option<PathBuf>,
     /// Track key ranges: the `-k` specs, or empty for the manifest table's primary key.
     /// `None`: no key.
     pub key: Option<Vec<KeyArg>>,
     /// NULL keys allowed, and where they order.
     pub nulls: Option<Nulls>,
-    /// The table from `--manifest-in`.
+    /// The table from `--manifest`.
     pub table: Option<Table>,
     /// `--table` as given.
     pub table_name: Option<String>,
@@ -357,11 +356,17 @@ impl Config {
             }
         };
         let template = Template::parse(&a.output)?;
-        let table = match &a.manifest_in {
+        let table = match &a.manifest {
             Some(p) => {
-                let m = Manifest::read(p)?;
-                let name = a.table.as_deref().unwrap_or_default();
-                Some(m.table(name)?.clone())
+                // Until this release --manifest wrote csvsplit's own manifest.
+                let m = Manifest::read_or_hint(
+                    p,
+                    "--manifest reads a pgdump2csv manifest; --write-manifest writes one",
+                )?;
+                Some(
+                    m.select(a.table.as_deref(), &p.display().to_string())?
+                        .clone(),
+                )
             }
             None => None,
         };
@@ -372,24 +377,25 @@ impl Config {
         }
         let has_pk = table.as_ref().is_some_and(|t| !t.primary_key.is_empty());
         let key = if !keys.is_empty() {
-            if a.manifest.is_none() && !a.by_range {
+            if a.write_manifest.is_none() && !a.by_range {
                 return Err(Error::Usage(
-                    "-k needs --manifest (it gives the shards' key ranges) or --by-range".into(),
+                    "-k needs --write-manifest (it gives the shards' key ranges) or --by-range"
+                        .into(),
                 ));
             }
             Some(keys)
-        } else if (a.manifest.is_some() || a.by_range) && has_pk {
+        } else if (a.write_manifest.is_some() || a.by_range) && has_pk {
             Some(Vec::new())
         } else if a.by_range {
             return Err(Error::Usage(
-                "--by-range needs a key: -k, or --manifest-in with a primary key".into(),
+                "--by-range needs a key: -k, or -m/--manifest with a primary key".into(),
             ));
         } else {
             None
         };
         if a.nulls.is_some() && key.is_none() {
             return Err(Error::Usage(
-                "--nulls needs a key: -k, or --manifest-in with a primary key (and --manifest)"
+                "--nulls needs a key: -k, or --manifest with a primary key (and --write-manifest)"
                     .into(),
             ));
         }
@@ -404,9 +410,15 @@ impl Config {
                 "--import-sql needs every shard alike: drop --no-repeat-header".into(),
             ));
         }
-        if a.manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
+        if a.write_manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
             return Err(Error::Usage(
-                "--manifest - and the SQL output would both go to stdout".into(),
+                "--write-manifest - and the SQL output would both go to stdout".into(),
+            ));
+        }
+        if sql != SqlOut::None && table.is_none() && a.table.is_none() {
+            return Err(Error::Usage(
+                "--import-sql and --copy-sql need the table: give -t/--table or -m/--manifest"
+                    .into(),
             ));
         }
         let null = a
@@ -420,7 +432,7 @@ impl Config {
         if a.filter.as_deref().is_some_and(|f| f.trim().is_empty()) {
             return Err(Error::Usage("--filter: empty command".into()));
         }
-        let workers = crate::cli::threads("--parallel", a.parallel.map(|j| j as usize))?;
+        let workers = crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?;
         Ok(Config {
             input: a.file.filter(|p| !input::is_stdin(p)),
             mode,
@@ -428,7 +440,7 @@ impl Config {
             level: a.level,
             header,
             repeat_header,
-            manifest: a.manifest,
+            write_manifest: a.write_manifest,
             key,
             nulls: a.nulls,
             table,
@@ -454,14 +466,14 @@ const CHUNK: usize = 1 << 20;
 pub fn run(args: Args) -> Result<()> {
     crate::output::Guard::new("a shard of --output")
         .input("FILE", args.file.as_deref())
-        .input("--manifest-in", args.manifest_in.as_deref())
+        .input("--manifest", args.manifest.as_deref())
         .input("--split-points", args.split_points.as_deref())
-        .output("--manifest", args.manifest.as_deref())
+        .output("--write-manifest", args.write_manifest.as_deref())
         .output("--write-split-points", args.write_split_points.as_deref())
         .install()?;
     let cfg = Config::from_args(args)?;
     for (opt, f) in [
-        ("--manifest", cfg.manifest.as_deref()),
+        ("--write-manifest", cfg.write_manifest.as_deref()),
         ("--write-split-points", cfg.write_points.as_deref()),
     ] {
         if let Some(m) = f
@@ -760,7 +772,7 @@ impl<'a> Run<'a> {
             pipe: Pipeline::start(
                 cfg.workers,
                 cfg.template.gzip().then_some(cfg.level),
-                cfg.manifest.is_some(),
+                cfg.write_manifest.is_some(),
                 cfg.filter.as_deref(),
             ),
             first: true,
@@ -1256,7 +1268,7 @@ fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
             match c.parse::<usize>() {
                 Ok(k) if k >= 1 && (names.is_empty() || k <= names.len()) => Ok(k - 1),
                 _ if names.is_empty() => Err(Error::Usage(format!(
-                    "column '{c}': without --header or --manifest-in, give 1-based column numbers"
+                    "column '{c}': without --header or --manifest, give 1-based column numbers"
                 ))),
                 _ => Err(Error::Usage(format!(
                     "column '{c}' not found (columns: {})",
@@ -1267,7 +1279,7 @@ fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// The `--manifest` document.
+/// The `--write-manifest` document.
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     format: &'static str,
@@ -1287,7 +1299,7 @@ struct Report<'a> {
     repeat_header: bool,
     compression: Option<&'static str>,
     null: &'a str,
-    /// The CSV's column names in order, from `--manifest-in`: a loader needs them as the
+    /// The CSV's column names in order, from `--manifest`: a loader needs them as the
     /// COPY column list, because the target table's own column order may differ (an
     /// `INHERITS` child whose parent gained a column, a table created by hand).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1424,7 +1436,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
         );
     }
     let keys = split.keys.as_ref();
-    if let Some(m) = &cfg.manifest {
+    if let Some(m) = &cfg.write_manifest {
         let stdout = input::is_stdin(m);
         let (mode, limit) = match &cfg.mode {
             Mode::Rows(n) => ("rows", Some(*n)),
@@ -1530,8 +1542,8 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                 })
                 .collect(),
         };
-        let mut json = serde_json::to_vec_pretty(&r)
-            .map_err(|e| Error::Usage(format!("internal error: manifest: {e}")))?;
+        let mut json =
+            serde_json::to_vec_pretty(&r).map_err(|e| Error::internal(format!("manifest: {e}")))?;
         json.push(b'\n');
         if stdout {
             let mut o = std::io::stdout().lock();

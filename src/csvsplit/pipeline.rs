@@ -350,7 +350,7 @@ impl Pipeline {
             Err(self
                 .stop()
                 .err()
-                .unwrap_or_else(|| Error::Usage("could not start the shard writer threads".into())))
+                .unwrap_or_else(|| Error::internal("could not start the shard writer threads")))
         }
     }
 
@@ -383,10 +383,8 @@ impl Pipeline {
         }
         match self.writer.take().map(|w| w.join()) {
             Some(Ok(r)) => r,
-            Some(Err(_)) => Err(Error::Usage("the shard writer thread panicked".into())),
-            None => Err(Error::Usage(
-                "could not start the shard writer thread".into(),
-            )),
+            Some(Err(_)) => Err(Error::internal("the shard writer thread panicked")),
+            None => Err(Error::internal("could not start the shard writer thread")),
         }
     }
 
@@ -573,9 +571,9 @@ fn write_all(
                     crc,
                     end_lines,
                 } => {
-                    let s = open.get_mut(&shard).ok_or_else(|| {
-                        Error::Usage(format!("internal error: shard {shard} is not open"))
-                    })?;
+                    let s = open
+                        .get_mut(&shard)
+                        .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
                     let b = bytes.bytes();
                     s.file.write(b, &s.path, &cmd)?;
                     s.file_bytes += b.len() as u64;
@@ -589,9 +587,9 @@ fn write_all(
                     }
                 }
                 Out::Close(shard, records) => {
-                    let mut s = open.remove(&shard).ok_or_else(|| {
-                        Error::Usage(format!("internal error: shard {shard} is not open"))
-                    })?;
+                    let mut s = open
+                        .remove(&shard)
+                        .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
                     if let Some(level) = gzip
                         && s.file_bytes == 0
                     {

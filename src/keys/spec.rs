@@ -138,7 +138,8 @@ impl KeySpec {
                 }
                 None => {
                     return Err(Error::Usage(
-                        "no key: give -k COLUMN[:TYPE][:desc], or --manifest and --table".into(),
+                        "no key: give -k COLUMN[:TYPE][:desc], or -m MANIFEST (and -t TABLE)"
+                            .into(),
                     ));
                 }
             }

@@ -49,11 +49,11 @@ use std::sync::mpsc::sync_channel;
 
 const EXAMPLES: &str = "\
 Examples:
-  pksort --manifest out/manifest.json --table public.customer out/csv/public.customer.csv -o sorted.csv
+  pksort -m out/manifest.json -t public.customer out/csv/public.customer.csv -o sorted.csv
   pksort -k 3:int,2:int,1:int -S 1G customer.csv.gz > sorted.csv
   pksort --header -k id:uuid --on-dup last --dups-out dropped.csv -o out.csv in.csv
-  pksort -c --manifest m.json --table orders orders.sorted.csv
-  pksort -m -k 1:int shard1.csv shard2.csv -o all.csv
+  pksort -c -m m.json -t orders orders.sorted.csv
+  pksort --merge -k 1:int shard1.csv shard2.csv -o all.csv
 
 Exit status: 0 done; 1 --check found a record out of order or a duplicate; 2 usage or I/O
 error, or input that cannot be sorted (malformed CSV, a bad or NULL key value, a duplicate key
@@ -66,9 +66,9 @@ under --on-dup error).";
 /// newline gets one). Quoted commas and newlines are understood. gzip, zstd and lz4 inputs
 /// are recognised by their magic bytes. Records with equal keys keep their input order.
 ///
-/// On pgdump2csv output, `--manifest m.json --table NAME` takes the key columns and their
-/// types from the table's primary key. Like every dumpshard filter, pksort reads standard
-/// input when no FILE is given, so it works in the middle of a pipeline.
+/// On pgdump2csv output, `-m m.json -t NAME` (`--manifest`, `--table`) takes the key columns
+/// and their types from the table's primary key. Like every dumpshard filter, pksort reads
+/// standard input when no FILE is given, so it works in the middle of a pipeline.
 #[derive(Debug, clap::Parser)]
 #[command(name = "pksort", version, max_term_width = 100, after_help = EXAMPLES)]
 pub struct Args {
@@ -85,12 +85,14 @@ pub struct Args {
     #[arg(short = 'k', long = "key", value_name = "SPEC", value_delimiter = ',')]
     pub key: Vec<String>,
 
-    /// A pgdump2csv manifest: key columns and types come from the table's primary key.
-    #[arg(long, value_name = "FILE")]
+    /// A pgdump2csv manifest: key columns and types, the header and the NULL token come from
+    /// the table's entry. (`-m` is --manifest in every dumpshard tool; GNU sort's `-m` is
+    /// --merge here.)
+    #[arg(short = 'm', long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
 
     /// The manifest table (`name` or `schema.name`); optional when the manifest has one table.
-    #[arg(long, value_name = "NAME", requires = "manifest")]
+    #[arg(short = 't', long, value_name = "NAME", requires = "manifest")]
     pub table: Option<String>,
 
     /// The first record of each input is a header: it is written first, and names key columns.
@@ -102,13 +104,25 @@ pub struct Args {
     #[arg(short = 'S', long = "buffer-size", value_name = "SIZE")]
     pub buffer_size: Option<String>,
 
-    /// Directory for the spilled runs. [default: $TMPDIR or /tmp]
-    #[arg(short = 'T', long = "temporary-directory", value_name = "DIR")]
+    /// Directory for the spilled runs. GNU sort's `-T DIR` still works for this release, with
+    /// a warning: `-T` is --exclude-table in dumpshard. [default: $TMPDIR or /tmp]
+    #[arg(long = "temporary-directory", value_name = "DIR")]
     pub temporary_directory: Option<PathBuf>,
 
+    /// GNU sort's `-T DIR`: deprecated, to be removed in the next release, because `-T` is
+    /// --exclude-table in dumpshard (as in pg_dump). Works as --temporary-directory and
+    /// warns.
+    #[arg(
+        short = 'T',
+        hide = true,
+        value_name = "DIR",
+        conflicts_with = "temporary_directory"
+    )]
+    pub temporary_directory_t: Option<PathBuf>,
+
     /// Threads for sorting and key encoding, at most 4 per CPU (and 256). [default: all cores]
-    #[arg(short = 'j', long = "parallel", value_name = "N")]
-    pub parallel: Option<usize>,
+    #[arg(short = 'j', long = "jobs", alias = "parallel", value_name = "N")]
+    pub jobs: Option<usize>,
 
     /// Write to FILE instead of standard output; it appears only when complete. A `.gz` name
     /// compresses.
@@ -134,11 +148,17 @@ pub struct Args {
     #[arg(short = 'c', long, conflicts_with_all = ["merge", "output", "dups_out"])]
     pub check: bool,
 
-    /// The inputs are already sorted: only merge them (an unsorted input is an error).
-    #[arg(short = 'm', long)]
+    /// The inputs are already sorted: only merge them (an unsorted input is an error). GNU
+    /// sort's `-m`; in dumpshard `-m` is --manifest.
+    #[arg(long)]
     pub merge: bool,
 
-    /// Allow NULL (unquoted empty) key values and put them first or last; without this a NULL
+    /// The NULL token: an unquoted field exactly STRING is NULL (as in csvsplit and
+    /// csvcheck). [default: the manifest table's token, else the unquoted empty field]
+    #[arg(long, value_name = "STRING")]
+    pub null: Option<String>,
+
+    /// Allow NULL key values (see --null) and put them first or last; without this a NULL
     /// key is an error.
     #[arg(long, value_enum, value_name = "WHERE")]
     pub nulls: Option<Nulls>,
@@ -217,19 +237,15 @@ impl Config {
         let mut table = None;
         let mut inputs: Vec<Option<PathBuf>> = a.files.iter().map(|p| Some(p.clone())).collect();
         if let Some(mpath) = &a.manifest {
-            let m = Manifest::read(mpath)?;
-            let t = match &a.table {
-                Some(name) => m.table(name)?.clone(),
-                None if m.tables.len() == 1 => m.tables[0].clone(),
-                None => {
-                    return Err(Error::Usage(format!(
-                        "{}: the manifest has {} tables; choose one with --table",
-                        mpath.display(),
-                        m.tables.len()
-                    )));
-                }
-            };
-            table = Some(t);
+            // `-m` was GNU sort's --merge here until this release.
+            let m = Manifest::read_or_hint(
+                mpath,
+                "-m is --manifest; to merge sorted inputs use --merge",
+            )?;
+            table = Some(
+                m.select(a.table.as_deref(), &mpath.display().to_string())?
+                    .clone(),
+            );
         }
         if inputs.is_empty() {
             inputs.push(None);
@@ -246,7 +262,10 @@ impl Config {
             Some(s) => crate::cli::parse_size(s)?,
             None => (crate::cli::available_memory() / 2).max(64 << 20),
         };
-        let threads = crate::cli::threads("--parallel", a.parallel)?;
+        let threads = crate::cli::threads("--jobs", a.jobs)?;
+        if a.temporary_directory_t.is_some() {
+            eprintln!("pksort: -T is deprecated, use --temporary-directory");
+        }
         let mode = if a.check {
             Mode::Check
         } else if a.merge {
@@ -256,16 +275,20 @@ impl Config {
         };
         Ok(Config {
             header: a.header || table.as_ref().is_some_and(|t| t.header),
-            null_token: table
-                .as_ref()
-                .map(|t| t.null.as_bytes().to_vec())
-                .unwrap_or_default(),
+            null_token: match (&a.null, &table) {
+                (Some(n), _) => n.as_bytes().to_vec(),
+                (None, Some(t)) => t.null.as_bytes().to_vec(),
+                (None, None) => Vec::new(),
+            },
             table,
             inputs,
             keys,
             nulls: a.nulls,
             memory: usize::try_from(memory).unwrap_or(usize::MAX),
-            tmpdir: a.temporary_directory.unwrap_or_else(std::env::temp_dir),
+            tmpdir: a
+                .temporary_directory
+                .or(a.temporary_directory_t)
+                .unwrap_or_else(std::env::temp_dir),
             threads,
             output: a.output.filter(|p| !crate::input::is_stdin(p)),
             on_dup: a.on_dup,
@@ -317,7 +340,7 @@ pub fn run(args: Args) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads)
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start {} threads: {e}", cfg.threads)))?;
+        .map_err(|e| Error::internal(format!("cannot start {} threads: {e}", cfg.threads)))?;
     pool.install(|| run_config(&cfg))
 }
 
@@ -896,10 +919,9 @@ fn write_gathered(out: &mut progress::Counter<Sink>, batches: &[Batch], v: &[Ent
         drop(tx);
         match writer.join() {
             Ok(r) => r.at(&name),
-            Err(_) => Err(Error::io(
-                &name,
-                std::io::Error::other("writer thread panicked"),
-            )),
+            Err(_) => Err(Error::internal(format!(
+                "the writer thread of {name} panicked"
+            ))),
         }
     })
 }
@@ -922,7 +944,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
     std::thread::Builder::new()
         .name("pksort reader".into())
         .spawn(move || crate::records::read_ahead(|r| inputs.next_chunk(r), &tx, &back_rx))
-        .map_err(|e| Error::io("<reader thread>", e))?;
+        .map_err(|e| Error::internal(format!("cannot start the reader thread: {e}")))?;
     (|| -> Result<()> {
         // Owned here so that an early error return drops it and unblocks the reader.
         let rx = rx;

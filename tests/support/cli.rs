@@ -87,7 +87,7 @@ pub struct Converted {
     pub stderr: String,
 }
 
-/// Runs `pgdump2csv -o DIR/csv --manifest DIR/manifest.json --schema DIR/schema.sql
+/// Runs `pgdump2csv -o DIR/csv --write-manifest DIR/manifest.json --schema DIR/schema.sql
 /// --post-data DIR/post.sql EXTRA... DUMP`.
 pub fn convert(dump: &Path, input: Input, extra: &[&str]) -> Converted {
     let dir = tempfile::Builder::new()
@@ -101,7 +101,7 @@ pub fn convert(dump: &Path, input: Input, extra: &[&str]) -> Converted {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "-o".as_ref(),
         csv_dir.as_os_str(),
-        "--manifest".as_ref(),
+        "--write-manifest".as_ref(),
         manifest_path.as_os_str(),
         "--schema".as_ref(),
         schema.as_os_str(),

@@ -510,12 +510,12 @@ pub fn find_bindir() -> Option<PathBuf> {
         let d = PathBuf::from(d);
         return has_server_bins(&d).then_some(d);
     }
-    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
-        if o.status.success() {
-            let d = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
-            if has_server_bins(&d) {
-                return Some(d);
-            }
+    if let Ok(o) = Command::new("pg_config").arg("--bindir").output()
+        && o.status.success()
+    {
+        let d = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        if has_server_bins(&d) {
+            return Some(d);
         }
     }
     if let Ok(rd) = fs::read_dir("/usr/lib/postgresql") {
