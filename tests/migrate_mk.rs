@@ -11,8 +11,7 @@ mod cli;
 #[path = "support/pg.rs"]
 mod pg;
 
-use pg::Pg;
-use std::collections::BTreeMap;
+use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -77,37 +76,6 @@ fn must(out: Output, what: &str) -> String {
         text(&out.stderr)
     );
     text(&out.stdout)
-}
-
-/// Row count and md5 of the sorted rows of every table, outside csvload's journal (as in
-/// tests/csvload_pg.rs).
-fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
-    let sql = r#"
-CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
-BEGIN
-    IF NOT (SELECT relispopulated FROM pg_class WHERE oid = r) THEN
-        n := -1; h := 'not populated'; RETURN;
-    END IF;
-    EXECUTE format('SELECT count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM ONLY %s t', r)
-        INTO n, h;
-END
-$f$;
-SELECT format('%I.%I', n.nspname, c.relname) || E'\t' || f.n || ' ' || f.h
-FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace
-CROSS JOIN LATERAL pg_temp.fp(c.oid) AS f
-WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('information_schema', 'dumpshard')
-  AND n.nspname !~ '^pg_'
-ORDER BY 1;
-"#;
-    pg.psql(db, sql)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let (k, v) = l.split_once('\t').unwrap();
-            (k.to_string(), v.to_string())
-        })
-        .collect()
 }
 
 /// Indexes, constraints and sequence values: what post-data adds.

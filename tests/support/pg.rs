@@ -22,6 +22,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;
@@ -566,4 +567,35 @@ impl Pg {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// Row count and md5 of the sorted rows of every table (as tests/roundtrip_pg.rs does),
+/// without csvload's journal.
+pub fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
+    let sql = r#"
+CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
+BEGIN
+    IF NOT (SELECT relispopulated FROM pg_class WHERE oid = r) THEN
+        n := -1; h := 'not populated'; RETURN;
+    END IF;
+    EXECUTE format('SELECT count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM ONLY %s t', r)
+        INTO n, h;
+END
+$f$;
+SELECT format('%I.%I', n.nspname, c.relname) || E'\t' || f.n || ' ' || f.h
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL pg_temp.fp(c.oid) AS f
+WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('information_schema', 'dumpshard')
+  AND n.nspname !~ '^pg_'
+ORDER BY 1;
+"#;
+    pg.psql(db, sql)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once('\t').unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect()
 }
