@@ -3,7 +3,8 @@
 //! misnamed files both work.
 //!
 //! Decompression runs on its own thread and hands over large buffers, so that on a two-core
-//! machine inflating and parsing overlap instead of taking turns.
+//! machine inflating and parsing overlap instead of taking turns; a tool held to one thread
+//! (`pgdump2csv -j 1`) opens with [`open_with`] and inflates on the reading thread instead.
 
 use crate::error::{Error, IoContext, Result};
 use std::fs::File;
@@ -60,8 +61,15 @@ pub fn is_stdin(p: &Path) -> bool {
     p.as_os_str() == "-"
 }
 
-/// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes.
+/// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes, on a
+/// thread of its own.
 pub fn open(path: Option<&Path>) -> Result<Input> {
+    open_with(path, true)
+}
+
+/// [`open`], decompressing on a thread of its own when `thread` is set, else on the thread
+/// that reads (no overlap, but one thread in all).
+pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
         Some(p) if !is_stdin(p) => {
             let f = File::open(p).at(p)?;
@@ -86,12 +94,12 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
     };
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(cr),
-        Compression::Gzip => threaded(GzMembers::new(cr), &name, pos),
+        Compression::Gzip => decoding(GzMembers::new(cr), &name, pos, thread),
         Compression::Zstd => {
             let d = zstd::stream::read::Decoder::with_buffer(cr).at(&name)?;
-            threaded(d, &name, pos)
+            decoding(d, &name, pos, thread)
         }
-        Compression::Lz4 => threaded(lz4_flex::frame::FrameDecoder::new(cr), &name, pos),
+        Compression::Lz4 => decoding(lz4_flex::frame::FrameDecoder::new(cr), &name, pos, thread),
     };
     Ok(Input {
         path: if compression == Compression::None {
@@ -202,6 +210,76 @@ impl<R: BufRead> Read for GzMembers<R> {
     }
 }
 
+/// A reader over what `decoder` produces: decoded on a thread of its own when `thread` is set
+/// ([`threaded`]), else on the reading thread, with the same messages. `pos` counts the
+/// compressed bytes consumed, for messages.
+pub fn decoding<D: Read + Send + 'static>(
+    decoder: D,
+    name: &str,
+    pos: Arc<AtomicU64>,
+    thread: bool,
+) -> Box<dyn Read + Send> {
+    if thread {
+        threaded(decoder, name, pos)
+    } else {
+        Box::new(Inline {
+            d: decoder,
+            pos,
+            out: 0,
+            failed: false,
+        })
+    }
+}
+
+/// Decompression on the reading thread (see [`decoding`]).
+struct Inline<D> {
+    d: D,
+    pos: Arc<AtomicU64>,
+    /// Decompressed bytes handed out so far, for messages.
+    out: u64,
+    failed: bool,
+}
+
+impl<D: Read> Read for Inline<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.failed {
+            return Ok(0);
+        }
+        loop {
+            match self.d.read(buf) {
+                Ok(n) => {
+                    self.out += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // Like the thread's reader: one error, then the end.
+                    self.failed = true;
+                    return Err(decompress_error(e, &self.pos, self.out));
+                }
+            }
+        }
+    }
+}
+
+/// The error for a failed decompression, saying where (compressed byte `pos`, decompressed
+/// byte `out`) and whether the input is cut short.
+fn decompress_error(e: io::Error, pos: &AtomicU64, out: u64) -> io::Error {
+    let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot decompress{}: {e} (at compressed byte {}, decompressed byte {out})",
+            if truncated {
+                " (the file is truncated)"
+            } else {
+                ""
+            },
+            pos.load(Ordering::Relaxed)
+        ),
+    )
+}
+
 /// Runs `decoder` on a thread of its own and returns a reader over what it produces. `pos`
 /// counts the compressed bytes consumed, for messages.
 pub fn threaded<D: Read + Send + 'static>(
@@ -269,19 +347,7 @@ fn pump<D: Read>(
         let end = filled == 0;
         match res {
             Err(e) => {
-                let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
-                let e = io::Error::new(
-                    e.kind(),
-                    format!(
-                        "cannot decompress{}: {e} (at compressed byte {}, decompressed byte {out})",
-                        if truncated {
-                            " (the file is truncated)"
-                        } else {
-                            ""
-                        },
-                        pos.load(Ordering::Relaxed)
-                    ),
-                );
+                let e = decompress_error(e, &pos, out);
                 if filled > 0 && tx.send(Ok(buf)).is_err() {
                     return;
                 }

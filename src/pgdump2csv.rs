@@ -283,23 +283,39 @@ pub fn run(mut args: Args) -> Result<()> {
         .install()?;
     let mut cfg = Config::from_args(args)?;
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.jobs)
-        .build()
-        .map_err(|e| Error::internal(format!("cannot start {} threads: {e}", cfg.jobs)))?;
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
     let input = crate::pgdump::archive::open(cfg.dump.as_deref(), &want, cfg.jobs)?;
     cfg.archive = input.facts;
-    let mut conv = pool.install(|| {
-        let mut conv = Converter::new(&cfg, input.name.clone(), input.reader, input.data)?;
-        conv.run()?;
-        Ok::<_, Error>(conv)
-    })?;
-    // An archive's table data, when read entry by entry: converted concurrently, outside the
-    // pool (the workers wait on I/O; the pool's threads only convert).
-    conv.convert_deferred(&pool)?;
-    pool.install(|| conv.finish())
+    // -j N is N threads working at most: a decompression thread (never with -j 1) takes one
+    // of them, the converter's block conversion the rest. The converter itself waits while
+    // the pool converts its blocks, so it does not count beside the pool.
+    let pool = pool_of(cfg.jobs - usize::from(input.inflating))?;
+    let mut conv = Converter::new(
+        &cfg,
+        pool.as_ref(),
+        input.name.clone(),
+        input.reader,
+        input.data,
+    )?;
+    conv.run()?;
+    // An archive's table data, when read entry by entry: converted concurrently.
+    conv.convert_deferred()?;
+    conv.finish()
+}
+
+/// A pool of `n` threads to convert blocks on, or none (convert on the calling thread) when
+/// `n` is 1.
+fn pool_of(n: usize) -> Result<Option<rayon::ThreadPool>> {
+    if n <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("convert {i}"))
+        .build()
+        .map(Some)
+        .map_err(|e| Error::internal(format!("cannot start {n} threads: {e}")))
 }
 
 /// The error for a statement the dump ends in.
@@ -443,6 +459,8 @@ enum Phase {
 
 struct Converter<'c> {
     cfg: &'c Config,
+    /// Where blocks of COPY data are converted (`None`: on this thread).
+    pool: Option<&'c rayon::ThreadPool>,
     buf: Buf,
     fw: FieldWriter,
     std_strings: bool,
@@ -493,6 +511,7 @@ struct Group {
 impl<'c> Converter<'c> {
     fn new(
         cfg: &'c Config,
+        pool: Option<&'c rayon::ThreadPool>,
         name: String,
         r: Box<dyn Read + Send>,
         dset: Option<DataSet>,
@@ -518,6 +537,7 @@ impl<'c> Converter<'c> {
         }
         Ok(Converter {
             cfg,
+            pool,
             buf: Buf::new(r, name),
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,
@@ -1171,7 +1191,13 @@ impl<'c> Converter<'c> {
     /// Memory: each table in flight holds its read buffer (up to 2 x 4 MB plus a longest
     /// line), its decompression queue (up to 10 blocks of 1 MB) and its converted pieces
     /// (about the read size): about 25 MB per job, whatever the table sizes.
-    fn convert_deferred(&mut self, pool: &rayon::ThreadPool) -> Result<()> {
+    ///
+    /// Threads: `jobs` at most working. W = min(jobs, tables) workers each read, convert and
+    /// write one table; each has a decompression thread only when there are threads for it
+    /// (jobs >= 2 W), and the rest form a pool for block conversion. A worker waits while the
+    /// pool converts its blocks, so W - 1 workers + the pool + the decompression threads is
+    /// at most `jobs`.
+    fn convert_deferred(&mut self) -> Result<()> {
         let Some(set) = self.dset.take() else {
             return Ok(());
         };
@@ -1185,7 +1211,12 @@ impl<'c> Converter<'c> {
         let first_err: Mutex<Option<Error>> = Mutex::new(None);
         let results: Vec<Mutex<Option<(u64, u64)>>> =
             groups.iter().map(|_| Mutex::new(None)).collect();
-        let workers = self.cfg.jobs.min(groups.len());
+        let jobs = self.cfg.jobs;
+        let workers = jobs.min(groups.len());
+        let inflate_thread = workers > 0 && jobs >= 2 * workers;
+        let inflaters = if inflate_thread { workers } else { 0 };
+        let pool = pool_of((jobs + 1).saturating_sub(workers + inflaters).max(1))?;
+        let pool = pool.as_ref();
         let (cfg, data, archive) = (self.cfg, &self.data, &self.buf.name);
         std::thread::scope(|s| {
             for _ in 0..workers {
@@ -1194,7 +1225,9 @@ impl<'c> Converter<'c> {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&g) = order.get(k) else { break };
                         let t = &data[groups[g].idx];
-                        match convert_group(cfg, pool, &set, archive, t, &groups[g], &stop) {
+                        let grp = &groups[g];
+                        match convert_group(cfg, pool, inflate_thread, &set, archive, t, grp, &stop)
+                        {
                             Ok(r) => *lock(&results[g]) = Some(r),
                             Err(e) => {
                                 let mut f = lock(&first_err);
@@ -1240,7 +1273,7 @@ impl<'c> Converter<'c> {
             ncols: cols.len(),
             key: &key,
             pieces: &mut self.piece_bufs,
-            pool: None,
+            pool: self.pool,
             stop: None,
         };
         job.copy_rows(&mut self.buf, out)?;
@@ -1610,9 +1643,11 @@ fn header_record(cfg: &Config, cols: &[String]) -> Vec<u8> {
 
 /// Converts one table's archive data entries (in script order) into its file, published
 /// when complete. Returns its rows and bytes (the header's included).
+#[allow(clippy::too_many_arguments)] // one call, from convert_deferred
 fn convert_group(
     cfg: &Config,
-    pool: &rayon::ThreadPool,
+    pool: Option<&rayon::ThreadPool>,
+    inflate_thread: bool,
     set: &DataSet,
     archive: &str,
     t: &DataTable,
@@ -1640,7 +1675,7 @@ fn convert_group(
         if !e.wanted {
             continue;
         }
-        let r = set.open(i).at(archive)?;
+        let r = set.open(i, inflate_thread).at(archive)?;
         // Positions in messages are in the entry's decompressed data.
         let mut buf = Buf::new(r, format!("{archive}, {} data", e.what));
         let mut job = CopyJob {
@@ -1648,7 +1683,7 @@ fn convert_group(
             ncols: t.cols.len(),
             key: &key,
             pieces: &mut pieces,
-            pool: Some(pool),
+            pool,
             stop: Some(stop),
         };
         let out = Out {
@@ -1708,7 +1743,7 @@ struct CopyJob<'a> {
     key: &'a (String, String),
     /// Output buffers of the pieces converted in parallel, kept for the next region.
     pieces: &'a mut Vec<Vec<u8>>,
-    /// The pool to convert pieces on, when not called from inside it.
+    /// The pool to convert pieces on (`None`: on this thread, one piece at a time).
     pool: Option<&'a rayon::ThreadPool>,
     /// Set when another table failed: this one stops (its file is not published).
     stop: Option<&'a AtomicBool>,
@@ -1811,12 +1846,9 @@ impl CopyJob<'_> {
     ) -> Result<u64> {
         let key = self.key;
         let region = &buf.data[buf.pos..buf.pos + len];
-        let threads = match self.pool {
-            Some(p) => p.current_num_threads(),
-            None => rayon::current_num_threads(),
-        };
+        let threads = self.pool.map_or(1, |p| p.current_num_threads());
         // Cut into pieces at line ends so cores can share the work.
-        let pieces = if len < PAR_MIN {
+        let pieces = if len < PAR_MIN || threads == 1 {
             1
         } else {
             (threads * 2).max(1)
@@ -1848,7 +1880,15 @@ impl CopyJob<'_> {
         };
         let results = match self.pool {
             Some(p) if n > 1 => p.install(|| work(&mut self.pieces[..n])),
-            _ => work(&mut self.pieces[..n]),
+            // On this thread: no rayon at all (its global pool would start threads).
+            _ => self.pieces[..n]
+                .iter_mut()
+                .enumerate()
+                .map(|(k, o)| {
+                    o.clear();
+                    conv.convert(&region[bounds[k]..bounds[k + 1]], o)
+                })
+                .collect(),
         };
         let mut rows = 0u64;
         for (k, r) in results.into_iter().enumerate() {

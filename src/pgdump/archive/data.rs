@@ -390,14 +390,16 @@ pub enum Wrapper {
     File,
 }
 
-/// Decompresses `raw` on a thread of its own (so inflating overlaps conversion), naming the
-/// entry in any error, and the archive offset reached when `at` is the archive stream.
+/// Decompresses `raw`, on a thread of its own when `thread` is set (so inflating overlaps
+/// conversion) else on the reading thread, naming the entry in any error, and the archive
+/// offset reached when `at` is the archive stream.
 pub fn decode(
     raw: Box<dyn Read + Send>,
     c: Compression,
     w: Wrapper,
     what: &str,
     at: Option<Shared>,
+    thread: bool,
 ) -> io::Result<Box<dyn Read + Send>> {
     // The decompression thread's messages count the entry's compressed bytes read.
     let pos = Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -419,7 +421,7 @@ pub fn decode(
         compression: c,
         at,
     };
-    Ok(crate::input::threaded(named, what, pos))
+    Ok(crate::input::decoding(named, what, pos, thread))
 }
 
 /// Counts the bytes read into a shared counter.

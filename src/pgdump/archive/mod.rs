@@ -56,6 +56,9 @@ pub struct Opened {
     /// Set when the archive's table data is to be converted concurrently: the script then
     /// holds each `COPY` with an empty body, and this set opens the data of the n-th `COPY`.
     pub data: Option<DataSet>,
+    /// Whether reading `reader` keeps a decompression thread busy beside the reader's own
+    /// (compressed input or archive data, with more than one job).
+    pub inflating: bool,
 }
 
 /// Which data the caller wants converted: `(schema, table) -> bool`.
@@ -71,28 +74,41 @@ pub type Want<'a> = &'a dyn Fn(&str, &str) -> bool;
 pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> {
     let ahead = jobs.clamp(1, MAX_AHEAD + 1) - 1;
     let concurrent = jobs > 1;
+    // One job is one thread: no decompression thread beside the converter.
+    let thread = jobs > 1;
     if let Some(p) = path.filter(|p| !crate::input::is_stdin(p))
         && p.is_dir()
     {
-        return open_dir(p, want, ahead, concurrent);
+        return open_dir(p, want, ahead, concurrent, thread);
     }
     let Input {
         name,
         reader,
         path: file,
-        ..
-    } = crate::input::open(path)?;
+        compression,
+    } = crate::input::open_with(path, thread)?;
     let mut reader = reader;
     let mut head = Vec::new();
     (&mut reader).take(512).read_to_end(&mut head).at(&name)?;
     let rest: Box<dyn Read + Send> = Box::new(Cursor::new(head.clone()).chain(reader));
     if head.starts_with(toc::MAGIC) {
-        return open_custom(name, rest, want, file.map(|f| (f, ahead)), concurrent);
+        let mut o = open_custom(
+            name,
+            rest,
+            want,
+            file.map(|f| (f, ahead)),
+            concurrent,
+            thread,
+        )?;
+        o.inflating |= thread && compression != crate::input::Compression::None;
+        return Ok(o);
     }
     if head.len() == 512 && &head[257..262] == b"ustar" {
         if head.starts_with(b"toc.dat\0") {
             let seekable = file.filter(|f| concurrent && f.is_file());
-            return open_tar(name, rest, want, seekable);
+            let mut o = open_tar(name, rest, want, seekable, thread)?;
+            o.inflating |= thread && compression != crate::input::Compression::None;
+            return Ok(o);
         }
         let end = head[..100].iter().position(|&b| b == 0).unwrap_or(100);
         return Err(Error::file(
@@ -108,6 +124,7 @@ pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> 
         reader: rest,
         facts: None,
         data: None,
+        inflating: thread && compression != crate::input::Compression::None,
     })
 }
 
@@ -120,13 +137,15 @@ fn format_err(name: &str, e: toc::FormatError) -> Error {
 const MAX_AHEAD: usize = 8;
 
 /// `file`: the archive's path when it is a regular uncompressed file (so entries can be read
-/// at their offsets, several at once), with the read-ahead wanted.
+/// at their offsets, several at once), with the read-ahead wanted. `thread`: decompress each
+/// entry read by the script on a thread of its own.
 fn open_custom(
     name: String,
     r: Box<dyn Read + Send>,
     want: Want<'_>,
     file: Option<(PathBuf, usize)>,
     concurrent: bool,
+    thread: bool,
 ) -> Result<Opened> {
     let mut c = Counted { inner: r, pos: 0 };
     let h = toc::read_header(&mut c).map_err(|e| format_err(&name, e))?;
@@ -165,6 +184,7 @@ fn open_custom(
             src,
             want,
             Reading::APART,
+            thread,
         ));
     }
     let (src, ahead) = match file {
@@ -191,16 +211,18 @@ fn open_custom(
         src,
         want,
         Reading::ahead(ahead),
+        thread,
     ))
 }
 
 /// `seekable`: the archive's path when it is a regular file whose members may be read each
-/// on its own (for concurrent conversion).
+/// on its own (for concurrent conversion). `thread` as for [`open_custom`].
 fn open_tar(
     name: String,
     r: Box<dyn Read + Send>,
     want: Want<'_>,
     seekable: Option<PathBuf>,
+    thread: bool,
 ) -> Result<Opened> {
     let stream = Arc::new(Mutex::new(Stream::new(r, 0, 4, 8)));
     let start = {
@@ -244,6 +266,7 @@ fn open_tar(
             src,
             want,
             Reading::APART,
+            thread,
         ));
     }
     Ok(finish_open(
@@ -254,10 +277,17 @@ fn open_tar(
         Source::Tar(stream),
         want,
         Reading::ahead(0),
+        thread,
     ))
 }
 
-fn open_dir(dir: &Path, want: Want<'_>, ahead: usize, concurrent: bool) -> Result<Opened> {
+fn open_dir(
+    dir: &Path,
+    want: Want<'_>,
+    ahead: usize,
+    concurrent: bool,
+    thread: bool,
+) -> Result<Opened> {
     let name = dir.display().to_string();
     let tocp = dir.join("toc.dat");
     if !tocp.is_file() {
@@ -294,6 +324,7 @@ fn open_dir(dir: &Path, want: Want<'_>, ahead: usize, concurrent: bool) -> Resul
         src,
         want,
         Reading { ahead, concurrent },
+        thread,
     ))
 }
 
@@ -322,8 +353,9 @@ pub struct DataSet {
 }
 
 impl DataSet {
-    /// Opens entry `i`'s decompressed data (decompressed on a thread of its own).
-    pub fn open(&self, i: usize) -> io::Result<Box<dyn Read + Send>> {
+    /// Opens entry `i`'s decompressed data, decompressed on a thread of its own when
+    /// `thread` is set, else by the thread that reads it.
+    pub fn open(&self, i: usize, thread: bool) -> io::Result<Box<dyn Read + Send>> {
         let e = &self.entries[i];
         open_entry(
             &self.src,
@@ -332,6 +364,7 @@ impl DataSet {
             &e.what,
             &e.file,
             e.offset,
+            thread,
         )
     }
 
@@ -459,6 +492,7 @@ fn finish_open(
     src: Source,
     want: Want<'_>,
     reading: Reading,
+    thread: bool,
 ) -> Opened {
     let Reading { ahead, concurrent } = reading;
     let large_objects = count_large_objects(&entries);
@@ -508,9 +542,11 @@ fn finish_open(
             cur: None,
             src,
             compression,
+            thread,
         }),
         facts: Some(facts),
         data,
+        inflating: thread && compression != Compression::None,
     }
 }
 
@@ -1105,6 +1141,8 @@ struct Script {
     cur: Option<Box<dyn Read + Send>>,
     src: Arc<Source>,
     compression: Compression,
+    /// Whether each entry is decompressed on a thread of its own (not with one job).
+    thread: bool,
 }
 
 /// Opens one data entry's decompressed data (its decompression running on a thread of its
@@ -1117,6 +1155,7 @@ fn open_entry(
     what: &str,
     file: &[u8],
     offset: u64,
+    thread: bool,
 ) -> io::Result<Box<dyn Read + Send>> {
     {
         match src {
@@ -1130,6 +1169,7 @@ fn open_entry(
                     Wrapper::Block,
                     what,
                     Some(Arc::clone(s)),
+                    thread,
                 )
             }
             Source::CustomFile {
@@ -1164,6 +1204,7 @@ fn open_entry(
                     Wrapper::Block,
                     what,
                     Some(st),
+                    thread,
                 )
             }
             Source::Tar(s) => {
@@ -1178,6 +1219,7 @@ fn open_entry(
                     Wrapper::File,
                     what,
                     Some(Arc::clone(s)),
+                    thread,
                 )
             }
             Source::TarFile { path, members } => {
@@ -1209,11 +1251,19 @@ fn open_entry(
                     Wrapper::File,
                     what,
                     None,
+                    thread,
                 )
             }
             Source::Dir(d) => {
                 let (f, c, name) = data::open_dir_file(d, file, what)?;
-                data::decode(f, c, Wrapper::File, &format!("{what} in {name}"), None)
+                data::decode(
+                    f,
+                    c,
+                    Wrapper::File,
+                    &format!("{what} in {name}"),
+                    None,
+                    thread,
+                )
             }
         }
     }
@@ -1238,7 +1288,15 @@ impl Script {
         file: &[u8],
         offset: u64,
     ) -> io::Result<Box<dyn Read + Send>> {
-        open_entry(&self.src, self.compression, id, what, file, offset)
+        open_entry(
+            &self.src,
+            self.compression,
+            id,
+            what,
+            file,
+            offset,
+            self.thread,
+        )
     }
 
     fn open_step(&self, i: usize) -> io::Result<Box<dyn Read + Send>> {

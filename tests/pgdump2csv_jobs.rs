@@ -1,0 +1,246 @@
+//! `pgdump2csv -j N`: the outputs (CSV and `--gzip` bytes alike) do not depend on N for plain
+//! and compressed input, and `-j 1` really works on one thread (no decompression thread, no
+//! conversion pool), as a user capping the CPU expects.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const HEAD: &str = "--\n-- PostgreSQL database dump\n--\n\nSET standard_conforming_strings = on;\nSELECT pg_catalog.set_config('search_path', '', false);\n\n";
+const FOOT: &str = "\n--\n-- PostgreSQL database dump complete\n--\n\n";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pgdump2csv"))
+}
+
+/// CREATE TABLE and the start of its COPY block.
+fn table_head(name: &str) -> String {
+    format!(
+        "CREATE TABLE public.{name} (id integer NOT NULL, s text, n numeric);\n\n\
+         COPY public.{name} (id, s, n) FROM stdin;\n"
+    )
+}
+
+/// `n` COPY rows with escapes, NULLs, quotes and commas, so the CSV needs quoting.
+fn rows(n: usize, seed: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let k = i * 7 + seed;
+        match k % 5 {
+            0 => s.push_str(&format!("{i}\t\\N\t{k}.5\n")),
+            1 => s.push_str(&format!("{i}\tsay \"hi\", {k}\t\\N\n")),
+            2 => s.push_str(&format!("{i}\ttab\\there\\nnewline {k}\t-{k}\n")),
+            _ => s.push_str(&format!("{i}\tplain text number {k} of many\t{k}\n")),
+        }
+    }
+    s
+}
+
+/// A dump of three tables: one of several MB (several read blocks, converted in pieces), two
+/// small.
+fn dump() -> String {
+    let mut d = String::from(HEAD);
+    for (name, n) in [("big", 200_000), ("small", 100), ("mid", 20_000)] {
+        d.push_str(&table_head(name));
+        d.push_str(&rows(n, n));
+        d.push_str("\\.\n\n\n");
+    }
+    d.push_str(FOOT);
+    d
+}
+
+/// Every file of `dir` by name, with its bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn convert(input: &Path, out: &Path, extra: &[&str]) {
+    let o = bin()
+        .arg(input)
+        .args(["-q", "-o"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{extra:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn inputs(tmp: &Path) -> Vec<PathBuf> {
+    let d = dump();
+    let plain = tmp.join("dump.sql");
+    fs::write(&plain, &d).unwrap();
+    let gz = tmp.join("dump.sql.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(d.as_bytes()).unwrap();
+    fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = tmp.join("dump.sql.zst");
+    fs::write(&zst, zstd::encode_all(d.as_bytes(), 1).unwrap()).unwrap();
+    vec![plain, gz, zst]
+}
+
+#[test]
+fn outputs_do_not_depend_on_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    for input in inputs(tmp.path()) {
+        let mut want = None;
+        for j in ["1", "2", "3", "4"] {
+            let out = tmp.path().join(format!("out-{j}"));
+            convert(&input, &out, &["-j", j]);
+            let got = files(&out);
+            assert_eq!(got.len(), 3);
+            match &want {
+                None => want = Some(got),
+                Some(w) => assert!(w == &got, "{}: -j {j} differs from -j 1", input.display()),
+            }
+            fs::remove_dir_all(&out).unwrap();
+        }
+    }
+}
+
+#[test]
+fn gzip_output_bytes_do_not_depend_on_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    let inputs = inputs(tmp.path());
+    convert(&inputs[0], &plain, &["-j", "1"]);
+    for input in &inputs {
+        let mut want = None;
+        for j in ["1", "2", "4"] {
+            let out = tmp.path().join(format!("gz-{j}"));
+            convert(input, &out, &["-j", j, "--gzip"]);
+            let got = files(&out);
+            for (name, bytes) in &got {
+                let p = out.join(name);
+                let t = Command::new("gzip").arg("-t").arg(&p).status().unwrap();
+                assert!(t.success(), "gzip -t {}", p.display());
+                // The same CSV as without --gzip.
+                let mut csv = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                    &mut csv,
+                )
+                .unwrap();
+                let plain_name = name.strip_suffix(".gz").unwrap();
+                assert!(
+                    csv == fs::read(plain.join(plain_name)).unwrap(),
+                    "{name}: not the CSV"
+                );
+            }
+            match &want {
+                None => want = Some(got),
+                Some(w) => assert!(
+                    w == &got,
+                    "{}: --gzip bytes of -j {j} differ from -j 1",
+                    input.display()
+                ),
+            }
+            fs::remove_dir_all(&out).unwrap();
+        }
+    }
+}
+
+/// Names of the threads of process `pid` (as in /proc/PID/task/*/comm).
+fn thread_names(pid: u32) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|s| s.trim_end().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// True if process `pid` has a file under `dir` open.
+fn writes_under(pid: u32, dir: &Path) -> bool {
+    let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(|f| fs::read_link(f.ok()?.path()).ok())
+        .any(|t| t.starts_with(dir))
+}
+
+/// Starts pgdump2csv `-j j` on a gzip dump from a FIFO, feeds it the head of the dump and
+/// part of a table's COPY data, and returns the names of its threads while it waits for the
+/// rest (which it then gets; the run must succeed).
+fn threads_while_blocked(j: &str) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("dump.gz");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = tmp.path().join("out");
+    let mut child = bin()
+        .arg(&fifo)
+        .args(["-q", "-j", j, "-o"])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening for writing waits for the reader, which has started then.
+    let mut w = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(HEAD.as_bytes()).unwrap();
+    gz.write_all(table_head("t").as_bytes()).unwrap();
+    gz.write_all(rows(200_000, 0).as_bytes()).unwrap();
+    gz.flush().unwrap();
+    w.write_all(&std::mem::take(gz.get_mut())).unwrap();
+    w.flush().unwrap();
+    // More than a read block (4 MB), so the converter is at work on it. The table's file
+    // is begun (a file under `out` is open; it may have no name yet) once the converter is
+    // in the COPY data. The deadline only stops a hung run; it measures nothing.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !writes_under(child.id(), &out) {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("pgdump2csv did not begin the table");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let names = thread_names(child.id());
+    gz.write_all(rows(10, 1).as_bytes()).unwrap();
+    gz.write_all(b"\\.\n\n\n").unwrap();
+    gz.write_all(FOOT.as_bytes()).unwrap();
+    w.write_all(&gz.finish().unwrap()).unwrap();
+    drop(w);
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    names
+}
+
+#[test]
+fn one_job_is_one_working_thread() {
+    // Besides the main thread only the signal watcher (which only waits) may exist: no
+    // decompression thread, no conversion pool.
+    let names = threads_while_blocked("1");
+    let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
+    assert_eq!(working.len(), 1, "threads of -j 1: {names:?}");
+    // With two jobs, inflating overlaps converting: a decompression thread beside the
+    // converter, and no pool (it would be a third thread working).
+    let names = threads_while_blocked("2");
+    let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
+    assert_eq!(working.len(), 2, "threads of -j 2: {names:?}");
+    assert!(
+        working.iter().any(|n| n.starts_with("inflate")),
+        "threads of -j 2: {names:?}"
+    );
+}
