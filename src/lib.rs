@@ -12,6 +12,7 @@ pub mod csvload;
 pub mod csvout;
 pub mod csvsplit;
 pub mod error;
+pub mod gzblocks;
 pub mod input;
 pub mod keys;
 pub mod manifest;

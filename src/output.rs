@@ -323,6 +323,10 @@ pub enum Sink {
     Gzip(flate2::write::GzEncoder<AtomicFile>),
     /// Gzip-compressed standard output.
     GzipStdout(flate2::write::GzEncoder<StdoutCsv>),
+    /// A file of gzip members of fixed-size blocks (bytes independent of threads).
+    GzipBlocks(crate::gzblocks::GzBlocks<AtomicFile>),
+    /// Standard output as gzip members of fixed-size blocks.
+    GzipBlocksStdout(crate::gzblocks::GzBlocks<StdoutCsv>),
 }
 
 /// True if the path asks for gzip output by its name.
@@ -368,12 +372,39 @@ impl Sink {
         }
     }
 
+    /// `f` (or stdout when `None`) as plain CSV, or gzip members of fixed-size blocks at
+    /// `level` compressed on `pool` (see [`crate::gzblocks`]) when `level` is given.
+    pub fn blocks(
+        f: Option<AtomicFile>,
+        level: Option<u32>,
+        pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    ) -> Sink {
+        use crate::gzblocks::GzBlocks;
+        match (f, level) {
+            (Some(f), Some(l)) => Sink::GzipBlocks(GzBlocks::new(f, l, pool)),
+            (Some(f), None) => Sink::File(f),
+            (None, Some(l)) => Sink::GzipBlocksStdout(GzBlocks::new(StdoutCsv::new(true), l, pool)),
+            (None, None) => Sink::stdout(),
+        }
+    }
+
+    /// True for standard output, compressed or not.
+    pub fn is_stdout(&self) -> bool {
+        matches!(
+            self,
+            Sink::Stdout(_) | Sink::GzipStdout(_) | Sink::GzipBlocksStdout(_)
+        )
+    }
+
     /// Name for messages.
     pub fn name(&self) -> String {
         match self {
-            Sink::Stdout(_) | Sink::GzipStdout(_) => crate::error::STDOUT.into(),
+            Sink::Stdout(_) | Sink::GzipStdout(_) | Sink::GzipBlocksStdout(_) => {
+                crate::error::STDOUT.into()
+            }
             Sink::File(f) => f.dest().display().to_string(),
             Sink::Gzip(g) => g.get_ref().dest().display().to_string(),
+            Sink::GzipBlocks(g) => g.get_ref().dest().display().to_string(),
         }
     }
 
@@ -385,6 +416,8 @@ impl Sink {
             Sink::File(f) => f.commit(),
             Sink::Gzip(g) => g.finish().at(&name)?.commit(),
             Sink::GzipStdout(g) => g.finish().at(&name)?.finish().at(&name),
+            Sink::GzipBlocks(g) => g.finish().at(&name)?.commit(),
+            Sink::GzipBlocksStdout(g) => g.finish().at(&name)?.finish().at(&name),
         }
     }
 }
@@ -396,6 +429,8 @@ impl Write for Sink {
             Sink::File(w) => w.write(buf),
             Sink::Gzip(w) => w.write(buf),
             Sink::GzipStdout(w) => w.write(buf),
+            Sink::GzipBlocks(w) => w.write(buf),
+            Sink::GzipBlocksStdout(w) => w.write(buf),
         }
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
@@ -404,6 +439,8 @@ impl Write for Sink {
             Sink::File(w) => w.write_all(buf),
             Sink::Gzip(w) => w.write_all(buf),
             Sink::GzipStdout(w) => w.write_all(buf),
+            Sink::GzipBlocks(w) => w.write_all(buf),
+            Sink::GzipBlocksStdout(w) => w.write_all(buf),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -412,6 +449,8 @@ impl Write for Sink {
             Sink::File(w) => w.flush(),
             Sink::Gzip(w) => w.flush(),
             Sink::GzipStdout(w) => w.flush(),
+            Sink::GzipBlocks(w) => w.flush(),
+            Sink::GzipBlocksStdout(w) => w.flush(),
         }
     }
 }

@@ -306,7 +306,7 @@ pub fn run(mut args: Args) -> Result<()> {
 
 /// A pool of `n` threads to convert blocks on, or none (convert on the calling thread) when
 /// `n` is 1.
-fn pool_of(n: usize) -> Result<Option<rayon::ThreadPool>> {
+fn pool_of(n: usize) -> Result<Option<std::sync::Arc<rayon::ThreadPool>>> {
     if n <= 1 {
         return Ok(None);
     }
@@ -314,7 +314,7 @@ fn pool_of(n: usize) -> Result<Option<rayon::ThreadPool>> {
         .num_threads(n)
         .thread_name(|i| format!("convert {i}"))
         .build()
-        .map(Some)
+        .map(|p| Some(std::sync::Arc::new(p)))
         .map_err(|e| Error::internal(format!("cannot start {n} threads: {e}")))
 }
 
@@ -460,7 +460,7 @@ enum Phase {
 struct Converter<'c> {
     cfg: &'c Config,
     /// Where blocks of COPY data are converted (`None`: on this thread).
-    pool: Option<&'c rayon::ThreadPool>,
+    pool: Option<&'c std::sync::Arc<rayon::ThreadPool>>,
     buf: Buf,
     fw: FieldWriter,
     std_strings: bool,
@@ -511,7 +511,7 @@ struct Group {
 impl<'c> Converter<'c> {
     fn new(
         cfg: &'c Config,
-        pool: Option<&'c rayon::ThreadPool>,
+        pool: Option<&'c std::sync::Arc<rayon::ThreadPool>>,
         name: String,
         r: Box<dyn Read + Send>,
         dset: Option<DataSet>,
@@ -1031,19 +1031,15 @@ impl<'c> Converter<'c> {
                 ),
             ));
         }
-        let level = self.cfg.gzip.unwrap_or(6);
+        // --gzip: members of fixed-size blocks, the same bytes whatever -j.
+        let (level, pool) = (self.cfg.gzip, self.pool.cloned());
         let mut sink = match &self.data[idx].path {
-            Some(p) if new => {
-                Sink::from_file(AtomicFile::create(p)?, self.cfg.gzip.is_some(), level)
-            }
-            Some(p) => Sink::from_file(
-                AtomicFile::reopen_append(p)?,
-                self.cfg.gzip.is_some(),
-                level,
-            ),
+            Some(p) if new => Sink::blocks(Some(AtomicFile::create(p)?), level, pool),
+            // Another gzip member after the file's last is still one gzip file.
+            Some(p) => Sink::blocks(Some(AtomicFile::reopen_append(p)?), level, pool),
             None => match self.stdout.take() {
                 Some(s) => s,
-                None => Sink::create(None, self.cfg.gzip.is_some(), level)?,
+                None => Sink::blocks(None, level, pool),
             },
         };
         if new && self.cfg.header {
@@ -1120,7 +1116,7 @@ impl<'c> Converter<'c> {
     fn close_open(&mut self) -> Result<()> {
         if let Some(o) = self.open.take() {
             match o.sink {
-                s @ (Sink::Stdout(_) | Sink::GzipStdout(_)) => self.stdout = Some(s),
+                s if s.is_stdout() => self.stdout = Some(s),
                 s => s.finish()?,
             }
         }
@@ -1273,7 +1269,7 @@ impl<'c> Converter<'c> {
             ncols: cols.len(),
             key: &key,
             pieces: &mut self.piece_bufs,
-            pool: self.pool,
+            pool: self.pool.map(|v| &**v),
             stop: None,
         };
         job.copy_rows(&mut self.buf, out)?;
@@ -1646,7 +1642,7 @@ fn header_record(cfg: &Config, cols: &[String]) -> Vec<u8> {
 #[allow(clippy::too_many_arguments)] // one call, from convert_deferred
 fn convert_group(
     cfg: &Config,
-    pool: Option<&rayon::ThreadPool>,
+    pool: Option<&std::sync::Arc<rayon::ThreadPool>>,
     inflate_thread: bool,
     set: &DataSet,
     archive: &str,
@@ -1654,11 +1650,8 @@ fn convert_group(
     g: &Group,
     stop: &AtomicBool,
 ) -> Result<(u64, u64)> {
-    let level = cfg.gzip.unwrap_or(6);
-    let mut sink = match &t.path {
-        Some(p) => Sink::from_file(AtomicFile::create(p)?, cfg.gzip.is_some(), level),
-        None => Sink::create(None, cfg.gzip.is_some(), level)?,
-    };
+    let file = t.path.as_deref().map(AtomicFile::create).transpose()?;
+    let mut sink = Sink::blocks(file, cfg.gzip, pool.cloned());
     crate::progress::phase(format!("table {}.{}", t.schema, t.name));
     let (mut rows, mut bytes) = (0u64, 0u64);
     if cfg.header {
@@ -1683,7 +1676,7 @@ fn convert_group(
             ncols: t.cols.len(),
             key: &key,
             pieces: &mut pieces,
-            pool,
+            pool: pool.map(|v| &**v),
             stop: Some(stop),
         };
         let out = Out {
