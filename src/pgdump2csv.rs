@@ -105,7 +105,8 @@ pub struct Args {
     #[arg(long, value_name = "STRING", default_value = "")]
     pub null: String,
 
-    /// Compress the CSV files with gzip (`.csv.gz`).
+    /// Compress the CSV files with gzip (`.csv.gz`): one gzip member per MiB of CSV,
+    /// compressed on the --jobs threads; the bytes are the same whatever --jobs.
     #[arg(long)]
     pub gzip: bool,
 
@@ -146,10 +147,12 @@ pub struct Args {
     #[arg(long = "no-dump-check")]
     pub no_dump_check: bool,
 
-    /// Worker threads: data is converted on N threads, and up to N tables of an archive read
-    /// from a file (directory, custom or tar) are converted at once, each decompressed on a
-    /// thread of its own; an archive from a pipe is read in one pass. Each table in flight
-    /// holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all].
+    /// At most N threads working: with 1, one thread decompresses, converts and writes;
+    /// with more, decompression runs on a thread of its own beside the conversion, up to N
+    /// tables of an archive read from a file (directory, custom or tar) are converted at
+    /// once, and the rest convert data (and --gzip) in parallel blocks. An archive from a
+    /// pipe is read in one pass. Each table in flight holds about 25 MB of buffers
+    /// [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,
