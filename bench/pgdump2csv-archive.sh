@@ -14,15 +14,16 @@
 #
 #   bash bench/pgdump2csv-archive.sh     # needs: PostgreSQL server, hyperfine, /usr/bin/time
 #
-# CSV goes to /dev/shm (OUT) so the disk's write speed does not hide the tools'. Archives are
-# kept in bench/data between runs.
+# CSV goes to a real disk as users would write it (OUT, default bench/out/pgdump2csv-archive;
+# not /dev/shm). Archives are kept in bench/data between runs. Give the load average
+# (`uptime`, printed at the end) and CPU user+sys with the figures: the machine may be shared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/pgserver.sh
 ROWS=${ROWS:-2000000}
 ROWS4=${ROWS4:-500000}
 data=bench/data
-out=${OUT:-/dev/shm/dumpshard-bench-archive}
+out=${OUT:-$PWD/bench/out/pgdump2csv-archive}
 mkdir -p "$data" "$out"
 cargo build --release --quiet --bin pgdump2csv
 bin=$PWD/target/release/pgdump2csv
@@ -71,4 +72,5 @@ for args in "$data/customer.dump" "-j 1 $data/customer4.dir" "-j 2 $data/custome
     rm -rf $out/r
     /usr/bin/time -f "peak RSS %M KB: pgdump2csv $args" $bin $args -o $out/r
 done
+uptime
 rm -rf "$out"

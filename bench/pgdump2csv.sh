@@ -6,14 +6,15 @@
 #
 # Compares: (1) pgdump2csv on the plain dump vs restoring the dump into PostgreSQL and
 # COPY ... TO STDOUT CSV; (2) pgdump2csv on the gzipped dump vs `pigz -dc > /dev/null`;
-# and reports peak RSS. CSV goes to /dev/shm so the disk's write speed does not hide the
-# tool's (this VM writes files at ~200 MB/s; `cp` of the dump takes longer than converting it).
+# (3) `pgdump2csv --gzip` (-j 1 and 2) vs pgdump2csv then `pigz -6 -p 2`; and reports peak RSS.
+# CSV goes to a real disk as users would write it (OUT, default bench/out/pgdump2csv; not
+# /dev/shm): say where you measured, and the load average (`uptime`), with the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/pgserver.sh
 ROWS=${ROWS:-2000000}
 data=bench/data
-out=${OUT:-/dev/shm/dumpshard-bench}
+out=${OUT:-$PWD/bench/out/pgdump2csv}
 mkdir -p "$data" "$out"
 cargo build --release --quiet --bin pgdump2csv
 bin=$PWD/target/release/pgdump2csv
@@ -41,6 +42,13 @@ hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-plain.
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip.md \
     -n 'pgdump2csv (gzip input)' "$bin $data/customer.dump.sql.gz -o $out" \
     -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null"
+hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip-out.md \
+    -n 'pgdump2csv --gzip -j 2' "rm -rf $out/g && $bin --gzip -j 2 $data/customer.dump.sql -o $out/g" \
+    -n 'pgdump2csv --gzip -j 1' "rm -rf $out/h && $bin --gzip -j 1 $data/customer.dump.sql -o $out/h" \
+    -n 'pgdump2csv, pigz -6 -p 2' "rm -rf $out/i && $bin $data/customer.dump.sql -o $out/i && pigz -6 -p 2 $out/i/*.csv"
+ls -l $out/g/*.gz $out/i/*.gz
+cmp $out/g/public.customer.csv.gz $out/h/public.customer.csv.gz
+uptime
 for f in customer.dump.sql customer.dump.sql.gz; do
     /usr/bin/time -f "peak RSS %M KB: pgdump2csv $f" $bin $data/$f -o $out
 done
