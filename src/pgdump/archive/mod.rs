@@ -484,6 +484,7 @@ enum Step {
     },
 }
 
+#[allow(clippy::too_many_arguments)] // private, called once per archive format
 fn finish_open(
     name: String,
     format: &str,
