@@ -160,22 +160,7 @@ impl Converter<'_> {
             ));
         }
         // The unit runs to the end of the statement's line.
-        let mut unit_end = end;
-        loop {
-            let avail = self.buf.avail();
-            while unit_end < avail.len() && matches!(avail[unit_end], b' ' | b'\t' | b'\r') {
-                unit_end += 1;
-            }
-            if unit_end < avail.len() || self.buf.eof {
-                break;
-            }
-            if !self.buf.fill()? {
-                break;
-            }
-        }
-        if self.buf.avail().get(unit_end) == Some(&b'\n') {
-            unit_end += 1;
-        }
+        let unit_end = self.line_end(end)?;
         self.footer_seen = false;
         let stmt = self.buf.avail()[sig..end].to_vec();
         let kind = ddl::classify(&stmt, self.std_strings)
