@@ -106,7 +106,7 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                 pk,
                 inherits,
             } => {
-                let table = placed(table, &search_path);
+                let table = table.placed(&search_path);
                 if let Some(dup) = columns
                     .iter()
                     .enumerate()
@@ -128,28 +128,28 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                     pk,
                     inherits: inherits
                         .into_iter()
-                        .map(|q| placed(q, &search_path))
+                        .map(|q| q.placed(&search_path))
                         .collect(),
                 });
             }
-            Stmt::Copy { table, cols } => copies.push((placed(table, &search_path), cols)),
+            Stmt::Copy { table, cols } => copies.push((table.placed(&search_path), cols)),
             // A --column-inserts dump names the columns in each INSERT, as COPY does.
             Stmt::Insert => {
                 if let Some((table, cols)) = stmts.last_insert_columns() {
-                    let table = placed(table, &search_path);
+                    let table = table.placed(&search_path);
                     if !copies.iter().any(|(q, _)| *q == table) {
                         copies.push((table, cols));
                     }
                 }
             }
             Stmt::AddPrimaryKey { table, cols } => {
-                alters.push(Alter::Pk(placed(table, &search_path), cols));
+                alters.push(Alter::Pk(table.placed(&search_path), cols));
             }
             Stmt::SetNotNull { table, col } => {
-                alters.push(Alter::NotNull(placed(table, &search_path), col));
+                alters.push(Alter::NotNull(table.placed(&search_path), col));
             }
             Stmt::CreateEnum { name, labels } => {
-                let name = placed(name, &search_path);
+                let name = name.placed(&search_path);
                 let e = Arc::new(EnumType {
                     name: qualified(&name.schema, &name.name),
                     labels: labels.into_iter().map(String::into_bytes).collect(),
@@ -162,7 +162,7 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                 not_null,
                 has_check,
             } => {
-                let name = placed(name, &search_path);
+                let name = name.placed(&search_path);
                 // Resolved now, against what is declared so far: a domain over a domain or an
                 // enum names one created before it, as pg_dump orders them.
                 let d = Arc::new(Domain {
@@ -357,22 +357,6 @@ fn join(names: &[&String]) -> String {
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Gives an unqualified name the schema it would be created in: the first schema of the
-/// search path (old dumps `SET search_path = s, pg_catalog` and write bare names). Without a
-/// search path the name stays unqualified, matching a bare `--table` only.
-fn placed(q: QName, search_path: &[String]) -> QName {
-    let schema = q.schema.or_else(|| {
-        search_path
-            .iter()
-            .find(|s| s.as_str() != "pg_catalog")
-            .cloned()
-    });
-    QName {
-        schema,
-        name: q.name,
-    }
 }
 
 /// Whether a declared table is the one an `ALTER` or `INHERITS` names; an unqualified

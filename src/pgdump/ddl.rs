@@ -19,6 +19,25 @@ pub struct QName {
     pub name: String,
 }
 
+impl QName {
+    /// The one search_path rule of the toolkit (pgdump2csv's file names, csvcheck's tables):
+    /// an unqualified name gets the schema it would be created in, the first schema of the
+    /// search path other than `pg_catalog` (old dumps `SET search_path = s, pg_catalog` and
+    /// write bare names). Without such a schema the name stays unqualified.
+    pub fn placed(self, search_path: &[String]) -> QName {
+        let schema = self.schema.or_else(|| {
+            search_path
+                .iter()
+                .find(|s| s.as_str() != "pg_catalog")
+                .cloned()
+        });
+        QName {
+            schema,
+            name: self.name,
+        }
+    }
+}
+
 /// A column as declared in `CREATE TABLE`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDef {

@@ -7,14 +7,10 @@ use crate::pgdump::ddl::{self, ColumnDef, QName};
 impl Converter<'_> {
     /// Schema and name of a table as the dump names it, qualified by the search path.
     pub(super) fn resolve(&self, q: &QName) -> (String, String) {
-        let schema = q.schema.clone().unwrap_or_else(|| {
-            self.search_path
-                .iter()
-                .find(|s| s.as_str() != "pg_catalog")
-                .cloned()
-                .unwrap_or_else(|| "public".into())
-        });
-        (schema, q.name.clone())
+        // A file needs a schema: where the search path gives none, the name is PostgreSQL's
+        // default creation schema.
+        let q = q.clone().placed(&self.search_path);
+        (q.schema.unwrap_or_else(|| "public".into()), q.name)
     }
 
     /// All columns of a table in physical order: inherited ones first (pg_dump declares only
