@@ -1395,37 +1395,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The shard's path as the manifest records it: relative to the manifest's directory when
-/// it lies below it, else absolute.
-fn manifest_path(shard: &Path, manifest: &Path) -> String {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let dir = match manifest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let (s, d) = (abs(shard), abs(&dir));
-    let d = d.strip_suffix_dot();
-    match s.strip_prefix(&d) {
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => s.display().to_string(),
-    }
-}
-
-trait StripDot {
-    fn strip_suffix_dot(self) -> PathBuf;
-}
-
-impl StripDot for PathBuf {
-    /// `std::path::absolute(".")` keeps a trailing `.`, which `strip_prefix` would not match.
-    fn strip_suffix_dot(self) -> PathBuf {
-        if self.file_name().is_none() || self.ends_with(".") {
-            self.components().collect()
-        } else {
-            self
-        }
-    }
-}
-
 fn report(cfg: &Config, split: &Split) -> Result<()> {
     let done = split.shards.as_slice();
     for d in done.iter().filter(|d| d.copy_end_lines > 0 && !cfg.quiet) {
@@ -1524,7 +1493,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                     file: if stdout || cfg.filter.is_some() {
                         d.path.display().to_string()
                     } else {
-                        manifest_path(&d.path, m)
+                        crate::manifest::relative_file(m, &d.path)
                     },
                     records: d.records,
                     bytes: d.bytes,
@@ -1626,21 +1595,5 @@ mod tests {
         assert_eq!(resolve_columns(&["3".into()], &[]).unwrap(), vec![2]);
         assert!(resolve_columns(&["x".into()], &[]).is_err());
         assert!(resolve_columns(&["0".into()], &[]).is_err());
-    }
-
-    #[test]
-    fn manifest_paths() {
-        assert_eq!(
-            manifest_path(Path::new("out/p-1.csv"), Path::new("out/m.json")),
-            "p-1.csv"
-        );
-        assert_eq!(
-            manifest_path(Path::new("p-1.csv"), Path::new("m.json")),
-            "p-1.csv"
-        );
-        assert_eq!(
-            manifest_path(Path::new("/x/p.csv"), Path::new("/y/m.json")),
-            "/x/p.csv"
-        );
     }
 }

@@ -20,7 +20,7 @@ use crate::pgdump::ddl::ColumnDef;
 use crate::pgdump::psql;
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 mod archive;
 mod args;
@@ -350,7 +350,6 @@ impl<'c> Converter<'c> {
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
             m.archive = self.cfg.archive.clone();
-            let mdir = absolute_dir(mpath);
             for t in &self.data {
                 let key = (t.schema.clone(), t.name.clone());
                 let def = self.defs.get(&key);
@@ -371,7 +370,7 @@ impl<'c> Converter<'c> {
                 m.tables.push(manifest::Table {
                     schema: t.schema.clone(),
                     name: t.name.clone(),
-                    file: t.path.as_ref().map(|p| relative_to(&mdir, p)),
+                    file: t.path.as_ref().map(|p| manifest::relative_file(mpath, p)),
                     columns,
                     primary_key: def.map(|d| d.pk.clone()).unwrap_or_default(),
                     rows: t.rows,
@@ -401,33 +400,4 @@ impl<'c> Converter<'c> {
         }
         Ok(())
     }
-}
-
-fn absolute_dir(file: &Path) -> PathBuf {
-    let dir = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
-}
-
-/// `target` relative to directory `base` (both made absolute), with `/` separators.
-fn relative_to(base: &Path, target: &Path) -> String {
-    let tdir = absolute_dir(target);
-    let tname = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let b: Vec<_> = base.components().collect();
-    let t: Vec<_> = tdir.components().collect();
-    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = Vec::new();
-    for _ in common..b.len() {
-        parts.push("..".into());
-    }
-    for c in &t[common..] {
-        parts.push(c.as_os_str().to_string_lossy().into_owned());
-    }
-    parts.push(tname);
-    parts.join("/")
 }
