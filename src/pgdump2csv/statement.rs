@@ -56,8 +56,9 @@ impl Converter<'_> {
                     continue;
                 }
                 if avail[i..].starts_with(b"/*") {
-                    match memchr::memmem::find(&avail[i..], b"*/") {
-                        Some(k) => i += k + 2,
+                    // Comments nest, as in psql.
+                    match crate::pgdump::sql::comment_len(&avail[i..]) {
+                        Some(k) => i += k,
                         None if self.buf.eof => {
                             return Err(self.err(i, "unterminated /* comment"));
                         }
@@ -377,4 +378,43 @@ pub(super) fn toc_table_data(line: &[u8]) -> Option<(String, String)> {
         return None;
     }
     Some((schema.to_string(), name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::manifest::Manifest;
+    use clap::Parser;
+
+    /// Comments between statements nest, as psql reads them: the one after the first `*/`
+    /// is still inside the outer comment, and the CREATE TABLE after it is seen.
+    #[test]
+    fn nested_comments_between_statements() {
+        let d = tempfile::tempdir().unwrap();
+        let sql = d.path().join("in.sql");
+        std::fs::write(
+            &sql,
+            "/* outer /* inner */ still a comment; */\n\
+             CREATE TABLE t (id integer NOT NULL, v text);\n\
+             COPY t (id, v) FROM stdin;\n1\ta\n\\.\n",
+        )
+        .unwrap();
+        let (out, m) = (d.path().join("out"), d.path().join("m.json"));
+        let args = super::super::Args::try_parse_from([
+            "pgdump2csv".as_ref(),
+            "--no-dump-check".as_ref(),
+            "-q".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "--write-manifest".as_ref(),
+            m.as_os_str(),
+            sql.as_os_str(),
+        ])
+        .unwrap();
+        super::super::run(args).unwrap();
+        let m = Manifest::read(&m).unwrap();
+        let t = m.table("public.t").unwrap();
+        assert_eq!(t.columns[0].type_name.as_deref(), Some("integer"));
+        assert!(t.columns[0].not_null);
+        assert_eq!(std::fs::read(out.join("public.t.csv")).unwrap(), b"1,a\n");
+    }
 }
