@@ -433,7 +433,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
 /// Bytes of `x` that are zero, as their high bits (exact: no borrow between bytes).
 #[inline]
 pub(super) fn zero_bytes(x: u64) -> u64 {
-    pub(super) const HI7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HI7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
     !(((x & HI7).wrapping_add(HI7)) | x | HI7)
 }
 
@@ -442,7 +442,7 @@ pub(super) fn zero_bytes(x: u64) -> u64 {
 /// take the strict path, so the result is always the same.
 #[inline]
 pub(super) fn split_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
-    pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+    const ONES: u64 = 0x0101_0101_0101_0101;
     out.clear();
     let n = body.len();
     let mut start = 0;

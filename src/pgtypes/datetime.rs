@@ -343,7 +343,7 @@ pub(super) fn known_zone(w: &[u8]) -> bool {
 }
 
 pub(super) fn zone_names() -> &'static HashSet<String> {
-    pub(super) static Z: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    static Z: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
     Z.get_or_init(|| {
         let mut set = HashSet::new();
         let root = std::path::Path::new("/usr/share/zoneinfo");

@@ -6,18 +6,18 @@ use super::{syntax, trim};
 pub(super) fn interval_unit(w: &[u8]) -> Option<u16> {
     // Lookup is on the first 10 characters, as PostgreSQL's TOKMAXLEN truncation does.
     let w = &w[..w.len().min(10)];
-    pub(super) const YEAR: u16 = 1;
-    pub(super) const MONTH: u16 = 2;
-    pub(super) const DAY: u16 = 4;
-    pub(super) const HOUR: u16 = 8;
-    pub(super) const MINUTE: u16 = 16;
-    pub(super) const SECOND: u16 = 32;
-    pub(super) const MS: u16 = 64;
-    pub(super) const US: u16 = 128;
-    pub(super) const WEEK: u16 = 256;
-    pub(super) const DECADE: u16 = 512;
-    pub(super) const CENTURY: u16 = 1024;
-    pub(super) const MILLENNIUM: u16 = 2048;
+    const YEAR: u16 = 1;
+    const MONTH: u16 = 2;
+    const DAY: u16 = 4;
+    const HOUR: u16 = 8;
+    const MINUTE: u16 = 16;
+    const SECOND: u16 = 32;
+    const MS: u16 = 64;
+    const US: u16 = 128;
+    const WEEK: u16 = 256;
+    const DECADE: u16 = 512;
+    const CENTURY: u16 = 1024;
+    const MILLENNIUM: u16 = 2048;
     Some(match w {
         b"y" | b"yr" | b"yrs" | b"year" | b"years" => YEAR,
         b"mon" | b"mons" | b"month" | b"months" => MONTH,
@@ -52,7 +52,7 @@ pub(super) fn check_interval(v: &[u8]) -> Result<(), String> {
     let mut mask: u16 = 0;
     let mut pending_num = false;
     let mut ago = false;
-    pub(super) const TIME_MASK: u16 = 8 | 16 | 32;
+    const TIME_MASK: u16 = 8 | 16 | 32;
     c.spaces();
     if c.eat(b'@') {
         c.spaces();

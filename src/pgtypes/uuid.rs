@@ -10,7 +10,7 @@ pub(super) fn check_uuid(v: &[u8]) -> Result<(), String> {
 /// braces, a `-` allowed after any group of four digits): the 16 bytes, or `None` where
 /// PostgreSQL refuses the value.
 pub fn uuid_bytes(v: &[u8]) -> Option<[u8; 16]> {
-    pub(super) fn hex(c: u8) -> Option<u8> {
+    fn hex(c: u8) -> Option<u8> {
         match c {
             b'0'..=b'9' => Some(c - b'0'),
             b'a'..=b'f' => Some(c - b'a' + 10),
