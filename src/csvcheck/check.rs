@@ -2,10 +2,9 @@
 //! the problems found kept with the record's place.
 
 use super::args::Config;
-use crate::error::Result;
 use crate::keys::{self, KeyType};
 use crate::pgtypes::{PgType, excerpt};
-use crate::records::{Chunk, Field, Malformed, split_fields, strip_terminator};
+use crate::records::{Chunk, Field, Malformed, split_fields_fast, strip_terminator};
 use std::hash::{Hash, Hasher};
 
 /// The checks, in report order.
@@ -272,7 +271,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
                 record_excerpt(rec),
             ));
         }
-        if let Err(m) = split_fast(rec, body, &mut fields) {
+        if let Err(m) = split_fields_fast(rec, body, &mut fields) {
             let check = match m {
                 Malformed::BareQuote(_) => Check::BareQuote,
                 Malformed::TextAfterQuote(_) => Check::TextAfterQuote,
@@ -430,64 +429,6 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
     out
 }
 
-/// Bytes of `x` that are zero, as their high bits (exact: no borrow between bytes).
-#[inline]
-pub(super) fn zero_bytes(x: u64) -> u64 {
-    const HI7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    !(((x & HI7).wrapping_add(HI7)) | x | HI7)
-}
-
-/// [`split_fields`], with one pass over the record eight bytes at a time instead of one
-/// search per field when the record has no quote (the common case); records with quotes
-/// take the strict path, so the result is always the same.
-#[inline]
-pub(super) fn split_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Result<(), Malformed> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    out.clear();
-    let n = body.len();
-    let mut start = 0;
-    let mut i = 0;
-    while i + 8 <= n {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&body[i..i + 8]);
-        let w = u64::from_le_bytes(word);
-        if zero_bytes(w ^ (ONES * b'"' as u64)) != 0 {
-            return split_fields(rec, out);
-        }
-        let mut commas = zero_bytes(w ^ (ONES * b',' as u64));
-        while commas != 0 {
-            let at = i + (commas.trailing_zeros() / 8) as usize;
-            out.push(Field {
-                start,
-                end: at,
-                quoted: false,
-            });
-            start = at + 1;
-            commas &= commas - 1;
-        }
-        i += 8;
-    }
-    for (k, &b) in body.iter().enumerate().skip(i) {
-        if b == b'"' {
-            return split_fields(rec, out);
-        }
-        if b == b',' {
-            out.push(Field {
-                start,
-                end: k,
-                quoted: false,
-            });
-            start = k + 1;
-        }
-    }
-    out.push(Field {
-        start,
-        end: n,
-        quoted: false,
-    });
-    Ok(())
-}
-
 pub(super) fn key_excerpt(rec: &[u8], fields: &[Field], key: &[usize]) -> String {
     key.iter()
         .map(|&c| excerpt(&fields[c].value(rec)))
@@ -507,38 +448,5 @@ pub(super) fn locate(chunk: &Chunk, problems: &mut [Problem]) {
         }
         p.line = line;
         p.byte = chunk.first_byte + start as u64;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn split_fast_agrees_with_split_fields() {
-        let recs: &[&[u8]] = &[
-            b"a,b,c\n",
-            b"a,,c\r\n",
-            b"",
-            b",",
-            b"x",
-            b"a,\"b,c\",d\n",
-            b"a,b\"c\n",
-            b"\"open\n",
-            b"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21\n",
-            b",,,,,,,,,,,,,,,,,\n",
-            b"abcdefgh,ijklmnop,\xff\xfe,\x80\x2c\xac,qrstuvwx\n",
-            b"abcdefghijklmnop,qrstuvw\"x\n",
-            b"abcdefghijklmnop,\"qrst,uvw\",x,y,z\r\n",
-        ];
-        for rec in recs {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let ra = split_fields(rec, &mut a);
-            let rb = split_fast(rec, strip_terminator(rec), &mut b);
-            assert_eq!(ra, rb, "{rec:?}");
-            if ra.is_ok() {
-                assert_eq!(a, b, "{rec:?}");
-            }
-        }
     }
 }

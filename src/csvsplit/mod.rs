@@ -544,7 +544,7 @@ fn count_points(p: &Path) -> Result<u64> {
     let data = std::fs::read(p).at(p)?;
     let (mut pos, mut q) = (0, false);
     let mut ends = Vec::new();
-    mapped::scan(&data, &mut pos, &mut q, usize::MAX, &mut ends);
+    crate::records::scan_ends(&data, &mut pos, &mut q, usize::MAX, &mut ends);
     let tail = ends.last().copied().unwrap_or(0) < data.len();
     Ok(ends.len() as u64 + u64::from(tail))
 }
@@ -655,7 +655,7 @@ fn split_mapped(
     while pos < data.len() {
         ends.clear();
         let begin = pos;
-        mapped::scan(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
+        crate::records::scan_ends(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
         let last = ends.last().copied().unwrap_or(begin);
         if pos >= data.len() && last < data.len() {
             if in_quote {
@@ -701,7 +701,7 @@ fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points>
     if cfg.header {
         let (mut pos, mut q) = (0, false);
         let mut ends = Vec::new();
-        mapped::scan(data, &mut pos, &mut q, 0, &mut ends);
+        crate::records::scan_ends(data, &mut pos, &mut q, 0, &mut ends);
         let end = ends.first().copied().unwrap_or(data.len());
         header = data.get(..end).unwrap_or_default();
     }
