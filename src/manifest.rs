@@ -81,6 +81,11 @@ impl Table {
         format!("{}.{}", self.schema, self.name)
     }
 
+    /// The column names, in order.
+    pub fn column_names(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.name.clone()).collect()
+    }
+
     /// Index of a column by name.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)

@@ -257,6 +257,22 @@ pub fn unterminated(tail: &[u8], base: usize, at: impl Fn(usize) -> Pos) -> Erro
     }
 }
 
+/// The names a header record `rec` gives, its fields already split into `fields` (lossy
+/// UTF-8): the one header-names helper of the tools.
+pub fn field_names(rec: &[u8], fields: &[Field]) -> Vec<String> {
+    fields
+        .iter()
+        .map(|f| String::from_utf8_lossy(&f.value(rec)).into_owned())
+        .collect()
+}
+
+/// The names of the header record `header` ([`field_names`] after [`split_fields`]).
+pub fn header_names(header: &[u8]) -> Result<Vec<String>, Malformed> {
+    let mut f = Vec::new();
+    split_fields(header, &mut f)?;
+    Ok(field_names(header, &f))
+}
+
 /// Scans `data` from `*pos` (outside quotes unless `*in_quote`) and pushes the offset just
 /// past each record's `\n`, stopping at the first record end at or past `until` (or at the
 /// end of data; `usize::MAX` scans it all). The one record-boundary scanner: the chunk reader

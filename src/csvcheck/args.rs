@@ -4,7 +4,7 @@
 use super::ddl;
 use super::schema::parse_columns;
 use crate::error::{Error, Result};
-use crate::keys::{ColumnRef, KeyArg, KeyType};
+use crate::keys::{KeyArg, KeyType};
 use crate::manifest::Manifest;
 use crate::pgtypes::{Catalog, PgType, check_type_name};
 use crate::{cli, input};
@@ -338,13 +338,7 @@ impl Config {
             .map(|k| KeyArg::parse(k))
             .collect::<Result<Vec<_>>>()?;
         if !key_args.is_empty() {
-            key_names = key_args
-                .iter()
-                .map(|k| match &k.column {
-                    ColumnRef::Number(n) => n.to_string(),
-                    ColumnRef::Name(n) => n.clone(),
-                })
-                .collect();
+            key_names = key_args.iter().map(|k| k.column.text()).collect();
             if columns.is_empty() {
                 key_spec = Some(key_names.clone());
             }
@@ -447,24 +441,10 @@ impl Config {
     }
 }
 
+/// Key column `n` of `columns`, by the toolkit's one rule ([`crate::keys::resolve_column`]).
 pub(super) fn resolve_column(columns: &[Column], n: &str) -> Result<usize> {
-    if let Some(i) = columns.iter().position(|c| c.name == n) {
-        return Ok(i);
-    }
-    if let Ok(k) = n.parse::<usize>()
-        && k >= 1
-        && k <= columns.len()
-    {
-        return Ok(k - 1);
-    }
-    Err(Error::Usage(format!(
-        "key column '{n}' is not a column of the table ({})",
-        columns
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )))
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    crate::keys::resolve_column(n, &names)
 }
 
 pub(super) fn parse_rate(r: &str) -> Result<f64> {

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::input;
 use crate::output::{Sink, wants_gzip};
 use crate::pgtypes::PgType;
-use crate::records::{Chunk, ChunkReader, split_fields};
+use crate::records::{Chunk, ChunkReader, field_names, split_fields};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -169,10 +169,7 @@ pub fn check(cfg: &Config) -> Result<()> {
                     let nf = split_fields(rec0, &mut f).map(|_| f.len()).unwrap_or(0);
                     if cfg.header {
                         if cfg.order_from_header && reordered.is_none() {
-                            let names: Vec<String> = f
-                                .iter()
-                                .map(|x| String::from_utf8_lossy(&x.value(rec0)).into_owned())
-                                .collect();
+                            let names = field_names(rec0, &f);
                             let perm = header_order(&columns, &names, &name)?;
                             key = key
                                 .iter()
@@ -188,10 +185,10 @@ pub fn check(cfg: &Config) -> Result<()> {
                             header_notes(&mut m, rec0, &f, nf, &columns, &name)?;
                         } else if width.is_none() {
                             // Structure-only: columns named by the header.
-                            columns = f
-                                .iter()
-                                .map(|x| Column {
-                                    name: String::from_utf8_lossy(&x.value(rec0)).into_owned(),
+                            columns = field_names(rec0, &f)
+                                .into_iter()
+                                .map(|name| Column {
+                                    name,
                                     ty: PgType::Text,
                                     not_null: false,
                                 })

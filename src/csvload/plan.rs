@@ -238,7 +238,7 @@ impl Plan {
                         let idx = plan.table_index(TablePlan {
                             schema: Some(t.schema.clone()),
                             name: t.name.clone(),
-                            columns: t.columns.iter().map(|c| c.name.clone()).collect(),
+                            columns: t.column_names(),
                             null: t.null.clone(),
                             expected_rows: 0,
                             key_range: None,

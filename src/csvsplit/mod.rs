@@ -721,13 +721,12 @@ fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points>
 /// header (none without either).
 fn column_names(cfg: &Config, header: &[u8], name: &str) -> Result<Vec<String>> {
     if let Some(t) = &cfg.table {
-        return Ok(t.columns.iter().map(|c| c.name.clone()).collect());
+        return Ok(t.column_names());
     }
     if header.is_empty() {
         return Ok(Vec::new());
     }
-    let mut f = Vec::new();
-    split_fields(header, &mut f).map_err(|m| {
+    crate::records::header_names(header).map_err(|m| {
         Error::input(
             Pos {
                 file: name.to_string(),
@@ -737,10 +736,7 @@ fn column_names(cfg: &Config, header: &[u8], name: &str) -> Result<Vec<String>> 
             },
             format!("header: {m}"),
         )
-    })?;
-    Ok(f.iter()
-        .map(|x| String::from_utf8_lossy(&x.value(header)).into_owned())
-        .collect())
+    })
 }
 
 /// The directory of a shard path (`.` for a bare name).
@@ -1258,24 +1254,11 @@ fn raise_open_files_limit(want: libc::rlim_t) {
     }
 }
 
-/// Column references (names, or 1-based numbers when no name matches) to 0-based indexes.
+/// Column references to 0-based indexes, by the toolkit's one rule
+/// ([`crate::keys::resolve_column`]).
 fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
     cols.iter()
-        .map(|c| {
-            if let Some(i) = names.iter().position(|n| n == c) {
-                return Ok(i);
-            }
-            match c.parse::<usize>() {
-                Ok(k) if k >= 1 && (names.is_empty() || k <= names.len()) => Ok(k - 1),
-                _ if names.is_empty() => Err(Error::Usage(format!(
-                    "column '{c}': without --header or --manifest, give 1-based column numbers"
-                ))),
-                _ => Err(Error::Usage(format!(
-                    "column '{c}' not found (columns: {})",
-                    names.join(", ")
-                ))),
-            }
-        })
+        .map(|c| crate::keys::resolve_column(c, names))
         .collect()
 }
 
@@ -1546,10 +1529,11 @@ fn print_sql(cfg: &Config, done: &[Done]) -> Result<()> {
         (None, Some(n)) => n.clone(),
         (None, None) => return Err(Error::Usage("the SQL output needs --table".into())),
     };
-    let columns: Vec<String> = match &cfg.table {
-        Some(t) => t.columns.iter().map(|c| c.name.clone()).collect(),
-        None => Vec::new(),
-    };
+    let columns: Vec<String> = cfg
+        .table
+        .as_ref()
+        .map(|t| t.column_names())
+        .unwrap_or_default();
     let t = sql::Target {
         table: &table,
         columns: &columns,
