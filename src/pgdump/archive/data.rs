@@ -251,21 +251,29 @@ impl Stream {
             }
             self.chunk_left = len as u64;
         }
-        let want = buf
-            .len()
-            .min(usize::try_from(self.chunk_left).unwrap_or(usize::MAX));
+        let n = self.read_within(buf, self.chunk_left, |what, left| {
+            format!(
+                "the data block of {what} runs past the end of the archive ({left} bytes of a chunk missing): it is truncated"
+            )
+        })?;
+        self.chunk_left -= n as u64;
+        Ok(n)
+    }
+
+    /// Reads into `buf` at most `left` bytes (at least one) of the current block or member;
+    /// the archive ending first is the error `truncated(what, left)` says.
+    fn read_within(
+        &mut self,
+        buf: &mut [u8],
+        left: u64,
+        truncated: impl FnOnce(&str, u64) -> String,
+    ) -> io::Result<usize> {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let at = self.r.pos;
         let n = self.r.read(&mut buf[..want])?;
         if n == 0 {
-            return Err(bad(
-                at,
-                format!(
-                    "the data block of {} runs past the end of the archive ({} bytes of a chunk missing): it is truncated",
-                    self.what, self.chunk_left
-                ),
-            ));
+            return Err(bad(at, truncated(&self.what, left)));
         }
-        self.chunk_left -= n as u64;
         Ok(n)
     }
 
@@ -273,20 +281,9 @@ impl Stream {
         if self.member_left == 0 || buf.is_empty() {
             return Ok(0);
         }
-        let want = buf
-            .len()
-            .min(usize::try_from(self.member_left).unwrap_or(usize::MAX));
-        let at = self.r.pos;
-        let n = self.r.read(&mut buf[..want])?;
-        if n == 0 {
-            return Err(bad(
-                at,
-                format!(
-                    "the tar member of {} runs past the end of the archive: it is truncated",
-                    self.what
-                ),
-            ));
-        }
+        let n = self.read_within(buf, self.member_left, |what, _| {
+            format!("the tar member of {what} runs past the end of the archive: it is truncated")
+        })?;
         self.member_left -= n as u64;
         Ok(n)
     }
