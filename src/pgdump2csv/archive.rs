@@ -3,7 +3,7 @@
 
 use super::args::Config;
 use super::buf::Buf;
-use super::copy::{CopyJob, Out, stopped};
+use super::copy::{CopyJob, Out, script_copy, stopped};
 use super::tables::header_record;
 use super::{Converter, DataTable, Group};
 use crate::csvout::FieldWriter;
@@ -52,15 +52,14 @@ impl Converter<'_> {
             self.groups[g].entries.push(i);
         }
         // The empty body: its `\.` line.
-        let mut job = CopyJob {
-            fw: &self.fw,
-            ncols: cols.len(),
-            key: &key,
-            pieces: &mut self.piece_bufs,
-            pool: None,
-            stop: None,
-        };
-        job.copy_rows(&mut self.buf, None)?;
+        script_copy(
+            &mut self.buf,
+            &self.fw,
+            &mut self.piece_bufs,
+            &key,
+            cols.len(),
+            None,
+        )?;
         Ok(())
     }
 

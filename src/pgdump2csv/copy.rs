@@ -28,17 +28,38 @@ impl Converter<'_> {
             }
             _ => None,
         };
-        let mut job = CopyJob {
-            fw: &self.fw,
-            ncols: cols.len(),
-            key: &key,
-            pieces: &mut self.piece_bufs,
-            pool: None,
-            stop: None,
-        };
-        job.copy_rows(&mut self.buf, out)?;
+        script_copy(
+            &mut self.buf,
+            &self.fw,
+            &mut self.piece_bufs,
+            &key,
+            cols.len(),
+            out,
+        )?;
         Ok(())
     }
+}
+
+/// Converts the COPY data that follows its statement in the script (`buf` at its first
+/// line) through its `\.` line into `out` (`None`: read and dropped), in the caller's rayon
+/// context (no pool of its own, no stop flag: the script is read by one thread).
+pub(super) fn script_copy(
+    buf: &mut Buf,
+    fw: &FieldWriter,
+    pieces: &mut Vec<Vec<u8>>,
+    key: &(String, String),
+    ncols: usize,
+    out: Option<Out<'_>>,
+) -> Result<u64> {
+    CopyJob {
+        fw,
+        ncols,
+        key,
+        pieces,
+        pool: None,
+        stop: None,
+    }
+    .copy_rows(buf, out)
 }
 
 /// Where a COPY block's converted rows go, with its table's counters.
