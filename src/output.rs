@@ -49,13 +49,7 @@ impl AtomicFile {
     pub fn create(dest: &Path) -> Result<AtomicFile> {
         if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             let f = OpenOptions::new().write(true).open(dest).at(dest)?;
-            return Ok(AtomicFile {
-                tmp: dest.to_path_buf(),
-                unnamed: false,
-                dest: dest.to_path_buf(),
-                w: Some(BufWriter::with_capacity(BUF, f)),
-                direct: true,
-            });
+            return Ok(AtomicFile::with(f, dest.to_path_buf(), dest, false, true));
         }
         check_dest(dest)?;
         let parent = match dest.parent() {
@@ -87,24 +81,24 @@ impl AtomicFile {
             })
             .flatten();
         if let Some(f) = unnamed {
-            return Ok(AtomicFile {
-                tmp,
-                unnamed: true,
-                dest: dest.to_path_buf(),
-                w: Some(BufWriter::with_capacity(BUF, f)),
-                direct: false,
-            });
+            return Ok(AtomicFile::with(f, tmp, dest, true, false));
         }
         // No O_TMPFILE on this file system: a named temporary, removed on any end but SIGKILL.
         cli::register_temp(tmp.clone());
         let f = File::create(&tmp).at(&tmp)?;
-        Ok(AtomicFile {
+        Ok(AtomicFile::with(f, tmp, dest, false, false))
+    }
+
+    /// The file `f` written at `tmp` (an unnamed file when `unnamed`; `dest` itself when
+    /// `direct`), to become `dest`.
+    fn with(f: File, tmp: PathBuf, dest: &Path, unnamed: bool, direct: bool) -> AtomicFile {
+        AtomicFile {
             tmp,
-            unnamed: false,
+            unnamed,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
-            direct: false,
-        })
+            direct,
+        }
     }
 
     /// Reopens a committed `dest` to append to it: the file is first moved back to its
@@ -114,13 +108,7 @@ impl AtomicFile {
         cli::register_temp(tmp.clone());
         fs::rename(dest, &tmp).at(dest)?;
         let f = OpenOptions::new().append(true).open(&tmp).at(&tmp)?;
-        Ok(AtomicFile {
-            tmp,
-            unnamed: false,
-            dest: dest.to_path_buf(),
-            w: Some(BufWriter::with_capacity(BUF, f)),
-            direct: false,
-        })
+        Ok(AtomicFile::with(f, tmp, dest, false, false))
     }
 
     /// The final path.
