@@ -70,6 +70,18 @@ pub(super) fn check_array(v: &[u8], elem: &PgType) -> Result<(), String> {
     Ok(())
 }
 
+/// A backslash-escaped byte of an element (the cursor at the backslash), quoted or not:
+/// the byte after it is taken as it is.
+fn escaped_byte(c: &mut Cursor, val: &mut Vec<u8>) -> Result<(), String> {
+    c.i += 1;
+    let b = c
+        .peek()
+        .ok_or_else(|| "malformed array literal: unexpected end of input".to_string())?;
+    val.push(b);
+    c.i += 1;
+    Ok(())
+}
+
 pub(super) fn parse_level(
     c: &mut Cursor,
     depth: usize,
@@ -116,12 +128,7 @@ pub(super) fn parse_level(
                             break;
                         }
                         Some(b'\\') => {
-                            c.i += 1;
-                            match c.peek() {
-                                None => return Err(bad("unexpected end of input")),
-                                Some(b) => val.push(b),
-                            }
-                            c.i += 1;
+                            escaped_byte(c, &mut val)?;
                         }
                         Some(b) => {
                             val.push(b);
@@ -147,12 +154,7 @@ pub(super) fn parse_level(
                         Some(b',') | Some(b'}') => break,
                         Some(b'"') | Some(b'{') => return Err(bad("unexpected character")),
                         Some(b'\\') => {
-                            c.i += 1;
-                            match c.peek() {
-                                None => return Err(bad("unexpected end of input")),
-                                Some(b) => val.push(b),
-                            }
-                            c.i += 1;
+                            escaped_byte(c, &mut val)?;
                             escaped = true;
                             last_escaped = val.len();
                         }
