@@ -96,17 +96,31 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
     let mut copies: Vec<(QName, Vec<String>)> = Vec::new();
     let mut catalog = Catalog::default();
     let mut search_path: Vec<String> = Vec::new();
+    let mut composites: Vec<(QName, Vec<ColumnDef>)> = Vec::new();
     let mut stmts = StreamStatements::new(r, name);
     while let Some((_, st)) = stmts.next_stmt()? {
         match st {
             Stmt::SearchPath(p) => search_path = p,
+            Stmt::CreateComposite { name, attributes } => {
+                composites.push((name.placed(&search_path), attributes));
+            }
             Stmt::CreateTable {
                 table,
                 columns,
                 pk,
                 inherits,
+                of_type,
             } => {
                 let table = table.placed(&search_path);
+                // A typed table (CREATE TABLE t OF type) has the type's attributes as columns.
+                let columns = match of_type.map(|t| t.placed(&search_path)) {
+                    Some(ty) if columns.is_empty() => composites
+                        .iter()
+                        .find(|(q, _)| matches(&q.schema, &q.name, &ty))
+                        .map(|(_, a)| a.clone())
+                        .unwrap_or_default(),
+                    _ => columns,
+                };
                 if let Some(dup) = columns
                     .iter()
                     .enumerate()
@@ -562,6 +576,27 @@ ALTER TABLE public."Items" ALTER COLUMN m SET NOT NULL;
     }
 
     /// A child lists only its own columns: the parent's come first.
+    /// A typed table's columns are its composite type's attributes (before: none, so
+    /// nothing was checked and `zz` passed as an integer).
+    #[test]
+    fn typed_table_columns() {
+        let d = parse(
+            b"SET search_path = s, pg_catalog;\n\
+              CREATE TYPE ct AS (a integer, b text);\n\
+              CREATE TABLE t OF ct;\n\
+              ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (a);\n",
+        )
+        .unwrap();
+        let t = find(&d, "s.t").unwrap();
+        let cols: Vec<_> = t
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.type_text.as_str(), c.not_null))
+            .collect();
+        assert_eq!(cols, [("a", "integer", true), ("b", "text", false)]);
+        assert_eq!(t.primary_key, ["a"]);
+    }
+
     #[test]
     fn inherited_columns() {
         let sql =

@@ -1,7 +1,6 @@
 //! The dump's script, statement by statement: trivia and TOC comments, psql meta-commands, and each
 //! SQL statement classified and handled (DDL to the schema outputs, data to the tables).
 
-use super::schema::{composite_type, typed_table_type};
 use super::{CUT_OFF, Converter, Phase};
 use crate::error::Result;
 use crate::pgdump::ddl::{self, Stmt};
@@ -194,12 +193,13 @@ impl Converter<'_> {
                         columns,
                         pk,
                         inherits,
+                        of_type,
                     } => {
                         let key = self.resolve(&table);
                         self.seen.insert(key.clone());
                         let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
                         // A typed table (CREATE TABLE t OF type) has the type's columns.
-                        let columns = match typed_table_type(&stmt, self.std_strings) {
+                        let columns = match of_type {
                             Some(ty) if columns.is_empty() => self
                                 .types
                                 .get(&self.resolve(&ty))
@@ -240,6 +240,10 @@ impl Converter<'_> {
                         }
                         session_setting = true;
                     }
+                    Stmt::CreateComposite { name, attributes } => {
+                        let key = self.resolve(&name);
+                        self.types.insert(key, attributes);
+                    }
                     Stmt::OtherCopy => {
                         return Err(self.err(
                             sig,
@@ -255,10 +259,6 @@ impl Converter<'_> {
                             .map(u8::to_ascii_uppercase)
                             .collect::<Vec<_>>();
                         session_setting = w.starts_with(b"SET ");
-                        if let Some((name, cols)) = composite_type(&stmt, self.std_strings) {
-                            let key = self.resolve(&name);
-                            self.types.insert(key, cols);
-                        }
                     }
                 }
                 if session_setting && self.phase == Phase::Pre {
