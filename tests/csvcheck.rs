@@ -868,13 +868,14 @@ fn full_disk_is_an_error() {
         return;
     }
     // --filter is in contract::writing_to_dev_full_is_a_one_line_error_exit_2.
-    for args in [vec!["--json"]] {
+    {
+        let args = ["--json"];
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
             .unwrap();
         let mut child = Command::new(BIN)
-            .args(&args)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(full)
             .stderr(Stdio::piped())

@@ -1019,7 +1019,8 @@ fn closed_stdout_ends_quietly_while_merging_runs() {
         ));
     }
     write(dir.path(), "big.csv", input.as_bytes());
-    for extra in [&["-S", "1M"][..]] {
+    {
+        let extra: &[&str] = &["-S", "1M"];
         let mut args = vec!["-k", "1:int", "big.csv"];
         args.extend_from_slice(extra);
         let mut child = Command::new(BIN)
