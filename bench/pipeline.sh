@@ -37,7 +37,8 @@ export TMPDIR=$OUT
 gz=${GZ:-$OUT/dump.sql.gz}
 if [ ! -s "$gz" ]; then
     PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n1)}
-    "$PGBIN/pg_restore" -f - "$DUMP" | pigz -6 > "$gz.tmp" && mv "$gz.tmp" "$gz"
+    "$PGBIN/pg_restore" -f - "$DUMP" | pigz -6 > "$gz.tmp"
+    mv "$gz.tmp" "$gz"
 fi
 echo "dump.sql.gz: $(( $(stat -c %s "$gz") / 1000000 )) MB"
 
