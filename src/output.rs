@@ -111,6 +111,57 @@ impl AtomicFile {
         Ok(AtomicFile::with(f, tmp, dest, false, false))
     }
 
+    /// Appends `len` bytes of `src`, from its offset `off`, with copy_file_range(2): the
+    /// kernel copies them page cache to page cache (or shares extents where the file system
+    /// can), so they never pass through user space. Returns how many bytes it copied; fewer
+    /// than `len` (possibly none) when the kernel refuses this pair of files (different file
+    /// systems on old kernels, a destination that is a device or pipe, no support: EXDEV,
+    /// EINVAL, ENOSYS, EOPNOTSUPP, EBADF) or `src` ended early: the caller writes the rest
+    /// itself. Other errors (ENOSPC, EIO) are errors.
+    pub fn copy_range(&mut self, src: &File, mut off: u64, len: u64) -> io::Result<u64> {
+        use std::os::fd::AsRawFd;
+        let w = self.w.as_mut().expect("not committed");
+        // Buffered bytes go first: they precede the copied range in the file.
+        w.flush()?;
+        let out = w.get_ref().as_raw_fd();
+        let mut done = 0u64;
+        while done < len {
+            let Ok(mut off_in) = libc::loff_t::try_from(off) else {
+                break;
+            };
+            // Large chunks, but well under the kernel's per-call cap (about 2 GiB).
+            let want = usize::try_from((len - done).min(1 << 30)).unwrap_or(1 << 30);
+            // SAFETY: two open descriptors; the input offset is ours (the source's own file
+            // position is untouched); the output's file position advances as write(2) would.
+            let n = unsafe {
+                libc::copy_file_range(
+                    src.as_raw_fd(),
+                    &mut off_in,
+                    out,
+                    std::ptr::null_mut(),
+                    want,
+                    0,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(
+                        libc::EXDEV | libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP | libc::EBADF,
+                    ) => break,
+                    _ => return Err(e),
+                }
+            }
+            if n == 0 {
+                break;
+            }
+            done += n as u64;
+            off += n as u64;
+        }
+        Ok(done)
+    }
+
     /// The final path.
     pub fn dest(&self) -> &Path {
         &self.dest

@@ -16,6 +16,9 @@ use std::os::fd::AsRawFd;
 pub struct Mapped {
     ptr: *const u8,
     len: usize,
+    /// The mapped file, kept open so that plain shards can be copied from it by the kernel
+    /// (copy_file_range(2)) instead of from the mapping.
+    file: Option<File>,
 }
 
 // SAFETY: the mapping is read-only and never changes address; sharing `&[u8]` views of it
@@ -52,7 +55,14 @@ impl Mapped {
         Some(Mapped {
             ptr: ptr as *const u8,
             len,
+            file: file.try_clone().ok(),
         })
+    }
+}
+
+impl super::pipeline::Source for Mapped {
+    fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
 }
 

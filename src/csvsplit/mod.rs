@@ -748,7 +748,7 @@ fn shard_dir(shard: &Path) -> PathBuf {
 }
 
 /// Bytes shared with the writer threads: a read buffer or the mapped file.
-type Shared = Arc<dyn AsRef<[u8]> + Send + Sync>;
+type Shared = Arc<dyn pipeline::Source>;
 
 /// One splitting run: the splitter, the writer pool, and whether the first record was seen.
 struct Run<'a> {
