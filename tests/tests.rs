@@ -19,6 +19,7 @@ mod csvcheck_pg_prop;
 mod csvcheck_prop;
 mod csvload_pg;
 mod csvsplit;
+mod csvsplit_copy;
 mod csvsplit_range;
 mod fixtures_csv;
 mod fuzz_regressions;
