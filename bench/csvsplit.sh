@@ -29,7 +29,9 @@ hf() { hyperfine --warmup 1 --runs "$RUNS" --prepare "rm -rf $OUT/s && mkdir -p 
 
 echo "== plain shards, 64 MiB"
 hf -n "split -C 64M" "split -C 64M $DATA $OUT/s/x" \
-   -n "csvsplit -b 64M" "$BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA"
+   -n "csvsplit -b 64M" "$BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA" \
+   -n "csvsplit -b 64M copy_file_range" \
+      "DUMPSHARD_COPY_FILE_RANGE=1 $BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA"
 
 echo "== gzip shards, 64 MiB (gzip level 6 everywhere)"
 pigz_row=()

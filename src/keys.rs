@@ -10,4 +10,4 @@ pub mod key;
 pub mod spec;
 
 pub use key::{BadValue, KeyType, encode};
-pub use spec::{ColumnRef, KeyArg, KeyPart, KeySpec, Nulls, show};
+pub use spec::{ColumnRef, KeyArg, KeyPart, KeySpec, Nulls, resolve_column, show};

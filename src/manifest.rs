@@ -81,6 +81,11 @@ impl Table {
         format!("{}.{}", self.schema, self.name)
     }
 
+    /// The column names, in order.
+    pub fn column_names(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.name.clone()).collect()
+    }
+
     /// Index of a column by name.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
@@ -219,9 +224,73 @@ pub fn resolve_file(manifest_path: &Path, file: &str) -> PathBuf {
         .join(p)
 }
 
+/// What a manifest at `manifest` records as the `file` of an output at `file` (the one rule
+/// of every tool that writes a manifest): the path relative to the manifest's directory,
+/// with `..` steps when the output lies elsewhere, and `/` separators. A manifest moved
+/// together with its outputs (to a loading machine, say) stays valid; [`resolve_file`] reads
+/// it back. Directories are canonicalized, so a symlinked one does not add false `..` steps.
+pub fn relative_file(manifest: &Path, file: &Path) -> String {
+    fn dir_of(p: &Path) -> PathBuf {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::canonicalize(dir)
+            .or_else(|_| std::path::absolute(dir))
+            .unwrap_or_else(|_| dir.to_path_buf())
+    }
+    let (base, tdir) = (dir_of(manifest), dir_of(file));
+    let b: Vec<_> = base.components().collect();
+    let t: Vec<_> = tdir.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.push(
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
+    parts.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_files_resolve_back() {
+        let d = tempfile::tempdir().unwrap();
+        let (m, out, other) = (
+            d.path().join("m"),
+            d.path().join("m/out"),
+            d.path().join("x"),
+        );
+        for dir in [&m, &out, &other] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let mpath = m.join("m.json");
+        for (file, want) in [
+            (m.join("t.csv"), "t.csv"),
+            (out.join("p-1.csv"), "out/p-1.csv"),
+            (other.join("p.csv"), "../x/p.csv"),
+        ] {
+            let rel = relative_file(&mpath, &file);
+            assert_eq!(rel, want);
+            assert_eq!(
+                std::fs::canonicalize(resolve_file(&mpath, &rel).parent().unwrap()).unwrap(),
+                std::fs::canonicalize(file.parent().unwrap()).unwrap()
+            );
+        }
+        // Relative names, resolved against the working directory.
+        assert_eq!(
+            relative_file(Path::new("m.json"), Path::new("p-1.csv")),
+            "p-1.csv"
+        );
+    }
 
     #[test]
     fn roundtrip_and_lookup() {

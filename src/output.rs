@@ -49,13 +49,7 @@ impl AtomicFile {
     pub fn create(dest: &Path) -> Result<AtomicFile> {
         if fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             let f = OpenOptions::new().write(true).open(dest).at(dest)?;
-            return Ok(AtomicFile {
-                tmp: dest.to_path_buf(),
-                unnamed: false,
-                dest: dest.to_path_buf(),
-                w: Some(BufWriter::with_capacity(BUF, f)),
-                direct: true,
-            });
+            return Ok(AtomicFile::with(f, dest.to_path_buf(), dest, false, true));
         }
         check_dest(dest)?;
         let parent = match dest.parent() {
@@ -87,24 +81,24 @@ impl AtomicFile {
             })
             .flatten();
         if let Some(f) = unnamed {
-            return Ok(AtomicFile {
-                tmp,
-                unnamed: true,
-                dest: dest.to_path_buf(),
-                w: Some(BufWriter::with_capacity(BUF, f)),
-                direct: false,
-            });
+            return Ok(AtomicFile::with(f, tmp, dest, true, false));
         }
         // No O_TMPFILE on this file system: a named temporary, removed on any end but SIGKILL.
         cli::register_temp(tmp.clone());
         let f = File::create(&tmp).at(&tmp)?;
-        Ok(AtomicFile {
+        Ok(AtomicFile::with(f, tmp, dest, false, false))
+    }
+
+    /// The file `f` written at `tmp` (an unnamed file when `unnamed`; `dest` itself when
+    /// `direct`), to become `dest`.
+    fn with(f: File, tmp: PathBuf, dest: &Path, unnamed: bool, direct: bool) -> AtomicFile {
+        AtomicFile {
             tmp,
-            unnamed: false,
+            unnamed,
             dest: dest.to_path_buf(),
             w: Some(BufWriter::with_capacity(BUF, f)),
-            direct: false,
-        })
+            direct,
+        }
     }
 
     /// Reopens a committed `dest` to append to it: the file is first moved back to its
@@ -114,13 +108,58 @@ impl AtomicFile {
         cli::register_temp(tmp.clone());
         fs::rename(dest, &tmp).at(dest)?;
         let f = OpenOptions::new().append(true).open(&tmp).at(&tmp)?;
-        Ok(AtomicFile {
-            tmp,
-            unnamed: false,
-            dest: dest.to_path_buf(),
-            w: Some(BufWriter::with_capacity(BUF, f)),
-            direct: false,
-        })
+        Ok(AtomicFile::with(f, tmp, dest, false, false))
+    }
+
+    /// Appends `len` bytes of `src`, from its offset `off`, with copy_file_range(2): the
+    /// kernel copies them page cache to page cache (or shares extents where the file system
+    /// can), so they never pass through user space. Returns how many bytes it copied; fewer
+    /// than `len` (possibly none) when the kernel refuses this pair of files (different file
+    /// systems on old kernels, a destination that is a device or pipe, no support: EXDEV,
+    /// EINVAL, ENOSYS, EOPNOTSUPP, EBADF) or `src` ended early: the caller writes the rest
+    /// itself. Other errors (ENOSPC, EIO) are errors.
+    pub fn copy_range(&mut self, src: &File, mut off: u64, len: u64) -> io::Result<u64> {
+        use std::os::fd::AsRawFd;
+        let w = self.w.as_mut().expect("not committed");
+        // Buffered bytes go first: they precede the copied range in the file.
+        w.flush()?;
+        let out = w.get_ref().as_raw_fd();
+        let mut done = 0u64;
+        while done < len {
+            let Ok(mut off_in) = libc::loff_t::try_from(off) else {
+                break;
+            };
+            // Large chunks, but well under the kernel's per-call cap (about 2 GiB).
+            let want = usize::try_from((len - done).min(1 << 30)).unwrap_or(1 << 30);
+            // SAFETY: two open descriptors; the input offset is ours (the source's own file
+            // position is untouched); the output's file position advances as write(2) would.
+            let n = unsafe {
+                libc::copy_file_range(
+                    src.as_raw_fd(),
+                    &mut off_in,
+                    out,
+                    std::ptr::null_mut(),
+                    want,
+                    0,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(
+                        libc::EXDEV | libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP | libc::EBADF,
+                    ) => break,
+                    _ => return Err(e),
+                }
+            }
+            if n == 0 {
+                break;
+            }
+            done += n as u64;
+            off += n as u64;
+        }
+        Ok(done)
     }
 
     /// The final path.

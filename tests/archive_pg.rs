@@ -7,8 +7,7 @@
 //! Skipped with a loud line when no PostgreSQL can be started (DUMPSHARD_REQUIRE_PG=1 makes
 //! that a failure).
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use pg::Pg;
 use std::fs;

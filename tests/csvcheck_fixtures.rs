@@ -3,8 +3,7 @@
 //! gzip, `--column-inserts`) as `--ddl`, and with pgdump2csv's schema file or the
 //! `--inserts` dump as `--ddl` wherever that file can tell the column order. Real bad rows added to the same tables are still caught.
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 use std::path::Path;
 use std::process::Command;

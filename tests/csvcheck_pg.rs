@@ -3,8 +3,7 @@
 //! exactly the records csvcheck puts in --bad-rows, and csvcheck's good records must then
 //! load in one `COPY` with no error.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::collections::BTreeSet;
 use std::io::Write;

@@ -4,8 +4,7 @@
 //! writes for them; so do the same columns as one-column tables (their NULL rows are blank
 //! lines). Whatever PostgreSQL printed, PostgreSQL loads: a refusal here is a false positive.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::process::Command;
 

@@ -2,10 +2,10 @@
 //! rules, and mutated ones fail; and at the binary level, --filter and --bad-rows split any
 //! input into its good and bad records byte for byte.
 
+use crate::support::cmd::Cmd;
 use dumpshard::pgtypes::PgType;
 use proptest::prelude::*;
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 fn pass(t: &PgType, v: &str) -> Result<(), TestCaseError> {
     prop_assert!(
@@ -244,16 +244,12 @@ proptest! {
             if *is_bad { bad.extend_from_slice(&rec) } else { good.extend_from_slice(&rec) }
         }
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_csvcheck"))
+        let o = Cmd::new("csvcheck")
             .args(["--columns", "i:int4!,s:text,d:date", "--filter", "--bad-rows", "bad.csv", "-q"])
             .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&input).unwrap();
-        let o = child.wait_with_output().unwrap();
+            .stdin(input)
+            .run()
+            .output;
         let want_code = if bad.is_empty() { 0 } else { 1 };
         prop_assert_eq!(o.status.code(), Some(want_code), "{}", String::from_utf8_lossy(&o.stderr));
         prop_assert!(o.stdout == good, "good records differ");
@@ -279,16 +275,12 @@ proptest! {
         ];
         if sorted { args.push("--sorted"); }
         if header { args.push("--header"); }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_csvcheck"))
+        let o = Cmd::new("csvcheck")
             .args(&args)
             .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&data).unwrap();
-        let o = child.wait_with_output().unwrap();
+            .stdin(data.clone())
+            .run()
+            .output;
         let err = String::from_utf8_lossy(&o.stderr);
         prop_assert!(matches!(o.status.code(), Some(0 | 1)), "exit {:?}: {}", o.status.code(), err);
         prop_assert!(!err.contains("panicked"), "{}", err);

@@ -4,12 +4,8 @@
 //! after SIGKILL and after a server crash that load exactly what is missing, and
 //! verification that notices a deleted row.
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/man.rs"]
-mod man;
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::cli;
+use crate::support::pg;
 
 use cli::Input;
 use pg::{Pg, fingerprints};
@@ -38,11 +34,6 @@ fn csvload(pg: &Pg, args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-#[test]
-fn man_page() {
-    man::check_man_page(<dumpshard::csvload::Args as clap::CommandFactory>::command());
 }
 
 fn migrate_fixture(extra: &[&str], load_args: &[&str]) {

@@ -3,10 +3,8 @@
 //! stdout, full disk, unwritable directory, malformed input) and a round trip through a real
 //! PostgreSQL.
 
-#[path = "support/man.rs"]
-mod man;
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::cmd::Cmd;
+use crate::support::pg;
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -21,22 +19,12 @@ fn bin() -> &'static str {
 
 /// Runs csvsplit in `dir` with `args`, feeding `stdin`.
 fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(bin())
+    Cmd::new("csvsplit")
         .args(args)
         .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start csvsplit");
-    let mut si = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = si.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    let _ = feeder.join();
-    out
+        .stdin(stdin)
+        .run()
+        .output
 }
 
 fn stderr(o: &Output) -> String {
@@ -449,11 +437,6 @@ proptest! {
         prop_assert_eq!(seen, keys.len());
         prop_assert_eq!(&m["non_overlapping"], &Value::Bool(disjoint));
     }
-}
-
-#[test]
-fn man_page_is_current() {
-    man::check_man_page(<dumpshard::csvsplit::Args as clap::CommandFactory>::command());
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! for byte, with disjoint ranges (property test with nasty keys, duplicates and NULLs);
 //! `--split-points`; `--filter` with a local command standing in for an uploader.
 
+use crate::support::cmd::Cmd;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -11,30 +12,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn run(bin: &str, dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start");
-    let feeder = stdin.map(|d| {
-        let mut si = child.stdin.take().expect("stdin");
-        let d = d.to_vec();
-        std::thread::spawn(move || {
-            let _ = si.write_all(&d);
-        })
-    });
-    let out = child.wait_with_output().expect("wait");
-    if let Some(f) = feeder {
-        let _ = f.join();
+    let c = Cmd::program(bin).args(args).current_dir(dir);
+    match stdin {
+        Some(d) => c.stdin(d),
+        None => c,
     }
-    out
+    .run()
+    .output
 }
 
 fn csvsplit(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {

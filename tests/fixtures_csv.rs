@@ -6,10 +6,8 @@
 //! because bytes may legitimately differ (e.g. pgdump2csv quotes a value that is
 //! exactly `\.` in every table, the server only in one-column tables).
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/csvparse.rs"]
-mod csvparse;
+use crate::support::cli;
+use crate::support::csvparse;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -2,8 +2,7 @@
 //! completions, dumpshard(7) names every tool and renders cleanly, the bash completions
 //! source, and install.sh puts everything in the standard places under a prefix.
 
-#[path = "support/man.rs"]
-mod man;
+use crate::support::man;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

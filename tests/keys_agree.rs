@@ -6,32 +6,18 @@
 //! numerics, uuid case/braces/hyphens, timestamps with zones), plus the two wrong answers of
 //! issue 11 as plain tests.
 
+use crate::support::cmd::Cmd;
 use proptest::prelude::*;
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const PKSORT: &str = env!("CARGO_BIN_EXE_pksort");
 const CSVCHECK: &str = env!("CARGO_BIN_EXE_csvcheck");
 
 /// Runs `bin args` with `stdin`, writing it on a thread (so a full pipe cannot stall us).
 fn run(bin: &str, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {bin}: {e}"));
-    let mut sin = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = sin.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    feeder.join().unwrap();
-    out
+    Cmd::program(bin).args(args).stdin(stdin).run().output
 }
 
 fn describe(bin: &str, args: &[&str], out: &Output) -> String {

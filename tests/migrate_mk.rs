@@ -6,10 +6,8 @@
 //! twice, a custom archive in YugabyteDB mode (batches), and the
 //! CockroachDB mode's IMPORT INTO statements.
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::cli;
+use crate::support::pg;
 
 use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};

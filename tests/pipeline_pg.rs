@@ -4,8 +4,7 @@
 //! the generated `\copy` scripts and `post.sql`, and must hold exactly what `psql -f dump`
 //! restores. Skipped loudly without a server (a failure under DUMPSHARD_REQUIRE_PG=1).
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use dumpshard::manifest::Manifest;
 use pg::Pg;

@@ -11,8 +11,7 @@
 //! `cargo run --release --bin TOOL --` runs TOOL, `cargo build --release &&` is dropped and
 //! `cargo test --release` (the suite running this test) is skipped.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use pg::Pg;
 use std::path::Path;

@@ -14,10 +14,8 @@
 //! can read it), not through psql's stdin: psql <= 17 ends COPY data at a line that is
 //! exactly `\.` even inside a quoted CSV value, and fixtures/nasty.sql has such values.
 
-#[path = "support/cli.rs"]
-mod cli;
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::cli;
+use crate::support::pg;
 
 use std::collections::{BTreeMap, BTreeSet};
 

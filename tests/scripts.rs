@@ -3,8 +3,7 @@
 //! never what a dump or a table name smuggles in. Needs PostgreSQL (tests/support/pg.rs);
 //! set DUMPSHARD_REQUIRE_PG=1 so that they cannot skip.
 
-#[path = "support/pg.rs"]
-mod pg;
+use crate::support::pg;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -101,29 +101,6 @@ fn every_tool_spells_the_shared_flags_alike() {
     assert!(has(&options("pksort"), "--null <STRING>"));
 }
 
-#[test]
-fn usage_errors_are_one_toolkit_line_and_exit_2() {
-    let d = tempfile::tempdir().unwrap();
-    for (tool, _) in TOOLS {
-        let o = run(tool, &["--no-such-option"], d.path());
-        assert_eq!(o.status.code(), Some(2), "{tool}");
-        let err = stderr(&o);
-        let first = err.lines().next().unwrap_or_default();
-        assert_eq!(
-            first,
-            format!("{tool}: error: unexpected argument '--no-such-option' found"),
-            "{tool}"
-        );
-        assert!(o.stdout.is_empty());
-        // --help and --version still go to stdout with 0.
-        for a in ["--help", "--version"] {
-            let o = run(tool, &[a], d.path());
-            assert_eq!(o.status.code(), Some(0), "{tool} {a}");
-            assert!(!o.stdout.is_empty());
-        }
-    }
-}
-
 /// A one-table pgdump2csv manifest and its CSV, made by pgdump2csv itself.
 fn one_table(d: &Path) -> Vec<u8> {
     fs::write(

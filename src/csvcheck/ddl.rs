@@ -96,17 +96,31 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
     let mut copies: Vec<(QName, Vec<String>)> = Vec::new();
     let mut catalog = Catalog::default();
     let mut search_path: Vec<String> = Vec::new();
+    let mut composites: Vec<(QName, Vec<ColumnDef>)> = Vec::new();
     let mut stmts = StreamStatements::new(r, name);
     while let Some((_, st)) = stmts.next_stmt()? {
         match st {
             Stmt::SearchPath(p) => search_path = p,
+            Stmt::CreateComposite { name, attributes } => {
+                composites.push((name.placed(&search_path), attributes));
+            }
             Stmt::CreateTable {
                 table,
                 columns,
                 pk,
                 inherits,
+                of_type,
             } => {
-                let table = placed(table, &search_path);
+                let table = table.placed(&search_path);
+                // A typed table (CREATE TABLE t OF type) has the type's attributes as columns.
+                let columns = match of_type.map(|t| t.placed(&search_path)) {
+                    Some(ty) if columns.is_empty() => composites
+                        .iter()
+                        .find(|(q, _)| matches(&q.schema, &q.name, &ty))
+                        .map(|(_, a)| a.clone())
+                        .unwrap_or_default(),
+                    _ => columns,
+                };
                 if let Some(dup) = columns
                     .iter()
                     .enumerate()
@@ -128,28 +142,28 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                     pk,
                     inherits: inherits
                         .into_iter()
-                        .map(|q| placed(q, &search_path))
+                        .map(|q| q.placed(&search_path))
                         .collect(),
                 });
             }
-            Stmt::Copy { table, cols } => copies.push((placed(table, &search_path), cols)),
+            Stmt::Copy { table, cols } => copies.push((table.placed(&search_path), cols)),
             // A --column-inserts dump names the columns in each INSERT, as COPY does.
             Stmt::Insert => {
                 if let Some((table, cols)) = stmts.last_insert_columns() {
-                    let table = placed(table, &search_path);
+                    let table = table.placed(&search_path);
                     if !copies.iter().any(|(q, _)| *q == table) {
                         copies.push((table, cols));
                     }
                 }
             }
             Stmt::AddPrimaryKey { table, cols } => {
-                alters.push(Alter::Pk(placed(table, &search_path), cols));
+                alters.push(Alter::Pk(table.placed(&search_path), cols));
             }
             Stmt::SetNotNull { table, col } => {
-                alters.push(Alter::NotNull(placed(table, &search_path), col));
+                alters.push(Alter::NotNull(table.placed(&search_path), col));
             }
             Stmt::CreateEnum { name, labels } => {
-                let name = placed(name, &search_path);
+                let name = name.placed(&search_path);
                 let e = Arc::new(EnumType {
                     name: qualified(&name.schema, &name.name),
                     labels: labels.into_iter().map(String::into_bytes).collect(),
@@ -162,7 +176,7 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                 not_null,
                 has_check,
             } => {
-                let name = placed(name, &search_path);
+                let name = name.placed(&search_path);
                 // Resolved now, against what is declared so far: a domain over a domain or an
                 // enum names one created before it, as pg_dump orders them.
                 let d = Arc::new(Domain {
@@ -357,22 +371,6 @@ fn join(names: &[&String]) -> String {
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Gives an unqualified name the schema it would be created in: the first schema of the
-/// search path (old dumps `SET search_path = s, pg_catalog` and write bare names). Without a
-/// search path the name stays unqualified, matching a bare `--table` only.
-fn placed(q: QName, search_path: &[String]) -> QName {
-    let schema = q.schema.or_else(|| {
-        search_path
-            .iter()
-            .find(|s| s.as_str() != "pg_catalog")
-            .cloned()
-    });
-    QName {
-        schema,
-        name: q.name,
-    }
 }
 
 /// Whether a declared table is the one an `ALTER` or `INHERITS` names; an unqualified
@@ -578,6 +576,27 @@ ALTER TABLE public."Items" ALTER COLUMN m SET NOT NULL;
     }
 
     /// A child lists only its own columns: the parent's come first.
+    /// A typed table's columns are its composite type's attributes (before: none, so
+    /// nothing was checked and `zz` passed as an integer).
+    #[test]
+    fn typed_table_columns() {
+        let d = parse(
+            b"SET search_path = s, pg_catalog;\n\
+              CREATE TYPE ct AS (a integer, b text);\n\
+              CREATE TABLE t OF ct;\n\
+              ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (a);\n",
+        )
+        .unwrap();
+        let t = find(&d, "s.t").unwrap();
+        let cols: Vec<_> = t
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.type_text.as_str(), c.not_null))
+            .collect();
+        assert_eq!(cols, [("a", "integer", true), ("b", "text", false)]);
+        assert_eq!(t.primary_key, ["a"]);
+    }
+
     #[test]
     fn inherited_columns() {
         let sql =

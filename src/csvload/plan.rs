@@ -24,6 +24,26 @@ pub struct FileJob {
     pub checksum: Option<String>,
 }
 
+impl FileJob {
+    /// The file at `path` of table `table`, keyed in the journal by its absolute path.
+    fn new(
+        table: usize,
+        path: PathBuf,
+        header: bool,
+        records: u64,
+        checksum: Option<String>,
+    ) -> FileJob {
+        FileJob {
+            table,
+            key: absolute(&path),
+            path,
+            header,
+            records,
+            checksum,
+        }
+    }
+}
+
 /// One target table.
 #[derive(Debug, Clone)]
 pub struct TablePlan {
@@ -238,22 +258,20 @@ impl Plan {
                         let idx = plan.table_index(TablePlan {
                             schema: Some(t.schema.clone()),
                             name: t.name.clone(),
-                            columns: t.columns.iter().map(|c| c.name.clone()).collect(),
+                            columns: t.column_names(),
                             null: t.null.clone(),
                             expected_rows: 0,
                             key_range: None,
                         });
                         plan.tables[idx].key_range = None;
                         plan.tables[idx].expected_rows += t.rows;
-                        let path = manifest::resolve_file(mpath, file);
-                        plan.files.push(FileJob {
-                            table: idx,
-                            key: absolute(&path),
-                            path,
-                            header: t.header,
-                            records: t.rows,
-                            checksum: None,
-                        });
+                        plan.files.push(FileJob::new(
+                            idx,
+                            manifest::resolve_file(mpath, file),
+                            t.header,
+                            t.rows,
+                            None,
+                        ));
                     }
                 }
                 Some("dumpshard-csvsplit") => {
@@ -302,15 +320,13 @@ impl Plan {
                     }
                     for s in m.shards {
                         plan.tables[idx].expected_rows += s.records;
-                        let path = manifest::resolve_file(mpath, &s.file);
-                        plan.files.push(FileJob {
-                            table: idx,
-                            key: absolute(&path),
-                            path,
-                            header: m.header,
-                            records: s.records,
-                            checksum: s.crc32.map(|c| format!("crc32:{c}")),
-                        });
+                        plan.files.push(FileJob::new(
+                            idx,
+                            manifest::resolve_file(mpath, &s.file),
+                            m.header,
+                            s.records,
+                            s.crc32.map(|c| format!("crc32:{c}")),
+                        ));
                     }
                 }
                 other => {

@@ -99,21 +99,7 @@ fn meta_commands(gap: &[u8]) -> Vec<(usize, String)> {
             }
             i = end;
         } else if rest.starts_with(b"/*") {
-            let mut depth = 0;
-            while i < gap.len() {
-                if gap[i..].starts_with(b"/*") {
-                    depth += 1;
-                    i += 2;
-                } else if gap[i..].starts_with(b"*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
+            i = crate::pgdump::sql::comment_len(rest).map_or(gap.len(), |k| i + k);
         } else {
             i += 1;
         }

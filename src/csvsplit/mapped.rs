@@ -16,6 +16,9 @@ use std::os::fd::AsRawFd;
 pub struct Mapped {
     ptr: *const u8,
     len: usize,
+    /// The mapped file, kept open so that plain shards can be copied from it by the kernel
+    /// (copy_file_range(2)) instead of from the mapping.
+    file: Option<File>,
 }
 
 // SAFETY: the mapping is read-only and never changes address; sharing `&[u8]` views of it
@@ -52,7 +55,14 @@ impl Mapped {
         Some(Mapped {
             ptr: ptr as *const u8,
             len,
+            file: file.try_clone().ok(),
         })
+    }
+}
+
+impl super::pipeline::Source for Mapped {
+    fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
 }
 
@@ -72,50 +82,6 @@ impl Drop for Mapped {
     }
 }
 
-/// Scans `data` from `*pos` (outside quotes unless `*in_quote`) and pushes the offset just
-/// past each record's `\n`, stopping at the first record end at or past `until` (or at the
-/// end of data). The same quote-parity rule as [`crate::records`].
-pub fn scan(
-    data: &[u8],
-    pos: &mut usize,
-    in_quote: &mut bool,
-    until: usize,
-    ends: &mut Vec<usize>,
-) {
-    let mut i = *pos;
-    let mut q = *in_quote;
-    while i < data.len() {
-        let rest = data.get(i..).unwrap_or_default();
-        if q {
-            match memchr::memchr(b'"', rest) {
-                Some(j) => {
-                    i += j + 1;
-                    q = false;
-                }
-                None => i = data.len(),
-            }
-        } else {
-            match memchr::memchr2(b'"', b'\n', rest) {
-                Some(j) => {
-                    let at = i + j;
-                    i = at + 1;
-                    if data.get(at) == Some(&b'"') {
-                        q = true;
-                    } else {
-                        ends.push(i);
-                        if i >= until {
-                            break;
-                        }
-                    }
-                }
-                None => i = data.len(),
-            }
-        }
-    }
-    *pos = i;
-    *in_quote = q;
-}
-
 /// Opens `path` and maps it when it is a non-empty regular file.
 pub fn map_path(path: &std::path::Path) -> io::Result<Option<Mapped>> {
     let f = File::open(path)?;
@@ -129,21 +95,6 @@ pub fn map_path(path: &std::path::Path) -> io::Result<Option<Mapped>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scans_like_the_record_reader() {
-        let data = b"a,b\n\"x\ny\",2\r\n\"\"\"q\",\n,\nlast";
-        for step in [1, 3, 7, 100] {
-            let (mut pos, mut q, mut ends) = (0, false, Vec::new());
-            let mut until = step;
-            while pos < data.len() {
-                scan(data, &mut pos, &mut q, until, &mut ends);
-                until = pos + step;
-            }
-            assert_eq!(ends, [4, 13, 20, 22], "step {step}");
-            assert!(!q);
-        }
-    }
 
     #[test]
     fn maps_files() {

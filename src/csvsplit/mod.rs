@@ -544,7 +544,7 @@ fn count_points(p: &Path) -> Result<u64> {
     let data = std::fs::read(p).at(p)?;
     let (mut pos, mut q) = (0, false);
     let mut ends = Vec::new();
-    mapped::scan(&data, &mut pos, &mut q, usize::MAX, &mut ends);
+    crate::records::scan_ends(&data, &mut pos, &mut q, usize::MAX, &mut ends);
     let tail = ends.last().copied().unwrap_or(0) < data.len();
     Ok(ends.len() as u64 + u64::from(tail))
 }
@@ -655,7 +655,7 @@ fn split_mapped(
     while pos < data.len() {
         ends.clear();
         let begin = pos;
-        mapped::scan(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
+        crate::records::scan_ends(data, &mut pos, &mut in_quote, begin + CHUNK, &mut ends);
         let last = ends.last().copied().unwrap_or(begin);
         if pos >= data.len() && last < data.len() {
             if in_quote {
@@ -701,7 +701,7 @@ fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points>
     if cfg.header {
         let (mut pos, mut q) = (0, false);
         let mut ends = Vec::new();
-        mapped::scan(data, &mut pos, &mut q, 0, &mut ends);
+        crate::records::scan_ends(data, &mut pos, &mut q, 0, &mut ends);
         let end = ends.first().copied().unwrap_or(data.len());
         header = data.get(..end).unwrap_or_default();
     }
@@ -721,13 +721,12 @@ fn sample_points(cfg: &Config, name: &str, data: &[u8]) -> Result<range::Points>
 /// header (none without either).
 fn column_names(cfg: &Config, header: &[u8], name: &str) -> Result<Vec<String>> {
     if let Some(t) = &cfg.table {
-        return Ok(t.columns.iter().map(|c| c.name.clone()).collect());
+        return Ok(t.column_names());
     }
     if header.is_empty() {
         return Ok(Vec::new());
     }
-    let mut f = Vec::new();
-    split_fields(header, &mut f).map_err(|m| {
+    crate::records::header_names(header).map_err(|m| {
         Error::input(
             Pos {
                 file: name.to_string(),
@@ -737,10 +736,7 @@ fn column_names(cfg: &Config, header: &[u8], name: &str) -> Result<Vec<String>> 
             },
             format!("header: {m}"),
         )
-    })?;
-    Ok(f.iter()
-        .map(|x| String::from_utf8_lossy(&x.value(header)).into_owned())
-        .collect())
+    })
 }
 
 /// The directory of a shard path (`.` for a bare name).
@@ -752,7 +748,7 @@ fn shard_dir(shard: &Path) -> PathBuf {
 }
 
 /// Bytes shared with the writer threads: a read buffer or the mapped file.
-type Shared = Arc<dyn AsRef<[u8]> + Send + Sync>;
+type Shared = Arc<dyn pipeline::Source>;
 
 /// One splitting run: the splitter, the writer pool, and whether the first record was seen.
 struct Run<'a> {
@@ -1258,24 +1254,11 @@ fn raise_open_files_limit(want: libc::rlim_t) {
     }
 }
 
-/// Column references (names, or 1-based numbers when no name matches) to 0-based indexes.
+/// Column references to 0-based indexes, by the toolkit's one rule
+/// ([`crate::keys::resolve_column`]).
 fn resolve_columns(cols: &[String], names: &[String]) -> Result<Vec<usize>> {
     cols.iter()
-        .map(|c| {
-            if let Some(i) = names.iter().position(|n| n == c) {
-                return Ok(i);
-            }
-            match c.parse::<usize>() {
-                Ok(k) if k >= 1 && (names.is_empty() || k <= names.len()) => Ok(k - 1),
-                _ if names.is_empty() => Err(Error::Usage(format!(
-                    "column '{c}': without --header or --manifest, give 1-based column numbers"
-                ))),
-                _ => Err(Error::Usage(format!(
-                    "column '{c}' not found (columns: {})",
-                    names.join(", ")
-                ))),
-            }
-        })
+        .map(|c| crate::keys::resolve_column(c, names))
         .collect()
 }
 
@@ -1395,37 +1378,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The shard's path as the manifest records it: relative to the manifest's directory when
-/// it lies below it, else absolute.
-fn manifest_path(shard: &Path, manifest: &Path) -> String {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let dir = match manifest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let (s, d) = (abs(shard), abs(&dir));
-    let d = d.strip_suffix_dot();
-    match s.strip_prefix(&d) {
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => s.display().to_string(),
-    }
-}
-
-trait StripDot {
-    fn strip_suffix_dot(self) -> PathBuf;
-}
-
-impl StripDot for PathBuf {
-    /// `std::path::absolute(".")` keeps a trailing `.`, which `strip_prefix` would not match.
-    fn strip_suffix_dot(self) -> PathBuf {
-        if self.file_name().is_none() || self.ends_with(".") {
-            self.components().collect()
-        } else {
-            self
-        }
-    }
-}
-
 fn report(cfg: &Config, split: &Split) -> Result<()> {
     let done = split.shards.as_slice();
     for d in done.iter().filter(|d| d.copy_end_lines > 0 && !cfg.quiet) {
@@ -1524,7 +1476,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
                     file: if stdout || cfg.filter.is_some() {
                         d.path.display().to_string()
                     } else {
-                        manifest_path(&d.path, m)
+                        crate::manifest::relative_file(m, &d.path)
                     },
                     records: d.records,
                     bytes: d.bytes,
@@ -1577,10 +1529,11 @@ fn print_sql(cfg: &Config, done: &[Done]) -> Result<()> {
         (None, Some(n)) => n.clone(),
         (None, None) => return Err(Error::Usage("the SQL output needs --table".into())),
     };
-    let columns: Vec<String> = match &cfg.table {
-        Some(t) => t.columns.iter().map(|c| c.name.clone()).collect(),
-        None => Vec::new(),
-    };
+    let columns: Vec<String> = cfg
+        .table
+        .as_ref()
+        .map(|t| t.column_names())
+        .unwrap_or_default();
     let t = sql::Target {
         table: &table,
         columns: &columns,
@@ -1626,21 +1579,5 @@ mod tests {
         assert_eq!(resolve_columns(&["3".into()], &[]).unwrap(), vec![2]);
         assert!(resolve_columns(&["x".into()], &[]).is_err());
         assert!(resolve_columns(&["0".into()], &[]).is_err());
-    }
-
-    #[test]
-    fn manifest_paths() {
-        assert_eq!(
-            manifest_path(Path::new("out/p-1.csv"), Path::new("out/m.json")),
-            "p-1.csv"
-        );
-        assert_eq!(
-            manifest_path(Path::new("p-1.csv"), Path::new("m.json")),
-            "p-1.csv"
-        );
-        assert_eq!(
-            manifest_path(Path::new("/x/p.csv"), Path::new("/y/m.json")),
-            "/x/p.csv"
-        );
     }
 }

@@ -29,7 +29,6 @@
 //! Memory: the sample holds `s` encoded keys and two offsets (about `s · (key bytes + 40)`
 //! bytes); `s` is capped at [`MAX_SAMPLE`] by lowering `m` when N is large.
 
-use super::mapped;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::keys::KeySpec;
 use crate::records::{Field, split_fields};
@@ -137,7 +136,7 @@ pub fn sample(
     while pos < data.len() {
         ends.clear();
         let begin = pos;
-        mapped::scan(data, &mut pos, &mut q, begin + (1 << 20), &mut ends);
+        crate::records::scan_ends(data, &mut pos, &mut q, begin + (1 << 20), &mut ends);
         if pos >= data.len() && !q && ends.last().copied().unwrap_or(begin) < data.len() {
             // A last record without a newline (one ending inside quotes is left to the
             // splitting pass, which reports it).
@@ -202,7 +201,7 @@ pub fn read(path: &Path, spec: &KeySpec) -> Result<Points> {
     let want = spec.parts.len();
     let (mut pos, mut q) = (0usize, false);
     let mut ends = Vec::new();
-    mapped::scan(&data, &mut pos, &mut q, usize::MAX, &mut ends);
+    crate::records::scan_ends(&data, &mut pos, &mut q, usize::MAX, &mut ends);
     let at = |off: usize, i: usize| Pos {
         file: name.clone(),
         line: 1 + memchr::memchr_iter(b'\n', data.get(..off).unwrap_or_default()).count() as u64,

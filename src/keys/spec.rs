@@ -35,6 +35,47 @@ pub enum ColumnRef {
     Name(String),
 }
 
+impl ColumnRef {
+    /// The reference as typed.
+    pub fn text(&self) -> String {
+        match self {
+            ColumnRef::Number(n) => n.to_string(),
+            ColumnRef::Name(n) => n.clone(),
+        }
+    }
+}
+
+/// The one column-reference rule of the toolkit (`-k`, csvsplit's `--by-hash` columns,
+/// csvcheck's `--key`): a name of `names` (a header or manifest; may be empty) first, else a
+/// 1-based column number, within `names` when they are known. Returns the 0-based index.
+pub fn resolve_column(text: &str, names: &[String]) -> Result<usize> {
+    if let Some(i) = names.iter().position(|n| n == text) {
+        return Ok(i);
+    }
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<usize>() {
+            Ok(n) if n >= 1 && (names.is_empty() || n <= names.len()) => Ok(n - 1),
+            Ok(0) => Err(Error::Usage(format!(
+                "column '{text}': column numbers start at 1"
+            ))),
+            _ => Err(Error::Usage(format!(
+                "column {text} is out of range: there are {} columns ({})",
+                names.len(),
+                names.join(", ")
+            ))),
+        };
+    }
+    if names.is_empty() {
+        return Err(Error::Usage(format!(
+            "column '{text}' is a name: use --header or --manifest, or give its 1-based number"
+        )));
+    }
+    Err(Error::Usage(format!(
+        "no column named '{text}' (columns: {})",
+        names.join(", ")
+    )))
+}
+
 impl KeyArg {
     /// Parses `COLUMN[:TYPE][:desc]`.
     pub fn parse(s: &str) -> Result<KeyArg> {
@@ -148,29 +189,8 @@ impl KeySpec {
         };
         let mut parts = Vec::new();
         for a in args {
-            let (col, label) = match &a.column {
-                ColumnRef::Number(n) => {
-                    let label = names.get(n - 1).cloned().unwrap_or_else(|| n.to_string());
-                    (n - 1, label)
-                }
-                ColumnRef::Name(name) => {
-                    if names.is_empty() {
-                        return Err(Error::Usage(format!(
-                            "key column '{name}' is a name: use --header or --manifest, or give \
-                             its number"
-                        )));
-                    }
-                    match names.iter().position(|n| n == name) {
-                        Some(i) => (i, name.clone()),
-                        None => {
-                            return Err(Error::Usage(format!(
-                                "no column named '{name}' (columns: {})",
-                                names.join(", ")
-                            )));
-                        }
-                    }
-                }
-            };
+            let col = resolve_column(&a.column.text(), names)?;
+            let label = names.get(col).cloned().unwrap_or_else(|| a.column.text());
             let ty = match a.ty {
                 Some(t) => t,
                 None => match table.and_then(|t| t.columns.get(col)) {
@@ -339,6 +359,24 @@ pub fn show(v: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_column_reference_rule() {
+        let names: Vec<String> = ["id", "2", "name"].map(String::from).to_vec();
+        assert_eq!(resolve_column("name", &names).unwrap(), 2);
+        // A name first, also when it looks like a number.
+        assert_eq!(resolve_column("2", &names).unwrap(), 1);
+        assert_eq!(resolve_column("3", &names).unwrap(), 2);
+        assert!(resolve_column("4", &names).is_err());
+        assert!(resolve_column("0", &names).is_err());
+        let e = resolve_column("nope", &names).unwrap_err().to_string();
+        assert!(
+            e.contains("no column named 'nope'") && e.contains("id, 2, name"),
+            "{e}"
+        );
+        assert_eq!(resolve_column("7", &[]).unwrap(), 6);
+        assert!(resolve_column("id", &[]).is_err());
+    }
 
     #[test]
     fn parse_args() {

@@ -19,6 +19,25 @@ pub struct QName {
     pub name: String,
 }
 
+impl QName {
+    /// The one search_path rule of the toolkit (pgdump2csv's file names, csvcheck's tables):
+    /// an unqualified name gets the schema it would be created in, the first schema of the
+    /// search path other than `pg_catalog` (old dumps `SET search_path = s, pg_catalog` and
+    /// write bare names). Without such a schema the name stays unqualified.
+    pub fn placed(self, search_path: &[String]) -> QName {
+        let schema = self.schema.or_else(|| {
+            search_path
+                .iter()
+                .find(|s| s.as_str() != "pg_catalog")
+                .cloned()
+        });
+        QName {
+            schema,
+            name: self.name,
+        }
+    }
+}
+
 /// A column as declared in `CREATE TABLE`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDef {
@@ -45,6 +64,15 @@ pub enum Stmt {
         pk: Vec<String>,
         /// `INHERITS (...)` parents, whose columns come first.
         inherits: Vec<QName>,
+        /// `OF type`: a typed table, whose columns are the composite type's attributes.
+        of_type: Option<QName>,
+    },
+    /// `CREATE TYPE name AS (attribute type, ...)`: a composite type.
+    CreateComposite {
+        /// Type.
+        name: QName,
+        /// Attributes in order (as columns: never NOT NULL nor generated).
+        attributes: Vec<ColumnDef>,
     },
     /// `ALTER TABLE ... ADD [CONSTRAINT x] PRIMARY KEY (cols)`.
     AddPrimaryKey {
@@ -498,7 +526,12 @@ impl<'a> P<'a> {
         // range or base types) is just another statement, never an error, so pgdump2csv keeps
         // passing such statements through as before.
         if self.kw("type") {
-            return Ok(self.create_enum().unwrap_or(Stmt::Other));
+            let at = self.i;
+            if let Some(e) = self.create_enum() {
+                return Ok(e);
+            }
+            self.i = at;
+            return Ok(self.create_composite().unwrap_or(Stmt::Other));
         }
         if self.kw("domain") {
             return Ok(self.create_domain().unwrap_or(Stmt::Other));
@@ -510,13 +543,19 @@ impl<'a> P<'a> {
             self.i += 3; // IF NOT EXISTS
         }
         let table = self.qname()?;
-        if self.kw("of") || self.kw("partition") {
+        let of_type = if self.kw("of") {
+            Some(self.qname()?)
+        } else {
+            None
+        };
+        if of_type.is_some() || self.kw("partition") {
             // Typed tables and PARTITION OF: columns come from elsewhere.
             return Ok(Stmt::CreateTable {
                 table,
                 columns: Vec::new(),
                 pk: Vec::new(),
                 inherits: Vec::new(),
+                of_type,
             });
         }
         if !self.op("(") {
@@ -570,7 +609,30 @@ impl<'a> P<'a> {
             columns,
             pk,
             inherits,
+            of_type: None,
         })
+    }
+
+    /// After `CREATE TYPE`: `name AS ( attribute type [COLLATE c] [, ...] )`, the attributes
+    /// read as columns are (so a typed table's columns look like a table's).
+    fn create_composite(&mut self) -> Option<Stmt> {
+        let name = self.qname().ok()?;
+        if !(self.kw("as") && self.op("(")) {
+            return None;
+        }
+        let (mut attributes, mut pk) = (Vec::new(), Vec::new());
+        if !self.op(")") {
+            loop {
+                self.element(&mut attributes, &mut pk).ok()?;
+                if self.op(")") {
+                    break;
+                }
+                if !self.op(",") {
+                    return None;
+                }
+            }
+        }
+        Some(Stmt::CreateComposite { name, attributes })
     }
 
     /// After `CREATE TYPE`: `name AS ENUM ( 'label' [, ...] )`.
@@ -891,6 +953,44 @@ mod tests {
     }
 
     #[test]
+    fn typed_tables_and_composite_types() {
+        let Stmt::CreateComposite { name, attributes } = classify(
+            b"CREATE TYPE s.ct AS (a integer, \"B\" character varying(3) COLLATE pg_catalog.\"C\", c numeric(5,2));",
+            true,
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(name, q(Some("s"), "ct"));
+        let cols: Vec<_> = attributes
+            .iter()
+            .map(|c| (c.name.as_str(), c.type_name.as_str()))
+            .collect();
+        assert_eq!(
+            cols,
+            [
+                ("a", "integer"),
+                ("B", "character varying(3)"),
+                ("c", "numeric(5,2)")
+            ]
+        );
+        assert!(matches!(
+            classify(b"CREATE TYPE e AS ENUM ('x');", true).unwrap(),
+            Stmt::CreateEnum { .. }
+        ));
+        assert_eq!(
+            classify(b"CREATE TYPE r AS RANGE (subtype = int4);", true).unwrap(),
+            Stmt::Other
+        );
+        let Stmt::CreateTable { of_type, .. } =
+            classify(b"CREATE TABLE public.t OF s.ct;", true).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(of_type, Some(q(Some("s"), "ct")));
+    }
+
+    #[test]
     fn create_table() {
         let sql = b"CREATE TABLE public.\"Order\" (\n    id bigint NOT NULL,\n    \"weird \"\"col\"\", name\" character varying(20) DEFAULT 'a,b'::character varying,\n    total numeric(10,2),\n    tags text[] COLLATE pg_catalog.\"C\",\n    g integer GENERATED ALWAYS AS ((id * 2)) STORED,\n    ident integer GENERATED BY DEFAULT AS IDENTITY,\n    CONSTRAINT c CHECK ((total > (0)::numeric))\n);";
         let Stmt::CreateTable {
@@ -947,10 +1047,10 @@ mod tests {
                 labels: vec![]
             }
         );
-        // Other kinds of types are just other statements.
+        // Other kinds of types (composite ones aside: typed tables take their attributes,
+        // see typed_tables_and_composite_types) are just other statements.
         for sql in [
-            &b"CREATE TYPE public.pair AS (a integer, b text);"[..],
-            b"CREATE TYPE public.r AS RANGE (subtype = integer);",
+            &b"CREATE TYPE public.r AS RANGE (subtype = integer);"[..],
             b"CREATE TYPE public.shell;",
         ] {
             assert_eq!(classify(sql, true).unwrap(), Stmt::Other);

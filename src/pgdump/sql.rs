@@ -295,22 +295,7 @@ impl<'a> Statements<'a> {
             if rest.starts_with(b"--") || rest[0] == b'\\' {
                 self.pos = memchr::memchr(b'\n', rest).map_or(s.len(), |k| self.pos + k + 1);
             } else if rest.starts_with(b"/*") {
-                // Comments nest, as in psql.
-                let mut depth = 0;
-                while self.pos < s.len() {
-                    if s[self.pos..].starts_with(b"/*") {
-                        depth += 1;
-                        self.pos += 2;
-                    } else if s[self.pos..].starts_with(b"*/") {
-                        depth -= 1;
-                        self.pos += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        self.pos += 1;
-                    }
-                }
+                self.pos = comment_len(rest).map_or(s.len(), |k| self.pos + k);
             } else {
                 return true;
             }
@@ -377,6 +362,31 @@ pub struct Spanned {
     pub end: usize,
 }
 
+/// The length of the `/* ... */` comment that `s` starts with, through its closing `*/`:
+/// comments nest, as in psql's lexer and PostgreSQL's. `None` when `s` ends inside it. The
+/// one comment skipper of the readers that see whole text ([`StmtScanner`] keeps the depth
+/// across reads instead).
+pub fn comment_len(s: &[u8]) -> Option<usize> {
+    debug_assert!(s.starts_with(b"/*"));
+    let mut depth = 0u32;
+    let mut i = 0;
+    while i < s.len() {
+        if s[i..].starts_with(b"/*") {
+            depth += 1;
+            i += 2;
+        } else if s[i..].starts_with(b"*/") {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return Some(i);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 /// Splits one statement into tokens, skipping comments. `std_strings` selects how `'...'`
 /// treats backslashes. Errors name the offset of the problem.
 pub fn tokenize(s: &[u8], std_strings: bool) -> Result<Vec<Spanned>, (usize, String)> {
@@ -395,21 +405,7 @@ pub fn tokenize(s: &[u8], std_strings: bool) -> Result<Vec<Spanned>, (usize, Str
             continue;
         }
         if b == b'/' && s.get(i + 1) == Some(&b'*') {
-            let mut depth = 0;
-            while i < n {
-                if s[i..].starts_with(b"/*") {
-                    depth += 1;
-                    i += 2;
-                } else if s[i..].starts_with(b"*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
+            i = comment_len(&s[i..]).map_or(n, |k| i + k);
             continue;
         }
         let tok = if b == b'\'' {

@@ -36,7 +36,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::manifest::{Manifest, Table};
 use crate::output::{self, Sink};
 use crate::progress;
-use crate::records::{Chunk, split_fields};
+use crate::records::Chunk;
 use batch::{Batch, Inputs, Loc};
 use emit::{Emitter, OnDup};
 use merge::{CsvSource, Source};
@@ -356,19 +356,13 @@ fn run_config(cfg: &Config) -> Result<()> {
         None => None,
     };
     let names: Vec<String> = match (&cfg.table, &header) {
-        (Some(t), _) => t.columns.iter().map(|c| c.name.clone()).collect(),
-        (None, Some(h)) => {
-            let mut f = Vec::new();
-            split_fields(h, &mut f).map_err(|m| {
-                Error::file(
-                    sources[0].names[0].clone(),
-                    format!("malformed header: {m}"),
-                )
-            })?;
-            f.iter()
-                .map(|f| String::from_utf8_lossy(&f.value(h)).into_owned())
-                .collect()
-        }
+        (Some(t), _) => t.column_names(),
+        (None, Some(h)) => crate::records::header_names(h).map_err(|m| {
+            Error::file(
+                sources[0].names[0].clone(),
+                format!("malformed header: {m}"),
+            )
+        })?,
         _ => Vec::new(),
     };
     let spec = KeySpec::resolve(

@@ -1,8 +1,8 @@
 //! Shared helpers for tests that run the `pgdump2csv` binary on the fixtures:
 //! paths, running the binary, reading the manifest and `fixtures/expected*/tables.json`.
 //!
-//! Include with `#[path = "support/cli.rs"] mod cli;` from an integration test of
-//! this crate (it uses `env!("CARGO_BIN_EXE_pgdump2csv")`, `serde_json`, `flate2`).
+//! Use with `use crate::support::cli;` (it uses `env!("CARGO_BIN_EXE_pgdump2csv")`,
+//! `serde_json`, `flate2`).
 
 #![allow(dead_code)]
 

@@ -1,6 +1,6 @@
 //! A small, strict, quote-aware CSV parser for tests (std only).
 //!
-//! Include with `#[path = "support/csvparse.rs"] mod csvparse;`.
+//! Use with `use crate::support::csvparse;`.
 //!
 //! Semantics are those of PostgreSQL `COPY ... FROM ... (FORMAT csv)` with the
 //! defaults `DELIMITER ','`, `QUOTE '"'`, `ESCAPE '"'`:

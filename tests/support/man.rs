@@ -11,7 +11,7 @@ use clap_complete::Shell;
 
 /// Every tool of the toolkit, in pipeline order. It names the other tools in each page's
 /// SEE ALSO, and tests/install.rs checks it against `src/bin/*.rs` and the committed pages
-/// and completions. Adding a tool is one line here (then rebless every tool's test crate:
+/// and completions. Adding a tool is one line here and a row in tests/contract.rs (then rebless:
 /// each page's SEE ALSO changes).
 pub const TOOLS: &[&str] = &["pgdump2csv", "csvcheck", "pksort", "csvsplit", "csvload"];
 

@@ -1,6 +1,6 @@
 //! A throwaway PostgreSQL server for integration tests.
 //!
-//! Include with `#[path = "support/pg.rs"] mod pg;`. Uses std and `tempfile` only.
+//! Use with `use crate::support::pg;`. Uses std and `tempfile` only.
 //!
 //! Every [`Pg::start`] runs its own server: `initdb` into a fresh temp dir, listening
 //! only on a Unix socket in a private directory (`listen_addresses = ''`, never TCP),

@@ -108,28 +108,62 @@ impl Stream {
                 ));
             };
             let bid = self.int()?;
-            match kind {
-                1 if bid == id => {
-                    self.in_block = true;
-                    self.chunk_left = 0;
+            if kind == 1 && bid == id {
+                self.in_block = true;
+                self.chunk_left = 0;
+                return Ok(());
+            }
+            self.skip_body(
+                kind,
+                bid,
+                at,
+                &format!(" while looking for the data of {what}"),
+            )?;
+        }
+    }
+
+    /// Custom format: skips the body of a data block of `kind` (1 table data, 3 large
+    /// objects) of entry `bid`, whose header is at `at`; `context` ends the error for a kind
+    /// that is neither.
+    fn skip_body(&mut self, kind: u8, bid: i64, at: u64, context: &str) -> io::Result<()> {
+        match kind {
+            1 => self.skip_chunks(&format!("the data block of entry {bid}")),
+            3 => loop {
+                // Large objects: { oid, chunks }* 0.
+                if self.int()? == 0 {
                     return Ok(());
                 }
-                1 => self.skip_chunks(&format!("the data block of entry {bid}"))?,
-                3 => loop {
-                    // Large objects: { oid, chunks }* 0.
-                    if self.int()? == 0 {
-                        break;
-                    }
-                    self.skip_chunks(&format!("the large objects of entry {bid}"))?;
-                },
-                k => {
-                    return Err(bad(
-                        at,
-                        format!("unknown data block type {k} while looking for the data of {what}"),
-                    ));
-                }
+                self.skip_chunks(&format!("the large objects of entry {bid}"))?;
+            },
+            k => Err(bad(at, format!("unknown data block type {k}{context}"))),
+        }
+    }
+
+    /// Tar format: reads the next member header: the member's name, data size and the
+    /// padding after its data, or `None` at the end of the archive (a short or all-zero
+    /// header). `at` is the header's offset, for errors.
+    fn read_header(&mut self, at: u64) -> io::Result<Option<(Vec<u8>, u64, u64)>> {
+        let mut h = [0u8; 512];
+        let mut got = 0;
+        while got < 512 {
+            match self.r.read(&mut h[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
+        if got < 512 || h.iter().all(|&b| b == 0) {
+            return Ok(None);
+        }
+        let name_end = h[..100].iter().position(|&b| b == 0).unwrap_or(100);
+        let size = tar_number(&h[124..136])
+            .ok_or_else(|| bad(at, "tar member header with a bad size field".into()))?;
+        Ok(Some((
+            h[..name_end].to_vec(),
+            size,
+            (512 - size % 512) % 512,
+        )))
     }
 
     /// Tar format: moves forward to the member named one of `names`; returns its name.
@@ -137,27 +171,12 @@ impl Stream {
         self.what = what.to_string();
         loop {
             let at = self.r.pos;
-            let mut h = [0u8; 512];
-            let mut got = 0;
-            while got < 512 {
-                match self.r.read(&mut h[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            if got < 512 || h.iter().all(|&b| b == 0) {
+            let Some((name, size, pad)) = self.read_header(at)? else {
                 return Err(bad(
                     at,
                     format!("the tar archive ends before the member holding the data of {what}"),
                 ));
-            }
-            let name_end = h[..100].iter().position(|&b| b == 0).unwrap_or(100);
-            let name = h[..name_end].to_vec();
-            let size = tar_number(&h[124..136])
-                .ok_or_else(|| bad(at, "tar member header with a bad size field".into()))?;
-            let pad = (512 - size % 512) % 512;
+            };
             if names.contains(&name) {
                 self.member_left = size;
                 self.member_pad = pad;
@@ -180,16 +199,7 @@ impl Stream {
             return Ok(None);
         };
         let bid = self.int()?;
-        match kind {
-            1 => self.skip_chunks(&format!("the data block of entry {bid}"))?,
-            3 => loop {
-                if self.int()? == 0 {
-                    break;
-                }
-                self.skip_chunks(&format!("the large objects of entry {bid}"))?;
-            },
-            k => return Err(bad(at, format!("unknown data block type {k}"))),
-        }
+        self.skip_body(kind, bid, at, "")?;
         Ok(Some((bid, at)))
     }
 
@@ -199,25 +209,10 @@ impl Stream {
         let mut out = std::collections::HashMap::new();
         loop {
             let at = self.r.pos;
-            let mut h = [0u8; 512];
-            let mut got = 0;
-            while got < 512 {
-                match self.r.read(&mut h[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            if got < 512 || h.iter().all(|&b| b == 0) {
+            let Some((name, size, pad)) = self.read_header(at)? else {
                 return Ok(out);
-            }
-            let name_end = h[..100].iter().position(|&b| b == 0).unwrap_or(100);
-            let size = tar_number(&h[124..136])
-                .ok_or_else(|| bad(at, "tar member header with a bad size field".into()))?;
-            let pad = (512 - size % 512) % 512;
-            out.entry(h[..name_end].to_vec())
-                .or_insert((self.r.pos, size));
+            };
+            out.entry(name).or_insert((self.r.pos, size));
             if self.skip(size + pad, "a tar member").is_err() {
                 // Cut short: the member's reader reports it, naming its entry.
                 return Ok(out);
@@ -256,21 +251,29 @@ impl Stream {
             }
             self.chunk_left = len as u64;
         }
-        let want = buf
-            .len()
-            .min(usize::try_from(self.chunk_left).unwrap_or(usize::MAX));
+        let n = self.read_within(buf, self.chunk_left, |what, left| {
+            format!(
+                "the data block of {what} runs past the end of the archive ({left} bytes of a chunk missing): it is truncated"
+            )
+        })?;
+        self.chunk_left -= n as u64;
+        Ok(n)
+    }
+
+    /// Reads into `buf` at most `left` bytes (at least one) of the current block or member;
+    /// the archive ending first is the error `truncated(what, left)` says.
+    fn read_within(
+        &mut self,
+        buf: &mut [u8],
+        left: u64,
+        truncated: impl FnOnce(&str, u64) -> String,
+    ) -> io::Result<usize> {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let at = self.r.pos;
         let n = self.r.read(&mut buf[..want])?;
         if n == 0 {
-            return Err(bad(
-                at,
-                format!(
-                    "the data block of {} runs past the end of the archive ({} bytes of a chunk missing): it is truncated",
-                    self.what, self.chunk_left
-                ),
-            ));
+            return Err(bad(at, truncated(&self.what, left)));
         }
-        self.chunk_left -= n as u64;
         Ok(n)
     }
 
@@ -278,20 +281,9 @@ impl Stream {
         if self.member_left == 0 || buf.is_empty() {
             return Ok(0);
         }
-        let want = buf
-            .len()
-            .min(usize::try_from(self.member_left).unwrap_or(usize::MAX));
-        let at = self.r.pos;
-        let n = self.r.read(&mut buf[..want])?;
-        if n == 0 {
-            return Err(bad(
-                at,
-                format!(
-                    "the tar member of {} runs past the end of the archive: it is truncated",
-                    self.what
-                ),
-            ));
-        }
+        let n = self.read_within(buf, self.member_left, |what, _| {
+            format!("the tar member of {what} runs past the end of the archive: it is truncated")
+        })?;
         self.member_left -= n as u64;
         Ok(n)
     }

@@ -690,16 +690,8 @@ fn plan(
                     wanted: want(&ns, &tag),
                     what: format!("entry {} ({})", e.id, e.display_name()),
                     id: e.id,
-                    file: match &e.extra {
-                        Extra::File(f) => f.clone(),
-                        Extra::Block { .. } => Vec::new(),
-                    },
-                    offset: match e.extra {
-                        Extra::Block {
-                            offset: Some(o), ..
-                        } => o,
-                        _ => 0,
-                    },
+                    file: e.extra.file(),
+                    offset: e.extra.offset(),
                     size: 0,
                 });
                 // The same bytes as an entry not wanted: the data goes to DataSet.
@@ -709,16 +701,8 @@ fn plan(
                 steps.push(Step::Data {
                     id: e.id,
                     what: format!("entry {} ({})", e.id, e.display_name()),
-                    file: match &e.extra {
-                        Extra::File(f) => f.clone(),
-                        Extra::Block { .. } => Vec::new(),
-                    },
-                    offset: match e.extra {
-                        Extra::Block {
-                            offset: Some(o), ..
-                        } => o,
-                        _ => 0,
-                    },
+                    file: e.extra.file(),
+                    offset: e.extra.offset(),
                 });
             } else if e.copy_stmt.is_some() {
                 // Not wanted: an empty COPY keeps the script well-formed; the block is

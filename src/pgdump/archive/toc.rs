@@ -88,6 +88,26 @@ pub enum Extra {
     File(Vec<u8>),
 }
 
+impl Extra {
+    /// The data file name (directory and tar formats; empty for custom).
+    pub fn file(&self) -> Vec<u8> {
+        match self {
+            Extra::File(f) => f.clone(),
+            Extra::Block { .. } => Vec::new(),
+        }
+    }
+
+    /// The block's offset (custom format, when recorded; else 0).
+    pub fn offset(&self) -> u64 {
+        match self {
+            Extra::Block {
+                offset: Some(o), ..
+            } => *o,
+            _ => 0,
+        }
+    }
+}
+
 /// One TOC entry. Strings are kept as bytes, exactly as stored (`None` = SQL NULL).
 #[derive(Debug, Clone)]
 pub struct Entry {

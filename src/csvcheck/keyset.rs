@@ -1,0 +1,91 @@
+//! The duplicate-key set: 128-bit key hashes with the record each was first seen in, in open
+//! addressing with bounded memory per key.
+
+/// Memory per key in the duplicate set: 24-byte slots at most 80% full, and the old table
+/// alive while it grows.
+pub(super) const BYTES_PER_KEY: u64 = 64;
+
+/// The duplicate-key set: open addressing with linear probing over 24-byte slots
+/// (key, key, first record). Capacity is any size (multiply-shift picks the home slot), so
+/// a table sized from the file size wastes no power-of-two slack; fewer pages touched and
+/// consecutive probes in one cache line keep the sequential merge short.
+#[derive(Default)]
+pub(super) struct KeySet {
+    /// `[key low, key high, record]`; record 0 marks an empty slot (records count from 1).
+    pub(super) slots: Vec<[u64; 3]>,
+    pub(super) len: usize,
+}
+
+impl KeySet {
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Makes room for `n` keys without growing.
+    pub(super) fn reserve(&mut self, n: usize) {
+        let want = n + n / 4 + 16;
+        if want > self.slots.len() {
+            self.rebuild(want);
+        }
+    }
+
+    pub(super) fn rebuild(&mut self, cap: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![[0u64; 3]; cap]);
+        self.len = 0;
+        for s in old {
+            if s[2] != 0 {
+                self.insert((s[1] as u128) << 64 | s[0] as u128, s[2]);
+            }
+        }
+    }
+
+    /// Inserts `key` first seen in record `rec`, or returns the record that had it first.
+    #[inline]
+    pub(super) fn insert(&mut self, key: u128, rec: u64) -> Option<u64> {
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            self.rebuild((self.slots.len() * 2).max(1024));
+        }
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        // Exact keys are not random: fold a 128-bit product to spread them.
+        let m = (lo ^ 0x9E37_79B9_7F4A_7C15) as u128 * (hi ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
+        let h = (m as u64) ^ ((m >> 64) as u64);
+        let n = self.slots.len();
+        let mut i = ((h as u128 * n as u128) >> 64) as usize;
+        loop {
+            let s = &mut self.slots[i];
+            if s[2] == 0 {
+                *s = [lo, hi, rec];
+                self.len += 1;
+                return None;
+            }
+            if s[0] == lo && s[1] == hi {
+                return Some(s[2]);
+            }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod keyset_tests {
+    use super::KeySet;
+
+    #[test]
+    fn finds_every_duplicate_across_growth() {
+        let mut k = KeySet::default();
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, i as u64 + 1), None);
+        }
+        for i in 0..100_000u128 {
+            assert_eq!(k.insert(i * 7919, 999_999), Some(i as u64 + 1));
+        }
+        assert_eq!(k.len(), 100_000);
+        k.reserve(300_000);
+        assert_eq!(k.insert(7919 * 5, 1), Some(6));
+        assert_eq!(k.insert(u128::MAX, 1), None);
+        assert_eq!(k.insert(0, 2), Some(1), "key 0 was inserted first as i = 0");
+    }
+}

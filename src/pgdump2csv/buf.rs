@@ -1,0 +1,102 @@
+//! The growable read buffer the dump is read through, which knows the line and byte of any offset
+//! for error messages.
+
+use super::READ_SIZE;
+use crate::error::{IoContext, Pos, Result};
+use std::io::Read;
+
+pub(super) struct Buf {
+    pub(super) r: Box<dyn Read + Send>,
+    pub(super) data: Vec<u8>,
+    pub(super) pos: usize,
+    /// Stream offset of `data[0]`.
+    pub(super) base: u64,
+    /// Line number at `pos`.
+    pub(super) line: u64,
+    pub(super) eof: bool,
+    pub(super) name: String,
+    /// A read error held back until the bytes read before it are used, so the tables they
+    /// finish are still written (an archive's next entry can fail while this one is buffered).
+    pub(super) err: Option<std::io::Error>,
+}
+
+impl Buf {
+    pub(super) fn new(r: Box<dyn Read + Send>, name: String) -> Buf {
+        Buf {
+            r,
+            data: Vec::with_capacity(READ_SIZE * 2),
+            pos: 0,
+            base: 0,
+            line: 1,
+            eof: false,
+            name,
+            err: None,
+        }
+    }
+
+    /// Reads more input, keeping `data[pos..]`. Returns false at end of input.
+    pub(super) fn fill(&mut self) -> Result<bool> {
+        if let Some(e) = self.err.take() {
+            return Err(e).at(&self.name);
+        }
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.data.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        let old = self.data.len();
+        let want = READ_SIZE.max(old);
+        self.data.resize(old + want, 0);
+        let mut filled = old;
+        while filled < old + want {
+            match self.r.read(&mut self.data[filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => {
+                    filled += n;
+                    if filled - old >= READ_SIZE / 2 {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.data.truncate(filled);
+                    if filled > old {
+                        self.err = Some(e);
+                        return Ok(true);
+                    }
+                    return Err(e).at(&self.name);
+                }
+            }
+        }
+        self.data.truncate(filled);
+        Ok(filled > old)
+    }
+
+    pub(super) fn avail(&self) -> &[u8] {
+        &self.data[self.pos..]
+    }
+
+    /// Position of `data[pos + rel]`, counting newlines from `pos`.
+    pub(super) fn pos_at(&self, rel: usize) -> Pos {
+        let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + rel]).count();
+        Pos {
+            file: self.name.clone(),
+            line: self.line + lines as u64,
+            byte: self.base + (self.pos + rel) as u64,
+            record: None,
+        }
+    }
+
+    /// Moves `pos` forward by `n` bytes, counting lines.
+    pub(super) fn advance(&mut self, n: usize) {
+        let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + n]).count();
+        self.line += lines as u64;
+        self.pos += n;
+    }
+}

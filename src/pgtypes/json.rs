@@ -1,0 +1,225 @@
+//! `json` / `jsonb` (`json_in`/`jsonb_in`): simd-json first, a rejection confirmed by a grammar-
+//! only scan; what jsonb refuses beyond json (numbers numeric cannot hold, `\u0000`).
+
+use super::numeric::check_numeric;
+use super::syntax;
+
+pub(super) fn check_json(v: &[u8], binary: bool) -> Result<(), String> {
+    let t = if binary { "jsonb" } else { "json" };
+    let mut buf = v.to_vec();
+    let simd_ok = simd_json::to_borrowed_value(&mut buf).is_ok();
+    // simd-json is stricter than PostgreSQL's json in two corners (lone surrogate escapes,
+    // numbers beyond f64), so a rejection is confirmed by a grammar-only scan.
+    if !simd_ok && !json_grammar_ok(v) {
+        return Err(syntax(t));
+    }
+    if binary {
+        jsonb_extra(v)?;
+    }
+    Ok(())
+}
+
+pub(super) fn jsonb_extra(v: &[u8]) -> Result<(), String> {
+    let mut i = 0;
+    let mut in_str = false;
+    while i < v.len() {
+        let b = v[i];
+        if in_str {
+            if b == b'\\' {
+                if v.get(i + 1) == Some(&b'u') {
+                    let hex = v.get(i + 2..i + 6).unwrap_or(b"");
+                    if hex == b"0000" {
+                        return Err("unsupported Unicode escape sequence \\u0000 in jsonb".into());
+                    }
+                    if let Ok(h) = u16::from_str_radix(std::str::from_utf8(hex).unwrap_or(""), 16)
+                        && (0xD800..0xE000).contains(&h)
+                    {
+                        let lo = v.get(i + 8..i + 12).unwrap_or(b"");
+                        let pair = (0xD800..0xDC00).contains(&h)
+                            && v.get(i + 6..i + 8) == Some(b"\\u")
+                            && u16::from_str_radix(std::str::from_utf8(lo).unwrap_or(""), 16)
+                                .is_ok_and(|l| (0xDC00..0xE000).contains(&l));
+                        if !pair {
+                            return Err(syntax("jsonb"));
+                        }
+                        i += 12;
+                        continue;
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            if b == b'"' {
+                in_str = false;
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b.is_ascii_digit() || b == b'-' {
+            // A number: it becomes numeric, which has limits.
+            let st = i;
+            while i < v.len() && matches!(v[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                i += 1;
+            }
+            check_numeric(&v[st..i], None).map_err(|e| format!("{e} (in jsonb)"))?;
+            continue;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// JSON grammar (RFC 8259) without value limits, as PostgreSQL's json lexer checks it.
+pub(super) fn json_grammar_ok(v: &[u8]) -> bool {
+    let mut p = JsonP { s: v, i: 0 };
+    p.ws();
+    if !p.value(0) {
+        return false;
+    }
+    p.ws();
+    p.i == v.len()
+}
+
+pub(super) struct JsonP<'a> {
+    pub(super) s: &'a [u8],
+    pub(super) i: usize,
+}
+
+impl JsonP<'_> {
+    pub(super) fn ws(&mut self) {
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            self.i += 1;
+        }
+    }
+    pub(super) fn lit(&mut self, w: &[u8]) -> bool {
+        if self.s[self.i..].starts_with(w) {
+            self.i += w.len();
+            true
+        } else {
+            false
+        }
+    }
+    pub(super) fn value(&mut self, depth: usize) -> bool {
+        if depth > 6400 {
+            return false;
+        }
+        match self.s.get(self.i) {
+            Some(b'{') => {
+                self.i += 1;
+                self.ws();
+                if self.lit(b"}") {
+                    return true;
+                }
+                loop {
+                    self.ws();
+                    if !self.string() {
+                        return false;
+                    }
+                    self.ws();
+                    if !self.lit(b":") {
+                        return false;
+                    }
+                    self.ws();
+                    if !self.value(depth + 1) {
+                        return false;
+                    }
+                    self.ws();
+                    if self.lit(b"}") {
+                        return true;
+                    }
+                    if !self.lit(b",") {
+                        return false;
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                self.ws();
+                if self.lit(b"]") {
+                    return true;
+                }
+                loop {
+                    self.ws();
+                    if !self.value(depth + 1) {
+                        return false;
+                    }
+                    self.ws();
+                    if self.lit(b"]") {
+                        return true;
+                    }
+                    if !self.lit(b",") {
+                        return false;
+                    }
+                }
+            }
+            Some(b'"') => self.string(),
+            Some(b't') => self.lit(b"true"),
+            Some(b'f') => self.lit(b"false"),
+            Some(b'n') => self.lit(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => false,
+        }
+    }
+    pub(super) fn string(&mut self) -> bool {
+        if !self.lit(b"\"") {
+            return false;
+        }
+        while let Some(&b) = self.s.get(self.i) {
+            self.i += 1;
+            match b {
+                b'"' => return true,
+                b'\\' => match self.s.get(self.i) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
+                    Some(b'u') => {
+                        let h = self.s.get(self.i + 1..self.i + 5);
+                        if !h.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                            return false;
+                        }
+                        self.i += 5;
+                    }
+                    _ => return false,
+                },
+                0..=0x1f => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+    pub(super) fn number(&mut self) -> bool {
+        self.lit(b"-");
+        let st = self.i;
+        while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        let n = self.i - st;
+        if n == 0 || (n > 1 && self.s[st] == b'0') {
+            return false;
+        }
+        if self.lit(b".") {
+            let f = self.i;
+            while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+                self.i += 1;
+            }
+            if self.i == f {
+                return false;
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            let f = self.i;
+            while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+                self.i += 1;
+            }
+            if self.i == f {
+                return false;
+            }
+        }
+        true
+    }
+}

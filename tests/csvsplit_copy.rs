@@ -1,0 +1,169 @@
+//! Integration tests of csvsplit's kernel copy: plain shards of a regular file are copied by
+//! copy_file_range(2) when `DUMPSHARD_COPY_FILE_RANGE=1` (off by default: slower than write(2)
+//! on ext4), and they must be byte-identical, with the same manifest (CRC-32s
+//! included), to the shards written through write(2) (`DUMPSHARD_COPY_FILE_RANGE=0`) and to
+//! the shards of the same bytes read from a pipe; records with quoted newlines across shard
+//! and read-block boundaries stay whole.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs csvsplit in `dir`; `stdin`: the input on a pipe; `copy`: allow copy_file_range.
+fn csvsplit(dir: &Path, args: &[&str], stdin: Option<&[u8]>, copy: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_csvsplit"));
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.env("DUMPSHARD_COPY_FILE_RANGE", if copy { "1" } else { "0" });
+    let mut child = cmd.spawn().expect("start csvsplit");
+    let feeder = stdin.map(|d| {
+        let mut si = child.stdin.take().expect("stdin");
+        let d = d.to_vec();
+        std::thread::spawn(move || {
+            let _ = si.write_all(&d);
+        })
+    });
+    let out = child.wait_with_output().expect("wait");
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    assert!(
+        out.status.success(),
+        "csvsplit {args:?} failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// About 3 MB (three of csvsplit's 1 MiB read blocks) of records, every seventh with quoted
+/// newlines (and a CRLF) in a long value, so that some of them straddle a block and a shard
+/// boundary.
+fn input() -> Vec<u8> {
+    let mut v = Vec::new();
+    let mut i = 0u64;
+    while v.len() < 3 << 20 {
+        if i % 7 == 3 {
+            let long = "x\n\"\"y\r\n".repeat((i % 500) as usize);
+            writeln!(v, "{i},\"multi\nline {long}\",{}", i * 31).unwrap();
+        } else {
+            writeln!(
+                v,
+                "{i},plain value {},{}",
+                "z".repeat((i % 90) as usize),
+                i * 7
+            )
+            .unwrap();
+        }
+        i += 1;
+    }
+    v
+}
+
+/// The shards (in manifest order) and the manifest with its run-specific fields dropped.
+fn shards(dir: &Path) -> (Vec<Vec<u8>>, Value) {
+    let mut m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("m.json")).expect("manifest")).unwrap();
+    let mut bodies = Vec::new();
+    for s in m["shards"].as_array().expect("shards") {
+        bodies.push(std::fs::read(dir.join(s["file"].as_str().unwrap())).unwrap());
+    }
+    let shards = m["shards"].take();
+    (bodies, shards)
+}
+
+/// Whether `b` is whole records: no quoted field is left open at its end.
+fn whole_records(b: &[u8]) -> bool {
+    b.iter().filter(|&&c| c == b'"').count() % 2 == 0 && b.ends_with(b"\n")
+}
+
+#[test]
+fn kernel_copy_write_and_pipe_give_identical_shards() {
+    let data = input();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.csv"), &data).unwrap();
+    let mut results = Vec::new();
+    for (name, from_pipe, copy) in [
+        ("copy", false, true),
+        ("write", false, false),
+        ("pipe", true, true),
+    ] {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::copy(dir.path().join("in.csv"), d.join("in.csv")).unwrap();
+        // 300 000 bytes: shards end inside read blocks, and blocks inside shards.
+        let mut args = vec!["-b", "300000", "-o", "s/{n:03}.csv", "--write-manifest"];
+        args.push("m.json");
+        if !from_pipe {
+            args.push("in.csv");
+        }
+        csvsplit(&d, &args, from_pipe.then_some(&data[..]), copy);
+        results.push((name, shards(&d)));
+    }
+    let (_, (bodies, manifest)) = &results[0];
+    assert!(bodies.len() >= 10, "{} shards", bodies.len());
+    assert_eq!(bodies.concat(), data, "the shards are the input, in order");
+    for (i, b) in bodies.iter().enumerate() {
+        assert!(whole_records(b), "shard {i} holds whole records");
+        assert!(b.len() <= 300_000, "shard {i} is {} bytes", b.len());
+    }
+    for (name, (b, m)) in &results[1..] {
+        assert!(b == bodies, "{name}: shards differ from the copied ones");
+        assert_eq!(m, manifest, "{name}: manifest differs");
+    }
+}
+
+#[test]
+fn kernel_copy_after_a_repeated_header() {
+    // With --header each shard starts with the header, written from user space, and goes on
+    // with copied bytes: both must land in order.
+    let mut data = b"id,\"a\nb\",c\n".to_vec();
+    data.extend(input());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.csv"), &data).unwrap();
+    let mut got = Vec::new();
+    for copy in [true, false] {
+        let out = if copy { "c" } else { "w" };
+        let tmpl = format!("{out}/{{n}}.csv");
+        let m = format!("{out}.json");
+        csvsplit(
+            dir.path(),
+            &[
+                "--header",
+                "-b",
+                "500000",
+                "-o",
+                &tmpl,
+                "--write-manifest",
+                &m,
+                "in.csv",
+            ],
+            None,
+            copy,
+        );
+        let mut shards = Vec::new();
+        for n in 0.. {
+            match std::fs::read(dir.path().join(format!("{out}/{n}.csv"))) {
+                Ok(b) => shards.push(b),
+                Err(_) => break,
+            }
+        }
+        got.push(shards);
+    }
+    assert!(got[0].len() > 2);
+    assert_eq!(got[0], got[1]);
+    let mut body = Vec::new();
+    for s in &got[0] {
+        assert!(s.starts_with(b"id,\"a\nb\",c\n"));
+        body.extend_from_slice(&s[11..]);
+    }
+    assert_eq!(body, data[11..]);
+}

@@ -1,0 +1,273 @@
+//! One way to run a toolkit binary in a test: `Cmd::new("pksort").args(["-k", "1"])
+//! .stdin(bytes).run()` (or `.expect(0)`). Stdin is written on its own thread, so a tool that
+//! writes more than a pipe buffer before it has read all its input cannot deadlock the test;
+//! stdout and stderr are captured; a failed expectation panics with the command line, the exit
+//! code or signal, and both streams (truncated), so a failure says what ran and what it said.
+
+#![allow(dead_code)]
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+
+/// The path of the toolkit binary `tool` built for these tests. Cargo sets
+/// `CARGO_BIN_EXE_<name>` only at compile time and only by literal name, hence the match.
+pub fn bin(tool: &str) -> &'static str {
+    match tool {
+        "pgdump2csv" => env!("CARGO_BIN_EXE_pgdump2csv"),
+        "pksort" => env!("CARGO_BIN_EXE_pksort"),
+        "csvsplit" => env!("CARGO_BIN_EXE_csvsplit"),
+        "csvcheck" => env!("CARGO_BIN_EXE_csvcheck"),
+        "csvload" => env!("CARGO_BIN_EXE_csvload"),
+        other => panic!("no toolkit binary {other:?}"),
+    }
+}
+
+/// What goes to the child's stdin.
+enum Input {
+    Null,
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
+
+/// A command to run once, built up like `std::process::Command`.
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    envs: Vec<(OsString, Option<OsString>)>,
+    dir: Option<PathBuf>,
+    input: Input,
+}
+
+/// How much of each stream a failure message shows: enough for an error message or the first
+/// records, not megabytes of output.
+const SHOW: usize = 4000;
+
+impl Cmd {
+    /// Runs the toolkit binary `tool` (see [`bin`]).
+    pub fn new(tool: &str) -> Cmd {
+        Cmd::program(bin(tool))
+    }
+
+    /// Runs any program (e.g. `sh`, or a PostgreSQL client).
+    pub fn program(program: impl AsRef<OsStr>) -> Cmd {
+        Cmd {
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            envs: Vec::new(),
+            dir: None,
+            input: Input::Null,
+        }
+    }
+
+    pub fn arg(mut self, a: impl AsRef<OsStr>) -> Cmd {
+        self.args.push(a.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    pub fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Cmd {
+        self.envs
+            .push((k.as_ref().to_owned(), Some(v.as_ref().to_owned())));
+        self
+    }
+
+    pub fn env_remove(mut self, k: impl AsRef<OsStr>) -> Cmd {
+        self.envs.push((k.as_ref().to_owned(), None));
+        self
+    }
+
+    pub fn current_dir(mut self, d: impl AsRef<Path>) -> Cmd {
+        self.dir = Some(d.as_ref().to_owned());
+        self
+    }
+
+    /// The child reads these bytes on stdin (the default is /dev/null).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Cmd {
+        self.input = Input::Bytes(bytes.into());
+        self
+    }
+
+    /// The child reads this file on stdin.
+    pub fn stdin_file(mut self, path: impl AsRef<Path>) -> Cmd {
+        self.input = Input::File(path.as_ref().to_owned());
+        self
+    }
+
+    /// The command line, shell-quoted enough to read and to paste.
+    pub fn line(&self) -> String {
+        let mut parts = vec![quote(&self.program)];
+        parts.extend(self.args.iter().map(|a| quote(a)));
+        match &self.input {
+            Input::Null => {}
+            Input::Bytes(b) => parts.push(format!("<<< ({} bytes)", b.len())),
+            Input::File(p) => parts.push(format!("< {}", quote(p.as_os_str()))),
+        }
+        parts.join(" ")
+    }
+
+    /// The `std::process::Command` this runs, stdin not yet set.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args);
+        for (k, v) in &self.envs {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        if let Some(d) = &self.dir {
+            c.current_dir(d);
+        }
+        c
+    }
+
+    /// Runs to completion and returns what happened, whatever the exit status.
+    pub fn run(&self) -> Run {
+        let mut c = self.command();
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.stdin(match &self.input {
+            Input::Null => Stdio::null(),
+            Input::Bytes(_) => Stdio::piped(),
+            Input::File(p) => Stdio::from(
+                std::fs::File::open(p).unwrap_or_else(|e| panic!("open {}: {e}", p.display())),
+            ),
+        });
+        let mut child = c
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()));
+        // A thread writes stdin while wait_with_output drains stdout and stderr: neither side
+        // can fill a pipe and wait on the other. A tool that exits before reading everything
+        // makes the write fail with EPIPE; that is the tool's business, so it is ignored.
+        let writer = match &self.input {
+            Input::Bytes(b) => {
+                let mut sin = child.stdin.take().expect("piped stdin");
+                let b = b.clone();
+                Some(std::thread::spawn(move || {
+                    let _ = sin.write_all(&b);
+                }))
+            }
+            _ => None,
+        };
+        let output = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait for {}: {e}", self.line()));
+        if let Some(w) = writer {
+            w.join().expect("stdin writer thread");
+        }
+        Run {
+            line: self.line(),
+            output,
+        }
+    }
+
+    /// Runs and requires exit code `code`; returns what happened.
+    pub fn expect(&self, code: i32) -> Run {
+        let r = self.run();
+        if r.output.status.code() != Some(code) {
+            r.fail(&format!("expected exit {code}"));
+        }
+        r
+    }
+
+    /// Runs and requires success (exit 0); returns stdout.
+    pub fn ok(&self) -> Vec<u8> {
+        self.expect(0).output.stdout
+    }
+}
+
+/// What one run did.
+pub struct Run {
+    pub line: String,
+    pub output: Output,
+}
+
+impl Run {
+    pub fn status(&self) -> ExitStatus {
+        self.output.status
+    }
+
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    pub fn stdout(&self) -> &[u8] {
+        &self.output.stdout
+    }
+
+    pub fn stderr_str(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// Panics with `why`, the command line, how it ended and both streams.
+    pub fn fail(&self, why: &str) -> ! {
+        panic!("{why}\n{}", self.describe())
+    }
+
+    /// Asserts `cond`, failing with `why` and the whole run when it does not hold.
+    pub fn check(&self, cond: bool, why: &str) -> &Run {
+        if !cond {
+            self.fail(why);
+        }
+        self
+    }
+
+    /// The command line, how it ended and both streams, truncated.
+    pub fn describe(&self) -> String {
+        let st = self.output.status;
+        let ended = match (st.code(), st.signal()) {
+            (Some(c), _) => format!("exit code {c}"),
+            (None, Some(s)) => format!("killed by signal {s}"),
+            _ => format!("{st}"),
+        };
+        format!(
+            "command: {}\nended: {ended}\n--- stdout ({} bytes) ---\n{}\n--- stderr ({} bytes) ---\n{}",
+            self.line,
+            self.output.stdout.len(),
+            show(&self.output.stdout),
+            self.output.stderr.len(),
+            show(&self.output.stderr),
+        )
+    }
+}
+
+/// The first [`SHOW`] bytes of `b`, lossily as text, saying how much was left out.
+fn show(b: &[u8]) -> String {
+    if b.len() <= SHOW {
+        String::from_utf8_lossy(b).into_owned()
+    } else {
+        format!(
+            "{}\n[... {} more bytes]",
+            String::from_utf8_lossy(&b[..SHOW]),
+            b.len() - SHOW
+        )
+    }
+}
+
+/// `s` as a shell word: bare when it is plainly safe, else single-quoted.
+fn quote(s: &OsStr) -> String {
+    let s = s.to_string_lossy();
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}

@@ -1,0 +1,39 @@
+//! The one integration-test crate (Cargo.toml: `autotests = false`): a module per test file,
+//! all linked into one binary, so the library and the test helpers are built once. Filter by
+//! module or test name as before: `cargo test --test tests pksort::` or `... NAME`.
+//!
+//! Adding a test file: put it in tests/ and add a `mod NAME;` line below (keep the list sorted);
+//! it uses the helpers with `use crate::support::{cmd::Cmd, pg, ...};`. Every module runs in
+//! threads of one process: never change the process's environment, working directory or signal
+//! dispositions in a test (set them on the child's `Command` instead).
+
+mod support;
+
+mod archive;
+mod archive_pg;
+mod contract;
+mod csvcheck;
+mod csvcheck_fixtures;
+mod csvcheck_pg;
+mod csvcheck_pg_prop;
+mod csvcheck_prop;
+mod csvload_pg;
+mod csvsplit;
+mod csvsplit_copy;
+mod csvsplit_range;
+mod fixtures_csv;
+mod fuzz_regressions;
+mod install;
+mod keys_agree;
+mod migrate_mk;
+mod pgdump2csv_cli;
+mod pgdump2csv_jobs;
+mod pgdump2csv_prop;
+mod pipeline_pg;
+mod pksort;
+mod progress;
+mod readme;
+mod roundtrip_pg;
+mod safety;
+mod scripts;
+mod vocabulary;
