@@ -1,6 +1,8 @@
 //! `pgdump2csv -j N`: the outputs (CSV and `--gzip` bytes alike) do not depend on N for plain
 //! and compressed input, and `-j 1` really works on one thread (no decompression thread, no
-//! conversion pool), as a user capping the CPU expects.
+//! conversion pool), as a user capping the CPU expects. With more, table files are written by
+//! a thread of their own (one of the N): the same bytes, and a write error on that thread is
+//! reported as on one thread, before the input ends, leaving no file.
 
 use std::fs;
 use std::io::Write;
@@ -175,10 +177,11 @@ fn writes_under(pid: u32, dir: &Path) -> bool {
         .any(|t| t.starts_with(dir))
 }
 
-/// Starts pgdump2csv `-j j` on a gzip dump from a FIFO, feeds it the head of the dump and
-/// part of a table's COPY data, and returns the names of its threads while it waits for the
-/// rest (which it then gets; the run must succeed).
-fn threads_while_blocked(j: &str) -> Vec<String> {
+/// Starts pgdump2csv `-j j` on a dump from a FIFO (gzip-compressed with `gz`), feeds it the
+/// head of the dump and part of a table's COPY data, and returns the names of its threads
+/// while it waits for the rest (which it then gets; the run must succeed), once it has a
+/// thread named `wait_for`, if given.
+fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("dump.gz");
     assert!(
@@ -198,29 +201,46 @@ fn threads_while_blocked(j: &str) -> Vec<String> {
         .unwrap();
     // Opening for writing waits for the reader, which has started then.
     let mut w = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(HEAD.as_bytes()).unwrap();
-    gz.write_all(table_head("t").as_bytes()).unwrap();
-    gz.write_all(rows(200_000, 0).as_bytes()).unwrap();
-    gz.flush().unwrap();
-    w.write_all(&std::mem::take(gz.get_mut())).unwrap();
-    w.flush().unwrap();
+    let level = if gz {
+        flate2::Compression::fast()
+    } else {
+        flate2::Compression::none()
+    };
+    // Without compression: the raw bytes, taken from the encoder's input.
+    let mut raw = Vec::new();
+    let mut gzw = flate2::write::GzEncoder::new(Vec::new(), level);
+    let mut put = |w: &mut fs::File, gzw: &mut flate2::write::GzEncoder<Vec<u8>>, b: &[u8]| {
+        if gz {
+            gzw.write_all(b).unwrap();
+            gzw.flush().unwrap();
+            w.write_all(&std::mem::take(gzw.get_mut())).unwrap();
+        } else {
+            raw.extend_from_slice(b);
+            w.write_all(b).unwrap();
+        }
+        w.flush().unwrap();
+    };
+    let head = format!("{HEAD}{}{}", table_head("t"), rows(200_000, 0));
+    put(&mut w, &mut gzw, head.as_bytes());
     // More than a read block (4 MB), so the converter is at work on it. The table's file
     // is begun (a file under `out` is open; it may have no name yet) once the converter is
     // in the COPY data. The deadline only stops a hung run; it measures nothing.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while !writes_under(child.id(), &out) {
+    while !writes_under(child.id(), &out)
+        || wait_for.is_some_and(|t| !thread_names(child.id()).iter().any(|n| n == t))
+    {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            panic!("pgdump2csv did not begin the table");
+            panic!("pgdump2csv did not begin the table (or start {wait_for:?})");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let names = thread_names(child.id());
-    gz.write_all(rows(10, 1).as_bytes()).unwrap();
-    gz.write_all(b"\\.\n\n\n").unwrap();
-    gz.write_all(FOOT.as_bytes()).unwrap();
-    w.write_all(&gz.finish().unwrap()).unwrap();
+    let tail = format!("{}\\.\n\n\n{FOOT}", rows(10, 1));
+    put(&mut w, &mut gzw, tail.as_bytes());
+    if gz {
+        w.write_all(&gzw.finish().unwrap()).unwrap();
+    }
     drop(w);
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -231,16 +251,230 @@ fn threads_while_blocked(j: &str) -> Vec<String> {
 fn one_job_is_one_working_thread() {
     // Besides the main thread only the signal watcher (which only waits) may exist: no
     // decompression thread, no conversion pool.
-    let names = threads_while_blocked("1");
-    let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
-    assert_eq!(working.len(), 1, "threads of -j 1: {names:?}");
+    for gz in [true, false] {
+        let names = threads_while_blocked("1", gz, None);
+        let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
+        assert_eq!(working.len(), 1, "threads of -j 1 (gz {gz}): {names:?}");
+    }
     // With two jobs, inflating overlaps converting: a decompression thread beside the
-    // converter, and no pool (it would be a third thread working).
-    let names = threads_while_blocked("2");
+    // converter, and no pool or writer thread (either would be a third thread working).
+    let names = threads_while_blocked("2", true, None);
     let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
     assert_eq!(working.len(), 2, "threads of -j 2: {names:?}");
     assert!(
         working.iter().any(|n| n.starts_with("inflate")),
         "threads of -j 2: {names:?}"
     );
+}
+
+#[test]
+fn a_writer_thread_is_one_of_the_jobs() {
+    // Plain input, plain CSV into files: a table's CSV is written by a thread of its own,
+    // which takes one of the jobs: with -j 2 the converter converts on its own thread (no
+    // pool), with -j 3 a pool of two converts while it waits.
+    let names = threads_while_blocked("2", false, Some("write"));
+    assert_eq!(names, ["pgdump2csv", "signals", "write"]);
+    let names = threads_while_blocked("3", false, Some("write"));
+    assert_eq!(
+        names,
+        ["convert 0", "convert 1", "pgdump2csv", "signals", "write"]
+    );
+}
+
+/// A dump that exercises what is written where: 30 tables of 0 to about 1.5 MB (below,
+/// around and above the size that starts a writer thread), one table whose data comes in
+/// two COPY blocks far apart (the file is reopened and appended to), and an INSERT table.
+fn mixed_dump() -> String {
+    let mut d = String::from(HEAD);
+    for t in 0..30 {
+        let name = format!("t{t}");
+        d.push_str(&table_head(&name));
+        d.push_str(&rows(t * t * 60, t));
+        d.push_str("\\.\n\n\n");
+        if t == 5 {
+            d.push_str("CREATE TABLE public.ins (id integer, s text);\n\n");
+            for i in 0..3000 {
+                d.push_str(&format!(
+                    "INSERT INTO public.ins VALUES ({i}, 'row ''{i}'', \"q\"');\n"
+                ));
+            }
+            d.push('\n');
+        }
+    }
+    // t20's data again, as --load-via-partition-root writes a partition's.
+    d.push_str("COPY public.t20 (id, s, n) FROM stdin;\n");
+    d.push_str(&rows(50_000, 99));
+    d.push_str("\\.\n\n\n");
+    d.push_str(FOOT);
+    d
+}
+
+#[test]
+fn writer_threads_write_what_one_thread_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("mixed.sql");
+    fs::write(&input, mixed_dump()).unwrap();
+    let run = |j: &str, extra: &[&str]| {
+        let out = tmp.path().join(format!("out-{j}"));
+        let _ = fs::remove_dir_all(&out);
+        let mut args = vec!["-j", j, "--header", "--write-manifest"];
+        let manifest = out.join("manifest.json");
+        let manifest = manifest.to_str().unwrap().to_owned();
+        args.push(&manifest);
+        args.extend_from_slice(extra);
+        convert(&input, &out, &args);
+        files(&out)
+    };
+    let want = run("1", &[]);
+    assert_eq!(want.len(), 32, "31 tables and the manifest");
+    for j in ["2", "3", "4"] {
+        let got = run(j, &[]);
+        assert_eq!(want.len(), got.len(), "-j {j}");
+        for (w, g) in want.iter().zip(&got) {
+            assert!(w == g, "-j {j}: {} differs from -j 1", g.0);
+        }
+    }
+    // One table to stdout (written in place): the same bytes as its file.
+    let t20 = &want.iter().find(|(n, _)| n == "public.t20.csv").unwrap().1;
+    for j in ["1", "2"] {
+        let o = bin()
+            .arg(&input)
+            .args(["-q", "--header", "-t", "t20", "-j", j])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(&o.stdout == t20, "-j {j}: stdout differs from the file");
+    }
+}
+
+/// Runs pgdump2csv `-j j` on `input` into `out` with files limited to `limit` bytes: a write
+/// past it fails with EFBIG (SIGXFSZ ignored, as it stays across exec).
+fn convert_limited(input: &Path, out: &Path, j: &str, limit: u64) -> std::process::Output {
+    limited(input, out, j, limit).output().unwrap()
+}
+
+/// The command of [`convert_limited`].
+fn limited(input: &Path, out: &Path, j: &str, limit: u64) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut c = bin();
+    c.arg(input).args(["-q", "-j", j, "-o"]).arg(out);
+    // SAFETY: signal and setrlimit are async-signal-safe; nothing else runs between fork
+    // and exec.
+    unsafe {
+        c.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c
+}
+
+#[test]
+fn a_write_error_on_the_writer_thread_is_reported_as_on_one_thread() {
+    // A table file stops growing at 1 MiB; a bad row follows, a few MB further. On one
+    // thread the write fails first, before the block with the bad row is converted; with a
+    // writer thread the converter may reach the bad row first, but the write error, which
+    // came first, is the one reported, in the same words, exit 2, and no table file but the
+    // one finished before is left.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut d = String::from(HEAD);
+    d.push_str(&table_head("small"));
+    d.push_str(&rows(100, 3));
+    d.push_str("\\.\n\n\n");
+    d.push_str(&table_head("big"));
+    d.push_str(&rows(150_000, 0));
+    d.push_str("1\ttoo\tmany\tcolumns\n");
+    d.push_str(&rows(150_000, 1));
+    d.push_str("\\.\n\n\n");
+    d.push_str(FOOT);
+    let input = tmp.path().join("dump.sql");
+    fs::write(&input, &d).unwrap();
+    let mut first = None;
+    for j in ["1", "2", "3"] {
+        let out = tmp.path().join(format!("out-{j}"));
+        let o = convert_limited(&input, &out, j, 1 << 20);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "-j {j}: {err}");
+        assert!(
+            err.lines().count() == 1
+                && err.contains("public.big.csv: File too large")
+                && err.starts_with("pgdump2csv: "),
+            "-j {j}: {err}"
+        );
+        let names: Vec<_> = files(&out).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["public.small.csv"], "-j {j}");
+        let err = err.replace(&format!("out-{j}"), "out");
+        match &first {
+            None => first = Some(err),
+            Some(f) => assert_eq!(f, &err, "-j {j} reports otherwise than -j 1"),
+        }
+    }
+    // Without the limit, the bad row is the error.
+    let o = bin()
+        .arg(&input)
+        .args(["-q", "-j", "2", "-o"])
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.code() == Some(2) && err.contains("public.big row 150001"),
+        "{err}"
+    );
+    let names: Vec<_> = files(&tmp.path().join("out"))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["public.small.csv"]);
+}
+
+#[test]
+fn a_write_error_stops_the_run_before_the_input_ends() {
+    // The dump comes from a FIFO that is never closed: the run can only end because the
+    // table's file hit its size limit (EFBIG), found by the writer thread while the
+    // converter goes on reading; it must stop within a few blocks, not wait for the rest
+    // of the input. The deadline only stops a hung run; it measures nothing.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut d = String::from(HEAD);
+    d.push_str(&table_head("big"));
+    // About 18 MB of rows: the CSV passes 1 MiB in the first block.
+    d.push_str(&rows(600_000, 0));
+    for j in ["1", "2", "3"] {
+        let fifo = tmp.path().join(format!("dump-{j}"));
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let out = tmp.path().join(format!("out-{j}"));
+        let mut c = limited(&fifo, &out, j, 1 << 20);
+        let mut child = c.stderr(Stdio::piped()).spawn().unwrap();
+        let mut w = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        // Fails (EPIPE) once pgdump2csv has stopped reading: it is done then.
+        let _ = w.write_all(d.as_bytes());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("-j {j}: still running with the input open");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        drop(w);
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "-j {j}: {err}");
+        assert!(
+            err.contains("public.big.csv: File too large"),
+            "-j {j}: {err}"
+        );
+        assert!(files(&out).is_empty(), "-j {j}: a file left");
+    }
 }

@@ -9,7 +9,6 @@ use crate::output::Sink;
 use crate::pgdump::copytext::CopyConverter;
 use crate::pgdump::copytext::RowError;
 use rayon::prelude::*;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 impl Converter<'_> {
@@ -37,6 +36,13 @@ impl Converter<'_> {
             cols.len(),
             out,
         )?;
+        // A write-behind thread may still be writing the last blocks: its error, if any,
+        // is this table's, and is reported now, not when the next table opens (which may be
+        // after a long stretch of input), as it would have been without the thread.
+        if let Some(o) = self.open.as_mut().filter(|_| selected) {
+            let name = o.sink.name();
+            o.sink.sync().at(name)?;
+        }
         Ok(())
     }
 }
@@ -72,10 +78,13 @@ pub(super) struct Out<'a> {
 }
 
 impl Out<'_> {
-    pub(super) fn write(&mut self, bytes: &[u8]) -> Result<()> {
+    /// Writes the buffers of `bufs` in order (a write-behind sink takes them and leaves
+    /// others to clear and fill again: see [`Sink::write_bufs`]).
+    pub(super) fn write_bufs(&mut self, bufs: &mut Vec<Vec<u8>>) -> Result<()> {
+        let n: usize = bufs.iter().map(Vec::len).sum();
         let name = self.sink.name();
-        self.sink.write_all(bytes).at(name)?;
-        *self.bytes += bytes.len() as u64;
+        self.sink.write_bufs(bufs).at(name)?;
+        *self.bytes += n as u64;
         Ok(())
     }
 }
@@ -257,9 +266,7 @@ impl CopyJob<'_> {
                 }
             }
         }
-        for b in &self.pieces[..n] {
-            out.write(b)?;
-        }
+        out.write_bufs(self.pieces)?;
         *out.rows += rows;
         crate::progress::add_records(rows);
         Ok(rows)
