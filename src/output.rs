@@ -8,6 +8,9 @@
 //! a silently truncated output behind, and standard output dropped unfinished ends with
 //! [`INCOMPLETE`], so that the next tool of a pipeline fails instead of taking a cut stream
 //! for a whole one.
+//!
+//! A file can also be written by a thread of its own ([`WriteBehind`], [`Sink::write_behind`]),
+//! so that a producer's next bytes are made while the kernel copies the last ones.
 
 use crate::cli;
 use crate::error::{Error, IoContext, Result};
