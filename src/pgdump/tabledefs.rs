@@ -261,7 +261,6 @@ pub fn matches(have: &QName, want: &QName) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::manifest::Manifest;
-    use clap::Parser;
 
     /// pgdump2csv's manifest and csvcheck's schema reading give the same table definitions
     /// for DDL with quoted identifiers, search_path changes, a typed table, inheritance and
@@ -289,18 +288,7 @@ mod tests {
         let input = d.path().join("in.sql");
         std::fs::write(&input, sql).unwrap();
         let (out, m) = (d.path().join("out"), d.path().join("m.json"));
-        let args = crate::pgdump2csv::Args::try_parse_from([
-            "pgdump2csv".as_ref(),
-            "--no-dump-check".as_ref(),
-            "-q".as_ref(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            "--write-manifest".as_ref(),
-            m.as_os_str(),
-            input.as_os_str(),
-        ])
-        .unwrap();
-        crate::pgdump2csv::run(args).unwrap();
+        crate::pgdump2csv::convert_for_test(&input, &out, &m).unwrap();
         let m = Manifest::read(&m).unwrap();
         let ddl = crate::csvcheck::ddl::parse(sql.as_bytes()).unwrap();
         let mut seen = Vec::new();

@@ -34,6 +34,29 @@ mod tables;
 pub use args::{Args, Config, Dest};
 use buf::Buf;
 
+/// For unit tests: converts the plain dump `input` into `out`, writing `manifest`, quietly and
+/// without the end-of-dump check.
+#[cfg(test)]
+pub(crate) fn convert_for_test(
+    input: &std::path::Path,
+    out: &std::path::Path,
+    manifest: &std::path::Path,
+) -> Result<()> {
+    use clap::Parser;
+    let args = Args::try_parse_from([
+        "pgdump2csv".as_ref(),
+        "--no-dump-check".as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "--write-manifest".as_ref(),
+        manifest.as_os_str(),
+        input.as_os_str(),
+    ])
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    run(args)
+}
+
 /// Runs the tool.
 pub fn run(mut args: Args) -> Result<()> {
     if let Some(m) = args.manifest.take() {

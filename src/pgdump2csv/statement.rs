@@ -359,7 +359,6 @@ pub(super) fn toc_table_data(line: &[u8]) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use crate::manifest::Manifest;
-    use clap::Parser;
 
     /// Comments between statements nest, as psql reads them: the one after the first `*/`
     /// is still inside the outer comment, and the CREATE TABLE after it is seen.
@@ -375,18 +374,7 @@ mod tests {
         )
         .unwrap();
         let (out, m) = (d.path().join("out"), d.path().join("m.json"));
-        let args = super::super::Args::try_parse_from([
-            "pgdump2csv".as_ref(),
-            "--no-dump-check".as_ref(),
-            "-q".as_ref(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            "--write-manifest".as_ref(),
-            m.as_os_str(),
-            sql.as_os_str(),
-        ])
-        .unwrap();
-        super::super::run(args).unwrap();
+        super::super::convert_for_test(&sql, &out, &m).unwrap();
         let m = Manifest::read(&m).unwrap();
         let t = m.table("public.t").unwrap();
         assert_eq!(t.columns[0].type_name.as_deref(), Some("integer"));
