@@ -184,13 +184,7 @@ fn writes_under(pid: u32, dir: &Path) -> bool {
 fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("dump.gz");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    crate::support::mkfifo(&fifo);
     let out = tmp.path().join("out");
     let mut child = bin()
         .arg(&fifo)
