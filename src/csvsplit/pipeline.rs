@@ -75,14 +75,20 @@ enum Job {
 /// What a worker hands to the writer.
 enum Out {
     Open(usize, PathBuf),
-    Data {
-        shard: usize,
-        bytes: Payload,
-        raw_len: u64,
-        crc: u32,
-        end_lines: u64,
-    },
+    Data(Piece),
     Close(usize, u64),
+}
+
+/// A block of shard `shard`'s records, ready to write: `bytes` (compressed with --gzip) and
+/// what the shard's totals need of the `raw_len` bytes before compression.
+struct Piece {
+    shard: usize,
+    bytes: Payload,
+    raw_len: u64,
+    /// CRC-32 of the raw bytes (0 when neither --checksum nor --gzip wants it).
+    crc: u32,
+    /// `\.` lines among the raw bytes (see [`copy_end_lines`]).
+    end_lines: u64,
 }
 
 /// A finished shard, as written.
@@ -464,13 +470,13 @@ fn work(
                     }
                     None => p,
                 };
-                Out::Data {
+                Out::Data(Piece {
                     shard,
                     bytes,
                     raw_len,
                     crc,
                     end_lines,
-                }
+                })
             }
         };
         if out.send((seq, o)).is_err() {
@@ -587,13 +593,8 @@ fn write_all(
                         },
                     );
                 }
-                Out::Data {
-                    shard,
-                    bytes,
-                    raw_len,
-                    crc,
-                    end_lines,
-                } => {
+                Out::Data(piece) => {
+                    let (shard, bytes) = (piece.shard, &piece.bytes);
                     let s = open
                         .get_mut(&shard)
                         .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
@@ -604,7 +605,7 @@ fn write_all(
                     let mut copied = 0;
                     if copy
                         && gzip.is_none()
-                        && let (Sink::File(f), Payload::Slice(src, r)) = (&mut s.file, &bytes)
+                        && let (Sink::File(f), Payload::Slice(src, r)) = (&mut s.file, bytes)
                         && let Some(from) = src.file()
                     {
                         let len = r.len() as u64;
@@ -615,10 +616,10 @@ fn write_all(
                     s.file
                         .write(b.get(copied..).unwrap_or_default(), &s.path, &cmd)?;
                     s.file_bytes += b.len() as u64;
-                    s.crc = zlib_rs::crc32::crc32_combine(s.crc, crc, raw_len);
-                    s.bytes += raw_len;
-                    s.end_lines += end_lines;
-                    if let Payload::Owned(v) = bytes
+                    s.crc = zlib_rs::crc32::crc32_combine(s.crc, piece.crc, piece.raw_len);
+                    s.bytes += piece.raw_len;
+                    s.end_lines += piece.end_lines;
+                    if let Payload::Owned(v) = piece.bytes
                         && gzip.is_none()
                     {
                         let _ = spare.try_send(v);
