@@ -662,9 +662,14 @@ fn write_all(
         }
     }
     if !open.is_empty() || !pending.is_empty() {
-        // The reader gave up (its error is reported); open shards are dropped, which
-        // removes their temporary files.
-        return Err(Error::Usage("aborted".into()));
+        // The reader gave up (its error is reported, and Drop discards this one) or, if
+        // finish() got here, the splitter left a shard open: a fault of the tool, not of its
+        // command line. Open shards are dropped, which removes their temporary files.
+        return Err(Error::internal(format!(
+            "the shard writer stopped with {} shard(s) still open and {} block(s) unwritten",
+            open.len(),
+            pending.len()
+        )));
     }
     if let Some(f) = &mut filters {
         f.drain()?;
@@ -699,5 +704,20 @@ mod tests {
         assert_eq!(done[0].bytes, data.len() as u64);
         assert_eq!(done[0].crc32, zlib_rs::crc32::crc32(0, &data));
         assert_eq!(done[0].file_bytes, std::fs::metadata(&path).unwrap().len());
+    }
+
+    /// A shard still open at finish() is the tool's fault (issue 11: Error::Internal for
+    /// pipeline faults, not Usage), and it leaves no file behind.
+    #[test]
+    fn finishing_with_an_open_shard_is_an_internal_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.csv");
+        let mut p = Pipeline::start(2, None, false, None);
+        p.open(0, path.clone()).unwrap();
+        p.data(0, Payload::Owned(b"1,a\n".to_vec())).unwrap();
+        let e = p.finish().unwrap_err();
+        assert!(matches!(e, Error::Internal(_)), "{e:?}");
+        assert!(e.to_string().contains("1 shard(s) still open"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
