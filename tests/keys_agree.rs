@@ -254,6 +254,12 @@ fn text_values() -> impl Strategy<Value = String> {
     "[^\u{0}]{0,12}"
 }
 
+/// Values for `character(20)`: text of at most 12 characters, some with trailing spaces,
+/// which bpchar ignores (`a` and `a  ` are one key), so never too long for the column.
+fn bpchar_values() -> impl Strategy<Value = String> {
+    (text_values(), 0usize..3).prop_map(|(s, n)| format!("{s}{}", " ".repeat(n)))
+}
+
 fn uuid_values() -> impl Strategy<Value = String> {
     let good = (any::<[u8; 16]>(), 0u8..4, any::<bool>(), any::<bool>()).prop_map(
         |(b, style, upper, braces)| {
@@ -400,6 +406,12 @@ agreement!(int_keys_agree, "int", "int8", int_values());
 agreement!(numeric_keys_agree, "numeric", "numeric", numeric_values());
 agreement!(float_keys_agree, "float", "float8", float_values());
 agreement!(text_keys_agree, "text", "text", text_values());
+agreement!(
+    bpchar_keys_agree,
+    "character",
+    "character(20)",
+    bpchar_values()
+);
 agreement!(uuid_keys_agree, "uuid", "uuid", uuid_values());
 agreement!(bool_keys_agree, "bool", "boolean", bool_values());
 agreement!(date_keys_agree, "date", "date", date_values());
