@@ -466,6 +466,26 @@ fn vertical_tab_int_is_a_key() {
     assert_eq!(code(&out), 0, "{}", describe(CSVCHECK, &[], &out));
 }
 
+/// A `bpchar` column without a length compares as `character(n)` does, trailing spaces
+/// ignored: `a` and `a ` are one primary key value for PostgreSQL, csvcheck (the column's
+/// type gives the key type) and pksort. csvcheck took unbounded bpchar for text and passed
+/// them as distinct.
+#[test]
+fn unbounded_bpchar_keys_ignore_trailing_spaces() {
+    let data = b"1,a\n2,a \n";
+    let args = ["--columns", "n:int8,v:bpchar", "--key", "v", "-q"];
+    let out = run(CSVCHECK, &args, data);
+    assert_eq!(code(&out), 1, "{}", describe(CSVCHECK, &args, &out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("duplicate key"),
+        "{}",
+        describe(CSVCHECK, &args, &out)
+    );
+    let args = ["-c", "-k", "2:character"];
+    let out = run(PKSORT, &args, data);
+    assert_eq!(code(&out), 1, "{}", describe(PKSORT, &args, &out));
+}
+
 /// csvcheck's `--key` takes pksort's `COLUMN[:TYPE][:desc]`; the old comma list still works.
 #[test]
 fn csvcheck_key_syntax_is_pksorts() {

@@ -57,7 +57,7 @@ impl KeyType {
             PgType::Numeric(_) => KeyType::Numeric,
             PgType::Float4 | PgType::Float8 => KeyType::Float,
             PgType::Text | PgType::Varchar(_) | PgType::Bytea => KeyType::Text,
-            PgType::Char(_) => KeyType::Bpchar,
+            PgType::Char(_) | PgType::Bpchar => KeyType::Bpchar,
             PgType::Uuid => KeyType::Uuid,
             PgType::Bool => KeyType::Bool,
             PgType::Date => KeyType::Date,
@@ -747,6 +747,8 @@ mod tests {
             ("numeric(24,12)", KeyType::Numeric, true),
             ("character varying(16)", KeyType::Text, true),
             ("character(2)", KeyType::Bpchar, true),
+            // Unbounded bpchar still ignores trailing spaces: not text.
+            ("bpchar", KeyType::Bpchar, true),
             ("timestamp(3) with time zone", KeyType::Timestamptz, true),
             ("public.mood", KeyType::Text, false),
             ("interval", KeyType::Text, false),
