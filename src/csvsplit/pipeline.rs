@@ -172,16 +172,16 @@ impl Filters {
     fn spawn(&mut self, name: &Path) -> Result<FilterProc> {
         // Its own process group, so that an abort can stop the shell and whatever it started
         // (a plain kill would stop only `sh`, and the uploader it runs would finish a cut shard).
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.cmd)
-            .env("FILE", name)
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .spawn()
-            .map_err(|e| filter_error(name, &self.cmd, &format!("cannot start sh: {e}")))?;
+        let mut child = crate::cli::spawn_registered(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&self.cmd)
+                .env("FILE", name)
+                .process_group(0)
+                .stdin(Stdio::piped()),
+        )
+        .map_err(|e| filter_error(name, &self.cmd, &format!("cannot start sh: {e}")))?;
         let stdin = child.stdin.take();
-        crate::cli::register_child(child.id());
         self.open += 1;
         Ok(FilterProc {
             child: Some(child),
