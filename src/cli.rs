@@ -35,16 +35,20 @@ fn children() -> &'static Mutex<HashSet<u32>> {
     CHILDREN.get_or_init(|| Mutex::new(HashSet::new()))
 }
 
-/// Remembers a child process, leader of its own process group, whose group is terminated if
-/// the process is interrupted: one still being fed (csvsplit's `--filter`), which, left
-/// running, would take the end of its input for the end of a whole shard.
-pub fn register_child(pid: u32) {
-    if let Ok(mut c) = children().lock() {
-        c.insert(pid);
-    }
+/// Starts `cmd`, the leader of its own process group, and remembers it, so that its group is
+/// terminated if the process is interrupted: a child still being fed (csvsplit's `--filter`),
+/// which, left running, would take the end of its input for the end of a whole shard. One
+/// step: the registry stays locked from before the spawn until the pid is in it, so a signal
+/// taken meanwhile waits, then stops this child too. Registered after the spawn, a child could
+/// start (and, say, write its pid file) before it was known, and outlive an interrupted run.
+pub fn spawn_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Child> {
+    let mut c = children().lock().unwrap_or_else(|e| e.into_inner());
+    let child = cmd.spawn()?;
+    c.insert(child.id());
+    Ok(child)
 }
 
-/// Forgets a pid given to [`register_child`].
+/// Forgets a child started by [`spawn_registered`].
 pub fn unregister_child(pid: u32) {
     if let Ok(mut c) = children().lock() {
         c.remove(&pid);

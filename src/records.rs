@@ -14,23 +14,27 @@ use crate::error::{Error, IoContext, Pos, Result};
 use std::borrow::Cow;
 use std::io::{ErrorKind, Read};
 
-/// A run of whole records, with the end offset of each.
+/// A run of whole records, with the end offset of each: the one record-buffer type of the
+/// toolkit. `D` holds the bytes: a `Vec` read by [`ChunkReader`], or a borrowed slice of a
+/// larger buffer (csvsplit's mapped file), where record 0 starts at `begin`.
 #[derive(Debug, Default)]
-pub struct Chunk {
+pub struct Chunk<D = Vec<u8>> {
     /// The records' bytes, exactly as read.
-    pub data: Vec<u8>,
+    pub data: D,
+    /// Offset in `data` where record 0 starts (0 for [`ChunkReader`]'s chunks).
+    pub begin: usize,
     /// `ends[i]` is the offset just past record `i` (past its `\n`, or the end of data for
     /// a last record without one).
     pub ends: Vec<usize>,
     /// 1-based number of the first record in the stream.
     pub first_record: u64,
-    /// 1-based line number where the first record starts.
+    /// 1-based line number at `data[0]`.
     pub first_line: u64,
     /// Offset of `data[0]` in the (decompressed) stream.
     pub first_byte: u64,
 }
 
-impl Chunk {
+impl<D: AsRef<[u8]>> Chunk<D> {
     /// Number of records.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -41,17 +45,22 @@ impl Chunk {
         self.ends.is_empty()
     }
 
+    /// Offset in `data` where record `i` starts.
+    #[inline]
+    pub fn start(&self, i: usize) -> usize {
+        if i == 0 { self.begin } else { self.ends[i - 1] }
+    }
+
     /// Byte range of record `i` within `data`.
     #[inline]
     pub fn range(&self, i: usize) -> std::ops::Range<usize> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        start..self.ends[i]
+        self.start(i)..self.ends[i]
     }
 
     /// Raw bytes of record `i`, terminator included.
     #[inline]
     pub fn record(&self, i: usize) -> &[u8] {
-        &self.data[self.range(i)]
+        &self.data.as_ref()[self.range(i)]
     }
 
     /// Iterates over the raw records.
@@ -62,8 +71,8 @@ impl Chunk {
     /// The position of record `i`, for messages. Counts newlines, so it is meant for the
     /// error path, not for every record.
     pub fn pos(&self, i: usize, file: &str) -> Pos {
-        let start = self.range(i).start;
-        let lines = memchr::memchr_iter(b'\n', &self.data[..start]).count() as u64;
+        let start = self.start(i);
+        let lines = memchr::memchr_iter(b'\n', &self.data.as_ref()[..start]).count() as u64;
         Pos {
             file: file.to_string(),
             line: self.first_line + lines,
@@ -72,9 +81,10 @@ impl Chunk {
         }
     }
 
-    /// Number of newlines in the whole chunk (lines consumed).
+    /// Number of newlines in the records (the lines they take).
     pub fn newlines(&self) -> u64 {
-        memchr::memchr_iter(b'\n', &self.data).count() as u64
+        let end = self.ends.last().copied().unwrap_or(self.begin);
+        memchr::memchr_iter(b'\n', &self.data.as_ref()[self.begin..end]).count() as u64
     }
 }
 

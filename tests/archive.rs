@@ -115,6 +115,23 @@ impl B {
             Some(f) => self.str(Some(f)),
         }
     }
+    /// The session settings pg_dump puts first: client_encoding, standard_conforming_strings
+    /// and (from format 1.13) search_path, entries 1 to 3; `file` as for [`B::entry`].
+    fn settings(&mut self, file: Option<&str>) {
+        let search_path = self.minor >= 13;
+        let mut set = |id, tag, sql| {
+            self.entry(id, false, tag, tag, 2, sql, "", None, None, &[], file);
+        };
+        set(1, "ENCODING", "SET client_encoding = 'UTF8';\n");
+        set(2, "STDSTRINGS", "SET standard_conforming_strings = 'on';\n");
+        if search_path {
+            set(
+                3,
+                "SEARCHPATH",
+                "SELECT pg_catalog.set_config('search_path', '', false);\n",
+            );
+        }
+    }
 }
 
 const ROWS: &str = "1\thello\n2\t\\N\n3\t\n4\ttab\\there, \"quoted\"\n\\.\n\n\n";
@@ -146,47 +163,7 @@ fn compress(c: Comp, block: bool, data: &[u8]) -> Vec<u8> {
 fn toc(b: &mut B, file: Option<&str>) {
     let old = b.minor < 13;
     b.int(if old { 6 } else { 7 });
-    b.entry(
-        1,
-        false,
-        "ENCODING",
-        "ENCODING",
-        2,
-        "SET client_encoding = 'UTF8';\n",
-        "",
-        None,
-        None,
-        &[],
-        file.map(|_| ""),
-    );
-    b.entry(
-        2,
-        false,
-        "STDSTRINGS",
-        "STDSTRINGS",
-        2,
-        "SET standard_conforming_strings = 'on';\n",
-        "",
-        None,
-        None,
-        &[],
-        file.map(|_| ""),
-    );
-    if !old {
-        b.entry(
-            3,
-            false,
-            "SEARCHPATH",
-            "SEARCHPATH",
-            2,
-            "SELECT pg_catalog.set_config('search_path', '', false);\n",
-            "",
-            None,
-            None,
-            &[],
-            file.map(|_| ""),
-        );
-    }
+    b.settings(file.map(|_| ""));
     // Before 1.13 the DDL is unqualified and pg_restore sets search_path per entry.
     let (create, copy, pk) = if old {
         (
@@ -662,45 +639,7 @@ fn large_objects_in_a_1_16_archive() {
     b.header(1, Comp::Zstd);
     b.int(9);
     let f = None;
-    b.entry(
-        1,
-        false,
-        "ENCODING",
-        "ENCODING",
-        2,
-        "SET client_encoding = 'UTF8';\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
-    b.entry(
-        2,
-        false,
-        "STDSTRINGS",
-        "STDSTRINGS",
-        2,
-        "SET standard_conforming_strings = 'on';\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
-    b.entry(
-        3,
-        false,
-        "SEARCHPATH",
-        "SEARCHPATH",
-        2,
-        "SELECT pg_catalog.set_config('search_path', '', false);\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
+    b.settings(f);
     b.entry(
         9,
         false,
@@ -873,45 +812,7 @@ fn two_tables_toc() -> Vec<u8> {
     b.header(3, Comp::Gzip);
     b.int(7);
     let f = Some("");
-    b.entry(
-        1,
-        false,
-        "ENCODING",
-        "ENCODING",
-        2,
-        "SET client_encoding = 'UTF8';\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
-    b.entry(
-        2,
-        false,
-        "STDSTRINGS",
-        "STDSTRINGS",
-        2,
-        "SET standard_conforming_strings = 'on';\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
-    b.entry(
-        3,
-        false,
-        "SEARCHPATH",
-        "SEARCHPATH",
-        2,
-        "SELECT pg_catalog.set_config('search_path', '', false);\n",
-        "",
-        None,
-        None,
-        &[],
-        f,
-    );
+    b.settings(f);
     b.entry(
         10,
         false,
@@ -977,13 +878,7 @@ fn tables_of_a_directory_archive_convert_at_once() {
     fs::create_dir(&d).unwrap();
     fs::write(d.join("toc.dat"), two_tables_toc()).unwrap();
     let fifo = d.join("11.dat");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    crate::support::mkfifo(&fifo);
     fs::write(d.join("14.dat"), ROWS).unwrap();
     let out = tmp.path().join("out");
     let mut child = Command::new(bin())

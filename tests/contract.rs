@@ -7,9 +7,6 @@
 //! it can answer without one. Tool-specific variants (pksort's spill files on a full disk,
 //! csvcheck's exit 3 when stopped early, csvsplit's partial shards) stay in the tool's module.
 
-use std::io::Read;
-use std::process::Stdio;
-
 use crate::support::cmd::{Cmd, bin};
 use crate::support::man;
 
@@ -208,29 +205,16 @@ fn writing_to_dev_full_is_a_one_line_error_exit_2() {
     }
     for t in tools() {
         let Some(args) = t.to_stdout else { continue };
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let cmd = Cmd::new(t.name).args(args);
-        let mut c = cmd.command();
-        c.stdin(Stdio::piped()).stdout(full).stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        let mut sin = child.stdin.take().unwrap();
         let data = (t.wrap)((0..1000).map(t.line).collect());
-        let w = std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = sin.write_all(data.as_bytes());
-        });
-        let o = child.wait_with_output().unwrap();
-        w.join().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{}: {err}", cmd.line());
-        assert!(
+        let r = Cmd::new(t.name)
+            .args(args)
+            .stdin(data)
+            .stdout_file("/dev/full")
+            .expect(2);
+        let err = r.stderr_str();
+        r.check(
             one_tool_line(t.name, &err) && err.contains("No space left on device"),
-            "{} > /dev/full: want one line `{}: ...: No space left on device`, got:\n{err}",
-            cmd.line(),
-            t.name
+            &format!("one line `{}: ...: No space left on device`", t.name),
         );
     }
     assert!(
@@ -248,27 +232,16 @@ fn a_closed_stdout_ends_quietly_with_0() {
         let want = if t.name == "csvcheck" { 3 } else { 0 };
         // Far more than a pipe buffer, so the tool is still writing when the reader goes.
         let input = (t.wrap)((0..200_000).map(t.line).collect());
-        let cmd = Cmd::new(t.name).args(args);
-        let mut c = cmd.command();
-        c.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        let mut sin = child.stdin.take().unwrap();
-        let w = std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = sin.write_all(input.as_bytes());
-        });
-        let mut out = child.stdout.take().unwrap();
-        let mut first = [0u8; 10];
-        out.read_exact(&mut first).unwrap();
-        drop(out);
-        let o = child.wait_with_output().unwrap();
-        w.join().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(want), "{}: {err}", cmd.line());
-        assert!(err.is_empty(), "{}: quietly, got {err}", cmd.line());
-        assert_eq!(&first, b"0,some tex", "{}", cmd.line());
+        let r = Cmd::new(t.name)
+            .args(args)
+            .stdin(input)
+            .stdout_head(10)
+            .expect(want);
+        r.check(r.stderr_str().is_empty(), "quietly");
+        r.check(
+            r.output.stdout == b"0,some tex",
+            "the first bytes of the output",
+        );
     }
 }
 

@@ -868,33 +868,16 @@ fn full_disk_is_an_error() {
         return;
     }
     // --filter is in contract::writing_to_dev_full_is_a_one_line_error_exit_2.
-    {
-        let args = ["--json"];
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(full)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"1,2\n3,4\n")
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(
-            err.contains("csvcheck: <stdout>: No space left on device"),
-            "{args:?}: {err}"
-        );
-    }
+    let r = crate::support::cmd::Cmd::new("csvcheck")
+        .arg("--json")
+        .stdin(&b"1,2\n3,4\n"[..])
+        .stdout_file("/dev/full")
+        .expect(2);
+    r.check(
+        r.stderr_str()
+            .contains("csvcheck: <stdout>: No space left on device"),
+        "the report on a full disk is an I/O error",
+    );
     // A bad-rows file on a full disk too.
     let o = check(
         &["--bad-rows", "/dev/full/x.csv", "--columns", "a:int4"],

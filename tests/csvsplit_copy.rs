@@ -5,43 +5,23 @@
 //! the shards of the same bytes read from a pipe; records with quoted newlines across shard
 //! and read-block boundaries stay whole.
 
+use crate::support::cmd::Cmd;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-/// Runs csvsplit in `dir`; `stdin`: the input on a pipe; `copy`: allow copy_file_range.
+/// Runs csvsplit in `dir`, which must succeed; `stdin`: the input on a pipe; `copy`: allow
+/// copy_file_range.
 fn csvsplit(dir: &Path, args: &[&str], stdin: Option<&[u8]>, copy: bool) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_csvsplit"));
-    cmd.args(args)
+    let mut cmd = Cmd::new("csvsplit")
+        .args(args)
         .current_dir(dir)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.env("DUMPSHARD_COPY_FILE_RANGE", if copy { "1" } else { "0" });
-    let mut child = cmd.spawn().expect("start csvsplit");
-    let feeder = stdin.map(|d| {
-        let mut si = child.stdin.take().expect("stdin");
-        let d = d.to_vec();
-        std::thread::spawn(move || {
-            let _ = si.write_all(&d);
-        })
-    });
-    let out = child.wait_with_output().expect("wait");
-    if let Some(f) = feeder {
-        let _ = f.join();
+        .env("DUMPSHARD_COPY_FILE_RANGE", if copy { "1" } else { "0" });
+    if let Some(d) = stdin {
+        cmd = cmd.stdin(d);
     }
-    assert!(
-        out.status.success(),
-        "csvsplit {args:?} failed ({:?}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    cmd.expect(0).output
 }
 
 /// About 3 MB (three of csvsplit's 1 MiB read blocks) of records, every seventh with quoted

@@ -254,6 +254,12 @@ fn text_values() -> impl Strategy<Value = String> {
     "[^\u{0}]{0,12}"
 }
 
+/// Values for `character(20)`: text of at most 12 characters, some with trailing spaces,
+/// which bpchar ignores (`a` and `a  ` are one key), so never too long for the column.
+fn bpchar_values() -> impl Strategy<Value = String> {
+    (text_values(), 0usize..3).prop_map(|(s, n)| format!("{s}{}", " ".repeat(n)))
+}
+
 fn uuid_values() -> impl Strategy<Value = String> {
     let good = (any::<[u8; 16]>(), 0u8..4, any::<bool>(), any::<bool>()).prop_map(
         |(b, style, upper, braces)| {
@@ -400,6 +406,12 @@ agreement!(int_keys_agree, "int", "int8", int_values());
 agreement!(numeric_keys_agree, "numeric", "numeric", numeric_values());
 agreement!(float_keys_agree, "float", "float8", float_values());
 agreement!(text_keys_agree, "text", "text", text_values());
+agreement!(
+    bpchar_keys_agree,
+    "character",
+    "character(20)",
+    bpchar_values()
+);
 agreement!(uuid_keys_agree, "uuid", "uuid", uuid_values());
 agreement!(bool_keys_agree, "bool", "boolean", bool_values());
 agreement!(date_keys_agree, "date", "date", date_values());
@@ -452,6 +464,26 @@ fn vertical_tab_int_is_a_key() {
     assert_eq!(out.stdout, b"\x0c6\n7\x0b\n8\n");
     let out = run(CSVCHECK, &["--key", "1:int", "--sorted"], &out.stdout);
     assert_eq!(code(&out), 0, "{}", describe(CSVCHECK, &[], &out));
+}
+
+/// A `bpchar` column without a length compares as `character(n)` does, trailing spaces
+/// ignored: `a` and `a ` are one primary key value for PostgreSQL, csvcheck (the column's
+/// type gives the key type) and pksort. csvcheck took unbounded bpchar for text and passed
+/// them as distinct.
+#[test]
+fn unbounded_bpchar_keys_ignore_trailing_spaces() {
+    let data = b"1,a\n2,a \n";
+    let args = ["--columns", "n:int8,v:bpchar", "--key", "v", "-q"];
+    let out = run(CSVCHECK, &args, data);
+    assert_eq!(code(&out), 1, "{}", describe(CSVCHECK, &args, &out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("duplicate key"),
+        "{}",
+        describe(CSVCHECK, &args, &out)
+    );
+    let args = ["-c", "-k", "2:character"];
+    let out = run(PKSORT, &args, data);
+    assert_eq!(code(&out), 1, "{}", describe(PKSORT, &args, &out));
 }
 
 /// csvcheck's `--key` takes pksort's `COLUMN[:TYPE][:desc]`; the old comma list still works.

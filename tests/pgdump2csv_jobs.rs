@@ -184,13 +184,7 @@ fn writes_under(pid: u32, dir: &Path) -> bool {
 fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("dump.gz");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    crate::support::mkfifo(&fifo);
     let out = tmp.path().join("out");
     let mut child = bin()
         .arg(&fifo)
@@ -448,8 +442,7 @@ fn a_write_error_stops_the_run_before_the_input_ends() {
     d.push_str(&rows(600_000, 0));
     for j in ["1", "2", "3"] {
         let fifo = tmp.path().join(format!("dump-{j}"));
-        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-        assert!(made.success());
+        crate::support::mkfifo(&fifo);
         let out = tmp.path().join(format!("out-{j}"));
         let mut c = limited(&fifo, &out, j, 1 << 20);
         let mut child = c.stderr(Stdio::piped()).spawn().unwrap();

@@ -1049,22 +1049,16 @@ fn full_disk_is_an_error() {
     for extra in [&["-S", "256K"][..], &["-o", "/dev/full"][..]] {
         let mut args = vec!["-k", "1:int", "--on-dup", "keep"];
         args.extend_from_slice(extra);
-        let full = std::fs::File::create("/dev/full").unwrap();
-        let mut child = Command::new(BIN)
+        let r = crate::support::cmd::Cmd::new("pksort")
             .args(&args)
             .current_dir(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(full)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut sin = child.stdin.take().unwrap();
-        sin.write_all(input.as_bytes()).unwrap();
-        drop(sin);
-        let o = child.wait_with_output().unwrap();
-        let err = show(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
-        assert!(err.contains("No space left on device"), "{err}");
+            .stdin(input.as_bytes())
+            .stdout_file("/dev/full")
+            .expect(2);
+        r.check(
+            r.stderr_str().contains("No space left on device"),
+            "a full disk is an I/O error",
+        );
     }
     assert!(
         !std::fs::metadata("/dev/full").unwrap().is_file(),

@@ -20,7 +20,7 @@ use crate::support::pg;
 use std::collections::{BTreeMap, BTreeSet};
 
 use cli::Input;
-use pg::Pg;
+use pg::{Pg, fingerprints};
 
 #[test]
 fn pg_self_test() {
@@ -191,8 +191,8 @@ fn roundtrip(dump_name: &str, input: Input, extra: &[&str]) {
     }
 
     // Data.
-    let fa = data_fingerprints(&pg, "a");
-    let fb = data_fingerprints(&pg, "b");
+    let fa = fingerprints(&pg, "a");
+    let fb = fingerprints(&pg, "b");
     let mut orig: Option<BTreeMap<String, String>> = None;
     for name in fa.keys().chain(fb.keys()).collect::<BTreeSet<_>>() {
         match (fa.get(name), fb.get(name)) {
@@ -205,7 +205,7 @@ fn roundtrip(dump_name: &str, input: Input, extra: &[&str]) {
                     let o = orig.get_or_insert_with(|| {
                         pg.createdb("orig");
                         pg.psql_file("orig", &cli::dump_path("nasty.sql"));
-                        data_fingerprints(&pg, "orig")
+                        fingerprints(&pg, "orig")
                     });
                     if o.get(name) == Some(y) && o.get(name) != Some(x) {
                         notes.push(format!(
@@ -276,37 +276,6 @@ WHERE c.relkind = 'r' AND n.nspname <> 'information_schema' AND n.nspname !~ '^p
   AND (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) > 0 AS n FROM ONLY %I.%I', n.nspname, c.relname), false, true, '')))[1]::text = 'true'
 ORDER BY 1
 "#;
-
-/// Per table / materialized view: `schema.name` -> `count md5`.
-fn data_fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
-    let sql = r#"
-CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
-BEGIN
-    IF NOT (SELECT relispopulated FROM pg_class WHERE oid = r) THEN
-        n := -1; h := 'not populated'; RETURN;
-    END IF;
-    EXECUTE format('SELECT count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM ONLY %s t', r)
-        INTO n, h;
-END
-$f$;
-SELECT format('%I.%I', n.nspname, c.relname) || E'\t' || f.n || ' ' || f.h
-FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace
-CROSS JOIN LATERAL pg_temp.fp(c.oid) AS f
-WHERE c.relkind IN ('r', 'm') AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
-ORDER BY 1;
-"#;
-    pg.psql(db, sql)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let (k, v) = l
-                .split_once('\t')
-                .unwrap_or_else(|| panic!("bad fingerprint line {l:?}"));
-            (k.to_string(), v.to_string())
-        })
-        .collect()
-}
 
 /// A few rows that are only in a or only in b (multiset difference of `t::text`).
 fn row_diff(pg: &Pg, qname: &str, max: usize) -> String {

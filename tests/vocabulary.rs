@@ -3,37 +3,18 @@
 //! (the two that changed meaning warn), and clap's usage errors take the toolkit's
 //! `TOOL: error: ...` form with exit 2.
 
+use crate::support::cmd::Cmd;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const TOOLS: [(&str, &str); 5] = [
-    ("pgdump2csv", env!("CARGO_BIN_EXE_pgdump2csv")),
-    ("pksort", env!("CARGO_BIN_EXE_pksort")),
-    ("csvsplit", env!("CARGO_BIN_EXE_csvsplit")),
-    ("csvcheck", env!("CARGO_BIN_EXE_csvcheck")),
-    ("csvload", env!("CARGO_BIN_EXE_csvload")),
-];
+const TOOLS: [&str; 5] = ["pgdump2csv", "pksort", "csvsplit", "csvcheck", "csvload"];
 
-fn bin(tool: &str) -> &'static str {
-    TOOLS.iter().find(|t| t.0 == tool).unwrap().1
-}
-
+/// Runs `tool args` in `dir`, stdin empty; what it did goes to the test's log.
 fn run(tool: &str, args: &[&str], dir: &Path) -> Output {
-    let out = Command::new(bin(tool))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {tool}: {e}"));
-    eprintln!(
-        "$ {tool} {}\nexit {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
-        args.join(" "),
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let r = Cmd::new(tool).args(args).current_dir(dir).run();
+    eprintln!("{}", r.describe());
+    r.output
 }
 
 fn stderr(o: &Output) -> String {
@@ -64,7 +45,7 @@ fn mentions(opts: &[String], long: &str) -> bool {
 
 #[test]
 fn every_tool_spells_the_shared_flags_alike() {
-    for (tool, _) in TOOLS {
+    for tool in TOOLS {
         let opts = options(tool);
         if mentions(&opts, "--table") {
             assert!(has(&opts, "-t, --table <"), "{tool}: {opts:#?}");

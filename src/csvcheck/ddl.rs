@@ -5,14 +5,16 @@
 //! Statements are split and classified by pgdump2csv's reader ([`crate::pgdump::ddl`]), so
 //! both tools read a dump's SQL the same psql-compatible way (quoting, `E''` strings, dollar
 //! quotes, nested comments, `BEGIN ATOMIC` bodies, meta-commands), streaming, with `COPY` data
-//! skipped. This module only assembles what the statements declare: `CREATE TABLE` (with
-//! `INHERITS` parents), `CREATE TYPE ... AS ENUM`, `CREATE DOMAIN`, `ALTER TABLE ... ADD
-//! CONSTRAINT ... PRIMARY KEY` and `ALTER TABLE ... SET NOT NULL`, with unqualified names
-//! placed by `SET search_path`, and the column lists of `COPY` and `INSERT` statements,
+//! skipped. The tables (`CREATE TABLE` with `INHERITS` parents and typed tables, `ALTER TABLE
+//! ... ADD CONSTRAINT ... PRIMARY KEY`, `ALTER TABLE ... SET NOT NULL`, names placed by `SET
+//! search_path`) come from the schema builder pgdump2csv uses too
+//! ([`crate::pgdump::tabledefs`]); this module adds `CREATE TYPE ... AS ENUM`, `CREATE DOMAIN`,
+//! the order of each table's data, and the column lists of `COPY` and `INSERT` statements,
 //! which give the data's column order where `CREATE TABLE` cannot.
 
 use crate::error::{Error, Result};
-use crate::pgdump::ddl::{ColumnDef, QName, Stmt, StreamStatements, merge_inherited};
+use crate::pgdump::ddl::{ColumnDef, QName, Stmt, StreamStatements};
+use crate::pgdump::tabledefs::{Redeclare, TableDef, TableDefs, matches};
 use crate::pgtypes::{Catalog, Domain, EnumType, PgType, check_type_name, parse_type};
 use std::collections::HashMap;
 use std::io::Read;
@@ -57,22 +59,6 @@ pub struct Ddl {
     pub catalog: Catalog,
 }
 
-/// A table as its `CREATE TABLE` declares it, before parents' columns and later `ALTER`s.
-struct Decl {
-    schema: Option<String>,
-    name: String,
-    columns: Vec<ColumnDef>,
-    pk: Vec<String>,
-    inherits: Vec<QName>,
-}
-
-/// `ALTER TABLE`s kept until every table is declared: pg_dump puts the primary keys in its
-/// post-data section, after the tables.
-enum Alter {
-    Pk(QName, Vec<String>),
-    NotNull(QName, String),
-}
-
 /// Parses the statements of an in-memory schema file (see [`parse_reader`]).
 pub fn parse(sql: &[u8]) -> Result<Ddl> {
     parse_reader(sql, "<schema>")
@@ -91,81 +77,37 @@ pub fn parse(sql: &[u8]) -> Result<Ddl> {
 /// column of its own and inherits from one parent whose order is known. Otherwise
 /// [`DdlTable::order_unknown`] says why.
 pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
-    let mut decls: Vec<Decl> = Vec::new();
-    let mut alters = Vec::new();
+    let mut defs = TableDefs::new(None, Redeclare::Adds);
     let mut copies: Vec<(QName, Vec<String>)> = Vec::new();
     let mut catalog = Catalog::default();
-    let mut search_path: Vec<String> = Vec::new();
-    let mut composites: Vec<(QName, Vec<ColumnDef>)> = Vec::new();
     let mut stmts = StreamStatements::new(r, name);
     while let Some((_, st)) = stmts.next_stmt()? {
+        if let Some(t) = defs.apply(&st)
+            && let Some(dup) = t.duplicate_column()
+        {
+            return Err(Error::input(
+                stmts.last_pos(),
+                format!(
+                    "CREATE TABLE {} declares column {dup} twice",
+                    qualified(&t.name)
+                ),
+            ));
+        }
         match st {
-            Stmt::SearchPath(p) => search_path = p,
-            Stmt::CreateComposite { name, attributes } => {
-                composites.push((name.placed(&search_path), attributes));
-            }
-            Stmt::CreateTable {
-                table,
-                columns,
-                pk,
-                inherits,
-                of_type,
-            } => {
-                let table = table.placed(&search_path);
-                // A typed table (CREATE TABLE t OF type) has the type's attributes as columns.
-                let columns = match of_type.map(|t| t.placed(&search_path)) {
-                    Some(ty) if columns.is_empty() => composites
-                        .iter()
-                        .find(|(q, _)| matches(&q.schema, &q.name, &ty))
-                        .map(|(_, a)| a.clone())
-                        .unwrap_or_default(),
-                    _ => columns,
-                };
-                if let Some(dup) = columns
-                    .iter()
-                    .enumerate()
-                    .find(|(k, c)| columns[..*k].iter().any(|x| x.name == c.name))
-                {
-                    return Err(Error::input(
-                        stmts.last_pos(),
-                        format!(
-                            "CREATE TABLE {} declares column {} twice",
-                            qualified(&table.schema, &table.name),
-                            dup.1.name
-                        ),
-                    ));
-                }
-                decls.push(Decl {
-                    schema: table.schema,
-                    name: table.name,
-                    columns,
-                    pk,
-                    inherits: inherits
-                        .into_iter()
-                        .map(|q| q.placed(&search_path))
-                        .collect(),
-                });
-            }
-            Stmt::Copy { table, cols } => copies.push((table.placed(&search_path), cols)),
+            Stmt::Copy { table, cols } => copies.push((defs.place(&table), cols)),
             // A --column-inserts dump names the columns in each INSERT, as COPY does.
             Stmt::Insert => {
                 if let Some((table, cols)) = stmts.last_insert_columns() {
-                    let table = table.placed(&search_path);
+                    let table = defs.place(&table);
                     if !copies.iter().any(|(q, _)| *q == table) {
                         copies.push((table, cols));
                     }
                 }
             }
-            Stmt::AddPrimaryKey { table, cols } => {
-                alters.push(Alter::Pk(table.placed(&search_path), cols));
-            }
-            Stmt::SetNotNull { table, col } => {
-                alters.push(Alter::NotNull(table.placed(&search_path), col));
-            }
             Stmt::CreateEnum { name, labels } => {
-                let name = name.placed(&search_path);
+                let name = defs.place(&name);
                 let e = Arc::new(EnumType {
-                    name: qualified(&name.schema, &name.name),
+                    name: qualified(&name),
                     labels: labels.into_iter().map(String::into_bytes).collect(),
                 });
                 register(&mut catalog.enums, &name, e);
@@ -176,11 +118,11 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                 not_null,
                 has_check,
             } => {
-                let name = name.placed(&search_path);
+                let name = defs.place(&name);
                 // Resolved now, against what is declared so far: a domain over a domain or an
                 // enum names one created before it, as pg_dump orders them.
                 let d = Arc::new(Domain {
-                    name: qualified(&name.schema, &name.name),
+                    name: qualified(&name),
                     base: parse_type(&base_type, &catalog),
                     not_null,
                     has_check,
@@ -190,28 +132,39 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
             _ => {}
         }
     }
-    let mut tables: Vec<DdlTable> = decls
+    let tables: Vec<DdlTable> = defs
+        .tables()
         .iter()
+        .filter(|d| d.declared)
         .map(|d| {
-            let all = all_columns(&decls, d, 0);
+            let all = defs.all_columns(d).0;
             let copy = copies
                 .iter()
-                .find(|(q, _)| matches(&d.schema, &d.name, q))
+                .find(|(q, _)| matches(&d.name, q))
                 .map(|(_, cols)| cols);
             let (order, order_unknown) = match copy {
                 Some(cols) => match by_copy_list(&all, cols) {
                     Ok(o) => (o, None),
                     Err(why) => (data_names(&all), Some(why)),
                 },
-                None => match data_order(&decls, d, 0) {
+                None => match data_order(&defs, d, 0) {
                     Ok(o) => (o, None),
                     Err(why) => (data_names(&all), Some(why)),
                 },
             };
-            let mut t = DdlTable {
-                schema: d.schema.clone(),
-                name: d.name.clone(),
-                columns: Vec::new(),
+            let columns = order
+                .iter()
+                .filter_map(|n| all.iter().find(|c| c.name == *n))
+                .map(|c| DdlColumn {
+                    not_null: d.is_not_null(c),
+                    name: c.name.clone(),
+                    type_text: c.type_name.clone(),
+                })
+                .collect();
+            DdlTable {
+                schema: d.name.schema.clone(),
+                name: d.name.name.clone(),
+                columns,
                 generated: all
                     .iter()
                     .filter(|c| c.generated)
@@ -219,38 +172,9 @@ pub fn parse_reader(r: impl Read, name: &str) -> Result<Ddl> {
                     .collect(),
                 primary_key: d.pk.clone(),
                 order_unknown,
-            };
-            for n in order {
-                if let Some(c) = all.iter().find(|c| c.name == n) {
-                    t.columns.push(DdlColumn {
-                        not_null: c.not_null || t.primary_key.contains(&c.name),
-                        name: c.name.clone(),
-                        type_text: c.type_name.clone(),
-                    });
-                }
             }
-            t
         })
         .collect();
-    for a in alters {
-        match a {
-            Alter::Pk(q, cols) => {
-                if let Some(t) = tables.iter_mut().find(|t| matches(&t.schema, &t.name, &q)) {
-                    for c in &mut t.columns {
-                        c.not_null |= cols.contains(&c.name);
-                    }
-                    t.primary_key = cols;
-                }
-            }
-            Alter::NotNull(q, col) => {
-                if let Some(t) = tables.iter_mut().find(|t| matches(&t.schema, &t.name, &q))
-                    && let Some(c) = t.columns.iter_mut().find(|c| c.name == col)
-                {
-                    c.not_null = true;
-                }
-            }
-        }
-    }
     Ok(Ddl { tables, catalog })
 }
 
@@ -281,25 +205,22 @@ fn by_copy_list(all: &[ColumnDef], copy: &[String]) -> Result<Vec<String>, Strin
 
 /// The order of a table's data columns as far as `CREATE TABLE` statements determine it
 /// (the rule is spelled out at [`parse_reader`]), or why they do not.
-fn data_order(decls: &[Decl], d: &Decl, depth: u32) -> Result<Vec<String>, String> {
-    let all = all_columns(decls, d, depth);
+fn data_order(defs: &TableDefs, d: &TableDef, depth: u32) -> Result<Vec<String>, String> {
+    let all = defs.all_columns(d).0;
     if d.inherits.is_empty() {
         return Ok(data_names(&all));
     }
-    let me = qualified(&d.schema, &d.name);
-    let parents: Vec<&Decl> = d
+    let me = qualified(&d.name);
+    let parents: Vec<&TableDef> = d
         .inherits
         .iter()
         .map(|q| {
-            decls
-                .iter()
-                .find(|p| matches(&p.schema, &p.name, q))
-                .ok_or_else(|| {
-                    format!(
-                        "{me} inherits from {}, which the file does not declare",
-                        qualified(&q.schema, &q.name)
-                    )
-                })
+            defs.find(q).filter(|p| p.declared).ok_or_else(|| {
+                format!(
+                    "{me} inherits from {}, which the file does not declare",
+                    qualified(q)
+                )
+            })
         })
         .collect::<Result<_, _>>()?;
     let local = |n: &str| d.columns.iter().any(|c| c.name == n);
@@ -334,10 +255,10 @@ fn data_order(decls: &[Decl], d: &Decl, depth: u32) -> Result<Vec<String>, Strin
             join(&own)
         ));
     }
-    let mut from_parents: Vec<(&Decl, Vec<String>)> = Vec::new();
+    let mut from_parents: Vec<(&TableDef, Vec<String>)> = Vec::new();
     let mut taken: Vec<String> = Vec::new();
     for p in &parents {
-        let new: Vec<String> = data_names(&all_columns(decls, p, depth + 1))
+        let new: Vec<String> = data_names(&defs.all_columns(p).0)
             .into_iter()
             .filter(|n| !taken.contains(n))
             .collect();
@@ -348,7 +269,7 @@ fn data_order(decls: &[Decl], d: &Decl, depth: u32) -> Result<Vec<String>, Strin
     }
     match from_parents.as_slice() {
         [] => Ok(data),
-        [(p, _)] if depth < 32 => Ok(data_order(decls, p, depth + 1)?
+        [(p, _)] if depth < 32 => Ok(data_order(defs, p, depth + 1)?
             .into_iter()
             .filter(|n| data.contains(n))
             .collect()),
@@ -358,7 +279,7 @@ fn data_order(decls: &[Decl], d: &Decl, depth: u32) -> Result<Vec<String>, Strin
              after {me} was created comes last, and CREATE TABLE does not show which did",
             from_parents
                 .iter()
-                .map(|(p, _)| qualified(&p.schema, &p.name))
+                .map(|(p, _)| qualified(&p.name))
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
@@ -373,27 +294,10 @@ fn join(names: &[&String]) -> String {
         .join(", ")
 }
 
-/// Whether a declared table is the one an `ALTER` or `INHERITS` names; an unqualified
-/// reference matches any schema.
-fn matches(schema: &Option<String>, name: &str, q: &QName) -> bool {
-    name == q.name && (q.schema.is_none() || *schema == q.schema)
-}
-
-/// All columns of a table in physical order: those of its `INHERITS` parents first (pg_dump
-/// declares only the child's own), a column declared again kept once with NOT NULL merged.
-fn all_columns(decls: &[Decl], d: &Decl, depth: u32) -> Vec<ColumnDef> {
-    // The depth bound stops inheritance cycles, which PostgreSQL refuses anyway.
-    let parents = d.inherits.iter().filter(|_| depth < 32).filter_map(|q| {
-        let parent = decls.iter().find(|p| matches(&p.schema, &p.name, q))?;
-        Some(all_columns(decls, parent, depth + 1))
-    });
-    merge_inherited(parents.collect::<Vec<_>>(), &d.columns)
-}
-
-fn qualified(schema: &Option<String>, name: &str) -> String {
-    match schema {
-        Some(s) => format!("{s}.{name}"),
-        None => name.to_string(),
+fn qualified(q: &QName) -> String {
+    match &q.schema {
+        Some(s) => format!("{s}.{}", q.name),
+        None => q.name.clone(),
     }
 }
 
@@ -424,7 +328,10 @@ pub fn find<'a>(ddl: &'a Ddl, name: &str) -> Result<&'a DdlTable, String> {
             "table '{name}' is not in the schema file (it has: {})",
             ddl.tables
                 .iter()
-                .map(|t| qualified(&t.schema, &t.name))
+                .map(|t| match &t.schema {
+                    Some(s) => format!("{s}.{}", t.name),
+                    None => t.name.clone(),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         )),

@@ -268,7 +268,9 @@ pub fn check(cfg: &Config) -> Result<()> {
                     typed: cfg_ref
                         .columns
                         .iter()
-                        .map(|c| !matches!(c.ty, PgType::Text | PgType::Unknown(_)))
+                        .map(|c| {
+                            !matches!(c.ty, PgType::Text | PgType::Bpchar | PgType::Unknown(_))
+                        })
                         .collect(),
                     key: key.clone(),
                     key_cols: key_types

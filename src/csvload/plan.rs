@@ -431,20 +431,17 @@ mod tests {
     #[test]
     fn csvsplit_manifest_columns_are_the_copy_list() {
         let d = tempfile::tempdir().unwrap();
-        let split = write(
-            d.path(),
-            "s.json",
-            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
-              "columns":["id","name","note","extra"],"records":1,
-              "shards":[{"shard":0,"file":"s0.csv","records":1}]}"#,
-        );
-        let other = write(
-            d.path(),
-            "o.json",
-            r#"{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
-              "columns":["id","name","extra","note"],"records":1,
-              "shards":[{"shard":0,"file":"o0.csv","records":1}]}"#,
-        );
+        // A one-shard csvsplit manifest `NAME.json` of shard `NAME0.csv` with these columns.
+        let manifest = |name: &str, columns: &str| {
+            let json = format!(
+                r#"{{"format":"dumpshard-csvsplit","version":1,"header":false,"null":"",
+                  "columns":{columns},"records":1,
+                  "shards":[{{"shard":0,"file":"{name}0.csv","records":1}}]}}"#
+            );
+            write(d.path(), &format!("{name}.json"), &json)
+        };
+        let split = manifest("s", r#"["id","name","note","extra"]"#);
+        let other = manifest("o", r#"["id","name","extra","note"]"#);
         let p = Plan::build(std::slice::from_ref(&split), &["public.late_child".into()]).unwrap();
         assert_eq!(
             p.tables[0].copy_sql(),

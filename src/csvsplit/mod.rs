@@ -30,7 +30,7 @@ use crate::keys::{KeyArg, KeySpec, Nulls};
 use crate::manifest::{Manifest, Table};
 use crate::output::AtomicFile;
 use crate::progress;
-use crate::records::{ChunkReader, Field, split_fields};
+use crate::records::{Chunk, ChunkReader, Field, split_fields};
 use mapped::Mapped;
 use pipeline::{Payload, Pipeline};
 use serde::Serialize;
@@ -619,12 +619,14 @@ pub fn split(cfg: &Config) -> Result<Split> {
         let shared: Shared = data.clone();
         let view = View {
             data: &shared,
-            bytes: &data,
-            begin: 0,
-            ends: &chunk.ends,
-            first_record: chunk.first_record,
-            first_line: chunk.first_line,
-            first_byte: chunk.first_byte,
+            recs: Chunk {
+                data: &data[..],
+                begin: 0,
+                ends: chunk.ends,
+                first_record: chunk.first_record,
+                first_line: chunk.first_line,
+                first_byte: chunk.first_byte,
+            },
         };
         run.feed(&view)?;
         drop(shared);
@@ -673,14 +675,17 @@ fn split_mapped(
         }
         let view = View {
             data: &shared,
-            bytes: data,
-            begin,
-            ends: &ends,
-            first_record: record,
-            first_line: 1,
-            first_byte: 0,
+            recs: Chunk {
+                data,
+                begin,
+                ends: std::mem::take(&mut ends),
+                first_record: record,
+                first_line: 1,
+                first_byte: 0,
+            },
         };
         run.feed(&view)?;
+        ends = view.recs.ends;
         if count {
             progress::add_read((pos - begin) as u64);
         }
@@ -804,54 +809,29 @@ impl<'a> Run<'a> {
     }
 }
 
-/// A block of records seen by the splitter: records `i` spans `start(i)..end(i)` of `bytes`
-/// (which is `data`).
+/// A block of records seen by the splitter: a [`Chunk`] borrowing its bytes from `data`
+/// (a chunk read into memory, or the whole mapped file), so workers get ranges of `data`
+/// without a copy.
 struct View<'a> {
     data: &'a Shared,
-    bytes: &'a [u8],
-    /// Where record 0 starts.
-    begin: usize,
-    ends: &'a [usize],
-    first_record: u64,
-    /// Line number at `bytes[0]`.
-    first_line: u64,
-    /// Stream offset of `bytes[0]`.
-    first_byte: u64,
+    recs: Chunk<&'a [u8]>,
+}
+
+impl<'a> std::ops::Deref for View<'a> {
+    type Target = Chunk<&'a [u8]>;
+    fn deref(&self) -> &Self::Target {
+        &self.recs
+    }
 }
 
 impl View<'_> {
-    fn start(&self, i: usize) -> usize {
-        if i == 0 {
-            self.begin
-        } else {
-            self.ends.get(i - 1).copied().unwrap_or(self.begin)
-        }
-    }
-
-    fn end(&self, i: usize) -> usize {
-        self.ends.get(i).copied().unwrap_or(self.begin)
-    }
-
-    fn record(&self, i: usize) -> &[u8] {
-        self.bytes
-            .get(self.start(i)..self.end(i))
-            .unwrap_or_default()
+    /// Where the block's last record ends (where it starts, if it has none).
+    fn end(&self) -> usize {
+        self.ends.last().copied().unwrap_or(self.begin)
     }
 
     fn slice(&self, r: std::ops::Range<usize>) -> Payload {
         Payload::Slice(Arc::clone(self.data), r)
-    }
-
-    /// The position of record `i`, for messages (counts lines, so only on the error path).
-    fn pos(&self, i: usize, file: &str) -> Pos {
-        let start = self.start(i);
-        let before = self.bytes.get(..start).unwrap_or_default();
-        Pos {
-            file: file.to_string(),
-            line: self.first_line + memchr::memchr_iter(b'\n', before).count() as u64,
-            byte: self.first_byte + start as u64,
-            record: Some(self.first_record + i as u64),
-        }
     }
 }
 
@@ -1076,7 +1056,7 @@ impl<'a> Splitter<'a> {
     fn seq_chunk(&mut self, pipe: &mut Pipeline, v: &View, from: usize) -> Result<()> {
         let mut seg = v.start(from);
         for i in from..v.ends.len() {
-            let (rs, re) = (v.start(i), v.end(i));
+            let (rs, re) = (v.start(i), v.ends[i]);
             let len = (re - rs) as u64;
             let full = match (self.cur, &self.cfg.mode) {
                 (None, _) => true,
@@ -1124,7 +1104,7 @@ impl<'a> Splitter<'a> {
                 self.close_cur(pipe)?;
             }
         }
-        let end = v.end(v.ends.len().saturating_sub(1));
+        let end = v.end();
         if let Some(c) = self.cur
             && end > seg
         {

@@ -75,14 +75,20 @@ enum Job {
 /// What a worker hands to the writer.
 enum Out {
     Open(usize, PathBuf),
-    Data {
-        shard: usize,
-        bytes: Payload,
-        raw_len: u64,
-        crc: u32,
-        end_lines: u64,
-    },
+    Data(Piece),
     Close(usize, u64),
+}
+
+/// A block of shard `shard`'s records, ready to write: `bytes` (compressed with --gzip) and
+/// what the shard's totals need of the `raw_len` bytes before compression.
+struct Piece {
+    shard: usize,
+    bytes: Payload,
+    raw_len: u64,
+    /// CRC-32 of the raw bytes (0 when neither --checksum nor --gzip wants it).
+    crc: u32,
+    /// `\.` lines among the raw bytes (see [`copy_end_lines`]).
+    end_lines: u64,
 }
 
 /// A finished shard, as written.
@@ -166,16 +172,16 @@ impl Filters {
     fn spawn(&mut self, name: &Path) -> Result<FilterProc> {
         // Its own process group, so that an abort can stop the shell and whatever it started
         // (a plain kill would stop only `sh`, and the uploader it runs would finish a cut shard).
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.cmd)
-            .env("FILE", name)
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .spawn()
-            .map_err(|e| filter_error(name, &self.cmd, &format!("cannot start sh: {e}")))?;
+        let mut child = crate::cli::spawn_registered(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&self.cmd)
+                .env("FILE", name)
+                .process_group(0)
+                .stdin(Stdio::piped()),
+        )
+        .map_err(|e| filter_error(name, &self.cmd, &format!("cannot start sh: {e}")))?;
         let stdin = child.stdin.take();
-        crate::cli::register_child(child.id());
         self.open += 1;
         Ok(FilterProc {
             child: Some(child),
@@ -464,13 +470,13 @@ fn work(
                     }
                     None => p,
                 };
-                Out::Data {
+                Out::Data(Piece {
                     shard,
                     bytes,
                     raw_len,
                     crc,
                     end_lines,
-                }
+                })
             }
         };
         if out.send((seq, o)).is_err() {
@@ -587,13 +593,8 @@ fn write_all(
                         },
                     );
                 }
-                Out::Data {
-                    shard,
-                    bytes,
-                    raw_len,
-                    crc,
-                    end_lines,
-                } => {
+                Out::Data(piece) => {
+                    let (shard, bytes) = (piece.shard, &piece.bytes);
                     let s = open
                         .get_mut(&shard)
                         .ok_or_else(|| Error::internal(format!("shard {shard} is not open")))?;
@@ -604,7 +605,7 @@ fn write_all(
                     let mut copied = 0;
                     if copy
                         && gzip.is_none()
-                        && let (Sink::File(f), Payload::Slice(src, r)) = (&mut s.file, &bytes)
+                        && let (Sink::File(f), Payload::Slice(src, r)) = (&mut s.file, bytes)
                         && let Some(from) = src.file()
                     {
                         let len = r.len() as u64;
@@ -615,10 +616,10 @@ fn write_all(
                     s.file
                         .write(b.get(copied..).unwrap_or_default(), &s.path, &cmd)?;
                     s.file_bytes += b.len() as u64;
-                    s.crc = zlib_rs::crc32::crc32_combine(s.crc, crc, raw_len);
-                    s.bytes += raw_len;
-                    s.end_lines += end_lines;
-                    if let Payload::Owned(v) = bytes
+                    s.crc = zlib_rs::crc32::crc32_combine(s.crc, piece.crc, piece.raw_len);
+                    s.bytes += piece.raw_len;
+                    s.end_lines += piece.end_lines;
+                    if let Payload::Owned(v) = piece.bytes
                         && gzip.is_none()
                     {
                         let _ = spare.try_send(v);
@@ -661,9 +662,14 @@ fn write_all(
         }
     }
     if !open.is_empty() || !pending.is_empty() {
-        // The reader gave up (its error is reported); open shards are dropped, which
-        // removes their temporary files.
-        return Err(Error::Usage("aborted".into()));
+        // The reader gave up (its error is reported, and Drop discards this one) or, if
+        // finish() got here, the splitter left a shard open: a fault of the tool, not of its
+        // command line. Open shards are dropped, which removes their temporary files.
+        return Err(Error::internal(format!(
+            "the shard writer stopped with {} shard(s) still open and {} block(s) unwritten",
+            open.len(),
+            pending.len()
+        )));
     }
     if let Some(f) = &mut filters {
         f.drain()?;
@@ -698,5 +704,20 @@ mod tests {
         assert_eq!(done[0].bytes, data.len() as u64);
         assert_eq!(done[0].crc32, zlib_rs::crc32::crc32(0, &data));
         assert_eq!(done[0].file_bytes, std::fs::metadata(&path).unwrap().len());
+    }
+
+    /// A shard still open at finish() is the tool's fault (issue 11: Error::Internal for
+    /// pipeline faults, not Usage), and it leaves no file behind.
+    #[test]
+    fn finishing_with_an_open_shard_is_an_internal_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.csv");
+        let mut p = Pipeline::start(2, None, false, None);
+        p.open(0, path.clone()).unwrap();
+        p.data(0, Payload::Owned(b"1,a\n".to_vec())).unwrap();
+        let e = p.finish().unwrap_err();
+        assert!(matches!(e, Error::Internal(_)), "{e:?}");
+        assert!(e.to_string().contains("1 shard(s) still open"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -11,7 +11,7 @@ use super::sql::{Spanned, Tok, tokenize};
 use std::io::Read;
 
 /// A possibly schema-qualified name; `schema` is `None` when the dump did not qualify it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct QName {
     /// Schema, if given.
     pub schema: Option<String>,

@@ -8,3 +8,4 @@ pub mod inserts;
 pub mod naming;
 pub mod psql;
 pub mod sql;
+pub mod tabledefs;

@@ -3,7 +3,7 @@
 
 use super::args::Config;
 use super::buf::Buf;
-use super::copy::{CopyJob, Out, script_copy, stopped};
+use super::copy::{CopyJob, Out, stopped};
 use super::tables::header_record;
 use super::{Converter, DataTable, Group, pool_of};
 use crate::csvout::FieldWriter;
@@ -52,16 +52,7 @@ impl Converter<'_> {
             self.groups[g].entries.push(i);
         }
         // The empty body: its `\.` line.
-        script_copy(
-            &mut self.buf,
-            self.pool.map(|v| &**v),
-            &self.fw,
-            &mut self.piece_bufs,
-            &key,
-            cols.len(),
-            None,
-        )?;
-        Ok(())
+        self.script_body(&key, cols.len(), false)
     }
 
     /// Converts the archive data entries queued by [`Converter::defer_copy`], up to `jobs`

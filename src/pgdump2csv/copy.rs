@@ -16,8 +16,20 @@ impl Converter<'_> {
     pub(super) fn copy_data(&mut self, key: (String, String), cols: Vec<String>) -> Result<()> {
         self.enter_data()?;
         let selected = self.open_table(&key, &cols)?;
+        self.script_body(&key, cols.len(), selected)
+    }
+
+    /// Reads the COPY data that follows in the script through its `\.` line: into the open
+    /// table's output when `keep`, else read and dropped (an unselected table, or an archive
+    /// entry whose data is converted apart and whose body here is only its `\.`).
+    pub(super) fn script_body(
+        &mut self,
+        key: &(String, String),
+        ncols: usize,
+        keep: bool,
+    ) -> Result<()> {
         let out = match self.open.as_mut() {
-            Some(o) if selected => {
+            Some(o) if keep => {
                 let t = &mut self.data[o.idx];
                 Some(Out {
                     sink: &mut o.sink,
@@ -32,14 +44,14 @@ impl Converter<'_> {
             self.pool.map(|v| &**v),
             &self.fw,
             &mut self.piece_bufs,
-            &key,
-            cols.len(),
+            key,
+            ncols,
             out,
         )?;
         // A write-behind thread may still be writing the last blocks: its error, if any,
         // is this table's, and is reported now, not when the next table opens (which may be
         // after a long stretch of input), as it would have been without the thread.
-        if let Some(o) = self.open.as_mut().filter(|_| selected) {
+        if let Some(o) = self.open.as_mut().filter(|_| keep) {
             let name = o.sink.name();
             o.sink.sync().at(name)?;
         }
@@ -50,7 +62,7 @@ impl Converter<'_> {
 /// Converts the COPY data that follows its statement in the script (`buf` at its first
 /// line) through its `\.` line into `out` (`None`: read and dropped), its blocks converted
 /// on `pool` (`None`: on this thread); no stop flag: the script is read by one thread.
-pub(super) fn script_copy(
+fn script_copy(
     buf: &mut Buf,
     pool: Option<&rayon::ThreadPool>,
     fw: &FieldWriter,

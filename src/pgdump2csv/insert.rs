@@ -44,7 +44,7 @@ impl Converter<'_> {
         }
         let (cols, keep): (Vec<String>, Vec<bool>) = match &head.cols {
             Some(c) => (c.clone(), vec![true; c.len()]),
-            None => match self.all_columns(&key, 0) {
+            None => match self.all_columns(&key) {
                 Some(d) if !d.is_empty() || head.default_values => (
                     d.iter()
                         .filter(|c| !c.generated)
@@ -137,13 +137,16 @@ impl Converter<'_> {
     /// after the child was created comes last in the child, but the dump declares it with the
     /// parent. Neither psql nor we can tell, so say so once per table.
     pub(super) fn warn_uncertain_order(&mut self, key: &(String, String)) {
-        let Some(def) = self.defs.get(key) else {
+        let Some(def) = self.def(key) else {
             return;
         };
         let uncertain = match def.inherits.as_slice() {
             [] => false,
             [parent] => {
-                let pcols = self.all_columns(parent, 1).unwrap_or_default();
+                let pcols = match self.defs.find(parent).map(|p| self.defs.all_columns(p)) {
+                    Some((cols, true)) => cols,
+                    _ => Vec::new(),
+                };
                 def.columns
                     .iter()
                     .any(|c| !pcols.iter().any(|p| p.name == c.name))

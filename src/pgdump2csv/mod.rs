@@ -16,8 +16,8 @@ use crate::error::{Error, IoContext, Result};
 use crate::manifest::{self, Manifest};
 use crate::output::{AtomicFile, Sink};
 use crate::pgdump::archive::DataSet;
-use crate::pgdump::ddl::ColumnDef;
 use crate::pgdump::psql;
+use crate::pgdump::tabledefs::{Redeclare, TableDefs};
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -33,6 +33,29 @@ mod tables;
 
 pub use args::{Args, Config, Dest};
 use buf::Buf;
+
+/// For unit tests: converts the plain dump `input` into `out`, writing `manifest`, quietly and
+/// without the end-of-dump check.
+#[cfg(test)]
+pub(crate) fn convert_for_test(
+    input: &std::path::Path,
+    out: &std::path::Path,
+    manifest: &std::path::Path,
+) -> Result<()> {
+    use clap::Parser;
+    let args = Args::try_parse_from([
+        "pgdump2csv".as_ref(),
+        "--no-dump-check".as_ref(),
+        "-q".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "--write-manifest".as_ref(),
+        manifest.as_os_str(),
+        input.as_os_str(),
+    ])
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    run(args)
+}
 
 /// Runs the tool.
 pub fn run(mut args: Args) -> Result<()> {
@@ -110,15 +133,6 @@ const READ_SIZE: usize = 4 << 20;
 /// Below this, a data block is converted on the current thread.
 const PAR_MIN: usize = 256 << 10;
 
-/// What is known about a table from its DDL.
-#[derive(Debug, Default)]
-struct TableDef {
-    columns: Vec<ColumnDef>,
-    inherits: Vec<(String, String)>,
-    pk: Vec<String>,
-    not_null: Vec<String>,
-}
-
 /// A table whose data was (or is being) written.
 #[derive(Debug)]
 struct DataTable {
@@ -151,8 +165,8 @@ struct Converter<'c> {
     buf: Buf,
     fw: FieldWriter,
     std_strings: bool,
-    search_path: Vec<String>,
-    defs: HashMap<(String, String), TableDef>,
+    /// What the DDL declares about each table, and the search path.
+    defs: TableDefs,
     data: Vec<DataTable>,
     by_name: HashMap<(String, String), usize>,
     open: Option<Open>,
@@ -173,8 +187,6 @@ struct Converter<'c> {
     dump_key: Option<Vec<u8>>,
     /// Every table the dump creates or has data for, to check that each --table matched.
     seen: HashSet<(String, String)>,
-    /// Composite types (`CREATE TYPE t AS (...)`): the columns of tables typed `OF` them.
-    types: HashMap<(String, String), Vec<ColumnDef>>,
     /// Tables already warned about for an uncertain INSERT column order.
     order_warned: HashSet<(String, String)>,
     /// An archive's data entries converted apart from the script (concurrently, after it).
@@ -229,8 +241,9 @@ impl<'c> Converter<'c> {
             buf: Buf::new(r, name),
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,
-            search_path: vec!["public".into()],
-            defs: HashMap::new(),
+            // A file needs a schema: where the search path gives none, the name is
+            // PostgreSQL's default creation schema.
+            defs: TableDefs::new(Some("public"), Redeclare::Replaces),
             data: Vec::new(),
             by_name: HashMap::new(),
             open: None,
@@ -246,7 +259,6 @@ impl<'c> Converter<'c> {
             post_key,
             dump_key: None,
             seen: HashSet::new(),
-            types: HashMap::new(),
             order_warned: HashSet::new(),
             dset,
             next_entry: 0,
@@ -398,8 +410,8 @@ impl<'c> Converter<'c> {
             m.archive = self.cfg.archive.clone();
             for t in &self.data {
                 let key = (t.schema.clone(), t.name.clone());
-                let def = self.defs.get(&key);
-                let all = self.all_columns(&key, 0).unwrap_or_default();
+                let def = self.def(&key);
+                let all = self.all_columns(&key).unwrap_or_default();
                 let columns = t
                     .cols
                     .iter()

@@ -1,31 +1,30 @@
-//! The schema builder: what the dump's DDL declares about each table (columns with inherited ones,
-//! typed tables' from their composite types), names placed by the search path.
+//! The dump's tables as pgdump2csv names them: the shared schema builder's
+//! ([`crate::pgdump::tabledefs`]) tables keyed by schema and name, the schema always given.
 
 use super::Converter;
-use crate::pgdump::ddl::{self, ColumnDef, QName};
+use crate::pgdump::ddl::{ColumnDef, QName};
+use crate::pgdump::tabledefs::TableDef;
 
 impl Converter<'_> {
     /// Schema and name of a table as the dump names it, qualified by the search path.
     pub(super) fn resolve(&self, q: &QName) -> (String, String) {
-        // A file needs a schema: where the search path gives none, the name is PostgreSQL's
-        // default creation schema.
-        let q = q.clone().placed(&self.search_path);
-        (q.schema.unwrap_or_else(|| "public".into()), q.name)
+        let q = self.defs.place(q);
+        // `defs` has a default schema, so every placed name has one.
+        (q.schema.unwrap_or_default(), q.name)
     }
 
-    /// All columns of a table in physical order: inherited ones first (pg_dump declares only
-    /// the local ones in the child's CREATE TABLE), a column declared in both kept once.
-    pub(super) fn all_columns(&self, key: &(String, String), depth: u32) -> Option<Vec<ColumnDef>> {
-        let def = self.defs.get(key)?;
-        // The depth bound stops inheritance cycles, which PostgreSQL refuses anyway.
-        let parents: Vec<Vec<ColumnDef>> = if depth < 32 {
-            def.inherits
-                .iter()
-                .map(|p| self.all_columns(p, depth + 1))
-                .collect::<Option<_>>()?
-        } else {
-            Vec::new()
-        };
-        Some(ddl::merge_inherited(parents, &def.columns))
+    /// What the DDL says about a table (also when only an `ALTER` named it).
+    pub(super) fn def(&self, key: &(String, String)) -> Option<&TableDef> {
+        self.defs.find(&QName {
+            schema: Some(key.0.clone()),
+            name: key.1.clone(),
+        })
+    }
+
+    /// All columns of a table in physical order, inherited ones first; `None` if the DDL does
+    /// not name the table or one of its ancestors.
+    pub(super) fn all_columns(&self, key: &(String, String)) -> Option<Vec<ColumnDef>> {
+        let (cols, complete) = self.defs.all_columns(self.def(key)?);
+        complete.then_some(cols)
     }
 }

@@ -187,47 +187,27 @@ impl Converter<'_> {
                 self.close_open()?;
                 let unit = self.buf.avail()[..unit_end].to_vec();
                 let mut session_setting = false;
-                match other {
-                    Stmt::CreateTable {
-                        table,
-                        columns,
-                        pk,
-                        inherits,
-                        of_type,
-                    } => {
-                        let key = self.resolve(&table);
-                        self.seen.insert(key.clone());
-                        let inherits = inherits.iter().map(|q| self.resolve(q)).collect();
-                        // A typed table (CREATE TABLE t OF type) has the type's columns.
-                        let columns = match of_type {
-                            Some(ty) if columns.is_empty() => self
-                                .types
-                                .get(&self.resolve(&ty))
-                                .cloned()
-                                .unwrap_or_default(),
-                            _ => columns,
-                        };
-                        let def = self.defs.entry(key).or_default();
-                        def.columns = columns;
-                        def.inherits = inherits;
-                        if !pk.is_empty() {
-                            def.pk = pk;
+                match &other {
+                    Stmt::CreateTable { .. } => {
+                        if let Some(t) = self.defs.apply(&other) {
+                            let key = (
+                                t.name.schema.clone().unwrap_or_default(),
+                                t.name.name.clone(),
+                            );
+                            self.seen.insert(key);
                         }
                     }
-                    Stmt::AddPrimaryKey { table, cols } => {
-                        let key = self.resolve(&table);
-                        self.defs.entry(key).or_default().pk = cols;
+                    Stmt::AddPrimaryKey { .. }
+                    | Stmt::SetNotNull { .. }
+                    | Stmt::CreateComposite { .. } => {
+                        self.defs.apply(&other);
                     }
-                    Stmt::SetNotNull { table, col } => {
-                        let key = self.resolve(&table);
-                        self.defs.entry(key).or_default().not_null.push(col);
-                    }
-                    Stmt::SearchPath(p) => {
-                        self.search_path = p;
+                    Stmt::SearchPath(_) => {
+                        self.defs.apply(&other);
                         session_setting = true;
                     }
                     Stmt::StdStrings(on) => {
-                        self.std_strings = on;
+                        self.std_strings = *on;
                         session_setting = true;
                     }
                     Stmt::ClientEncoding(enc) => {
@@ -239,10 +219,6 @@ impl Converter<'_> {
                             ));
                         }
                         session_setting = true;
-                    }
-                    Stmt::CreateComposite { name, attributes } => {
-                        let key = self.resolve(&name);
-                        self.types.insert(key, attributes);
                     }
                     Stmt::OtherCopy => {
                         return Err(self.err(
@@ -280,7 +256,7 @@ impl Converter<'_> {
         if self.by_name.contains_key(&key) {
             return Ok(());
         }
-        let Some(cols) = self.all_columns(&key, 0) else {
+        let Some(cols) = self.all_columns(&key) else {
             return Ok(());
         };
         let cols: Vec<String> = cols
@@ -383,7 +359,6 @@ pub(super) fn toc_table_data(line: &[u8]) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use crate::manifest::Manifest;
-    use clap::Parser;
 
     /// Comments between statements nest, as psql reads them: the one after the first `*/`
     /// is still inside the outer comment, and the CREATE TABLE after it is seen.
@@ -399,18 +374,7 @@ mod tests {
         )
         .unwrap();
         let (out, m) = (d.path().join("out"), d.path().join("m.json"));
-        let args = super::super::Args::try_parse_from([
-            "pgdump2csv".as_ref(),
-            "--no-dump-check".as_ref(),
-            "-q".as_ref(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            "--write-manifest".as_ref(),
-            m.as_os_str(),
-            sql.as_os_str(),
-        ])
-        .unwrap();
-        super::super::run(args).unwrap();
+        super::super::convert_for_test(&sql, &out, &m).unwrap();
         let m = Manifest::read(&m).unwrap();
         let t = m.table("public.t").unwrap();
         assert_eq!(t.columns[0].type_name.as_deref(), Some("integer"));

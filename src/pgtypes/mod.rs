@@ -74,8 +74,11 @@ pub enum PgType {
     Jsonb,
     /// `bytea`.
     Bytea,
-    /// `text` and other unconstrained strings (`varchar`, `bpchar`, `name`, `citext`).
+    /// `text` and other unconstrained strings (`varchar`, `name`, `citext`).
     Text,
+    /// `bpchar` without a length: any length, but compared as `character(n)` is, trailing
+    /// spaces ignored (so `a` and `a ` are one key).
+    Bpchar,
     /// `character varying(n)`: at most n characters (trailing spaces beyond n are cut).
     Varchar(usize),
     /// `character(n)`: at most n characters (trailing spaces beyond n are cut).
@@ -244,6 +247,7 @@ pub fn parse_type(name: &str, catalog: &Catalog) -> PgType {
         "bytea" => PgType::Bytea,
         "text" | "name" | "citext" | "bpchar" => match (base, arg(0)) {
             ("bpchar", Some(l)) => PgType::Char(l.max(1) as usize),
+            ("bpchar", None) => PgType::Bpchar,
             _ => PgType::Text,
         },
         "character varying" | "varchar" => match arg(0) {
@@ -417,6 +421,7 @@ impl PgType {
             PgType::Jsonb => "jsonb".into(),
             PgType::Bytea => "bytea".into(),
             PgType::Text => "text".into(),
+            PgType::Bpchar => "bpchar".into(),
             PgType::Varchar(n) => format!("character varying({n})"),
             PgType::Char(n) => format!("character({n})"),
             PgType::Enum(e) => e.name.clone(),
@@ -455,7 +460,7 @@ impl PgType {
             PgType::Json => check_json(v, false),
             PgType::Jsonb => check_json(v, true),
             PgType::Bytea => check_bytea(v),
-            PgType::Text | PgType::Unknown(_) => Ok(()),
+            PgType::Text | PgType::Bpchar | PgType::Unknown(_) => Ok(()),
             PgType::Varchar(n) => check_len(v, *n, "character varying"),
             PgType::Char(n) => check_len(v, *n, "character"),
             PgType::Enum(e) => {
@@ -589,6 +594,8 @@ mod tests {
         assert_eq!(parse_type("character varying(16)", &c), PgType::Varchar(16));
         assert_eq!(parse_type("CHARACTER(2)", &c), PgType::Char(2));
         assert_eq!(parse_type("character", &c), PgType::Char(1));
+        assert_eq!(parse_type("bpchar", &c), PgType::Bpchar);
+        assert_eq!(parse_type("bpchar(3)", &c), PgType::Char(3));
         assert_eq!(
             parse_type("numeric(24, 12)", &c),
             PgType::Numeric(Some((24, 12)))

@@ -32,6 +32,17 @@ enum Input {
     File(PathBuf),
 }
 
+/// Where the child's stdout goes.
+enum Out {
+    /// Captured whole.
+    Capture,
+    /// Written to this file (opened for writing, not truncated: e.g. /dev/full).
+    File(PathBuf),
+    /// A pipe of which the first this many bytes are read (and captured), then closed while
+    /// the child may still be writing.
+    Head(usize),
+}
+
 /// A command to run once, built up like `std::process::Command`.
 pub struct Cmd {
     program: OsString,
@@ -39,6 +50,7 @@ pub struct Cmd {
     envs: Vec<(OsString, Option<OsString>)>,
     dir: Option<PathBuf>,
     input: Input,
+    out: Out,
 }
 
 /// How much of each stream a failure message shows: enough for an error message or the first
@@ -59,6 +71,7 @@ impl Cmd {
             envs: Vec::new(),
             dir: None,
             input: Input::Null,
+            out: Out::Capture,
         }
     }
 
@@ -105,6 +118,20 @@ impl Cmd {
         self
     }
 
+    /// The child writes stdout to this file (opened for writing, not created or truncated),
+    /// e.g. /dev/full.
+    pub fn stdout_file(mut self, path: impl AsRef<Path>) -> Cmd {
+        self.out = Out::File(path.as_ref().to_owned());
+        self
+    }
+
+    /// The child writes stdout to a pipe that is closed after its first `n` bytes are read
+    /// (they are the captured stdout): a reader such as `head` going away.
+    pub fn stdout_head(mut self, n: usize) -> Cmd {
+        self.out = Out::Head(n);
+        self
+    }
+
     /// The command line, shell-quoted enough to read and to paste.
     pub fn line(&self) -> String {
         let mut parts = vec![quote(&self.program)];
@@ -113,6 +140,11 @@ impl Cmd {
             Input::Null => {}
             Input::Bytes(b) => parts.push(format!("<<< ({} bytes)", b.len())),
             Input::File(p) => parts.push(format!("< {}", quote(p.as_os_str()))),
+        }
+        match &self.out {
+            Out::Capture => {}
+            Out::File(p) => parts.push(format!("> {}", quote(p.as_os_str()))),
+            Out::Head(n) => parts.push(format!("| head -c {n}")),
         }
         parts.join(" ")
     }
@@ -136,7 +168,16 @@ impl Cmd {
     /// Runs to completion and returns what happened, whatever the exit status.
     pub fn run(&self) -> Run {
         let mut c = self.command();
-        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        c.stderr(Stdio::piped());
+        c.stdout(match &self.out {
+            Out::Capture | Out::Head(_) => Stdio::piped(),
+            Out::File(p) => Stdio::from(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .unwrap_or_else(|e| panic!("open {}: {e}", p.display())),
+            ),
+        });
         c.stdin(match &self.input {
             Input::Null => Stdio::null(),
             Input::Bytes(_) => Stdio::piped(),
@@ -160,11 +201,26 @@ impl Cmd {
             }
             _ => None,
         };
-        let output = child
+        // Up to n bytes (fewer only if the child ends first), then the pipe is closed: the
+        // child's next write gets EPIPE or SIGPIPE, as under `| head -c n`.
+        let head = match self.out {
+            Out::Head(n) => {
+                let out = child.stdout.take().expect("piped stdout");
+                let mut first = Vec::with_capacity(n);
+                let _ =
+                    std::io::Read::read_to_end(&mut std::io::Read::take(out, n as u64), &mut first);
+                Some(first)
+            }
+            _ => None,
+        };
+        let mut output = child
             .wait_with_output()
             .unwrap_or_else(|e| panic!("wait for {}: {e}", self.line()));
         if let Some(w) = writer {
             w.join().expect("stdin writer thread");
+        }
+        if let Some(first) = head {
+            output.stdout = first;
         }
         Run {
             line: self.line(),

@@ -5,3 +5,12 @@ pub mod cmd;
 pub mod csvparse;
 pub mod man;
 pub mod pg;
+
+/// Makes a named pipe at `path`, with mkfifo(1) (the tests need no libc binding for it).
+pub fn mkfifo(path: &std::path::Path) {
+    let st = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run mkfifo: {e}"));
+    assert!(st.success(), "mkfifo {} failed: {st}", path.display());
+}

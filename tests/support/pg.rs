@@ -302,16 +302,8 @@ impl Pg {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let spooled = self.spool.join(format!("in-{n}.dat"));
         fs::copy(data, &spooled).map_err(|e| format!("copy {} to spool: {e}", data.display()))?;
-        if self.run_as.is_some() {
-            set_mode(&spooled, 0o644)?;
-        }
-        let sql = format!(
-            "COPY {target} FROM {} WITH ({options})",
-            quote_literal(&spooled.to_string_lossy())
-        );
-        let out = self.try_psql(db, &sql);
-        let _ = fs::remove_file(&spooled);
-        out.map_err(|e| format!("{e}(data file: {})", data.display()))
+        self.copy_spooled(db, target, &spooled, options)
+            .map_err(|e| format!("{e}(data file: {})", data.display()))
     }
 
     /// Like [`Pg::try_copy_in_server`] but with the data given in memory.
@@ -325,15 +317,26 @@ impl Pg {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let spooled = self.spool.join(format!("mem-{n}.dat"));
         fs::write(&spooled, data).map_err(|e| format!("write {}: {e}", spooled.display()))?;
+        self.copy_spooled(db, target, &spooled, options)
+    }
+
+    /// Server-side `COPY target FROM spooled`, the spooled file removed afterwards.
+    fn copy_spooled(
+        &self,
+        db: &str,
+        target: &str,
+        spooled: &Path,
+        options: &str,
+    ) -> Result<String, String> {
         if self.run_as.is_some() {
-            set_mode(&spooled, 0o644)?;
+            set_mode(spooled, 0o644)?;
         }
         let sql = format!(
             "COPY {target} FROM {} WITH ({options})",
             quote_literal(&spooled.to_string_lossy())
         );
         let out = self.try_psql(db, &sql);
-        let _ = fs::remove_file(&spooled);
+        let _ = fs::remove_file(spooled);
         out
     }
 
@@ -569,8 +572,8 @@ impl Pg {
     }
 }
 
-/// Row count and md5 of the sorted rows of every table (as tests/roundtrip_pg.rs does),
-/// without csvload's journal.
+/// Per table and materialized view, `schema.name` -> `count md5` of its sorted rows, csvload's
+/// journal (schema `dumpshard`) left out.
 pub fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
     let sql = r#"
 CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
@@ -594,7 +597,9 @@ ORDER BY 1;
         .lines()
         .filter(|l| !l.is_empty())
         .map(|l| {
-            let (k, v) = l.split_once('\t').unwrap();
+            let (k, v) = l
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("bad fingerprint line {l:?}"));
             (k.to_string(), v.to_string())
         })
         .collect()
