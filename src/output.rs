@@ -8,9 +8,6 @@
 //! a silently truncated output behind, and standard output dropped unfinished ends with
 //! [`INCOMPLETE`], so that the next tool of a pipeline fails instead of taking a cut stream
 //! for a whole one.
-//!
-//! A file can also be written by a thread of its own ([`WriteBehind`], [`Sink::write_behind`]),
-//! so that a producer's next bytes are made while the kernel copies the last ones.
 
 use crate::cli;
 use crate::error::{Error, IoContext, Result};
@@ -18,8 +15,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Mutex, OnceLock};
 
 const BUF: usize = 256 << 10;
 
@@ -370,8 +366,6 @@ pub enum Sink {
     GzipBlocks(crate::gzblocks::GzBlocks<AtomicFile>),
     /// Standard output as gzip members of fixed-size blocks.
     GzipBlocksStdout(crate::gzblocks::GzBlocks<StdoutCsv>),
-    /// A file written by a thread of its own ([`Sink::write_behind`]).
-    Behind(Box<WriteBehind>),
 }
 
 /// True if the path asks for gzip output by its name.
@@ -441,37 +435,6 @@ impl Sink {
         )
     }
 
-    /// This sink written by a thread of its own from now on (see [`WriteBehind`]), if it is
-    /// a plain file: that is where it pays. Compressed output is bound by compressing, which
-    /// its callers already spread over their threads; standard output into a pipe goes at
-    /// the pace of the next tool, which needs the other cores. Other sinks stay as they are.
-    pub fn write_behind(self) -> Sink {
-        match self {
-            s @ Sink::File(_) => Sink::Behind(Box::new(WriteBehind::new(s))),
-            s => s,
-        }
-    }
-
-    /// Writes the buffers of `bufs` in order. A [`Sink::Behind`] takes them (its thread writes
-    /// them) and leaves others, written before, in `bufs` for the caller to clear and fill
-    /// again; other sinks write them now and leave them as they were.
-    pub fn write_bufs(&mut self, bufs: &mut Vec<Vec<u8>>) -> io::Result<()> {
-        match self {
-            Sink::Behind(b) => b.write_bufs(bufs),
-            s => bufs.iter().try_for_each(|b| s.write_all(b)),
-        }
-    }
-
-    /// Waits until a [`Sink::Behind`]'s thread has written everything handed to it, and
-    /// returns the error it stopped at, if any and not returned before (other sinks:
-    /// nothing to wait for).
-    pub fn sync(&mut self) -> io::Result<()> {
-        match self {
-            Sink::Behind(b) => b.sync(),
-            _ => Ok(()),
-        }
-    }
-
     /// Name for messages.
     pub fn name(&self) -> String {
         match self {
@@ -481,7 +444,6 @@ impl Sink {
             Sink::File(f) => f.dest().display().to_string(),
             Sink::Gzip(g) => g.get_ref().dest().display().to_string(),
             Sink::GzipBlocks(g) => g.get_ref().dest().display().to_string(),
-            Sink::Behind(b) => b.name.clone(),
         }
     }
 
@@ -495,7 +457,6 @@ impl Sink {
             Sink::GzipStdout(g) => g.finish().at(&name)?.finish().at(&name),
             Sink::GzipBlocks(g) => g.finish().at(&name)?.commit(),
             Sink::GzipBlocksStdout(g) => g.finish().at(&name)?.finish().at(&name),
-            Sink::Behind(b) => b.into_inner().at(&name)?.finish(),
         }
     }
 }
@@ -509,7 +470,6 @@ impl Write for Sink {
             Sink::GzipStdout(w) => w.write(buf),
             Sink::GzipBlocks(w) => w.write(buf),
             Sink::GzipBlocksStdout(w) => w.write(buf),
-            Sink::Behind(w) => w.write(buf),
         }
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
@@ -520,7 +480,6 @@ impl Write for Sink {
             Sink::GzipStdout(w) => w.write_all(buf),
             Sink::GzipBlocks(w) => w.write_all(buf),
             Sink::GzipBlocksStdout(w) => w.write_all(buf),
-            Sink::Behind(w) => w.write_all(buf),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -531,303 +490,6 @@ impl Write for Sink {
             Sink::GzipStdout(w) => w.flush(),
             Sink::GzipBlocks(w) => w.flush(),
             Sink::GzipBlocksStdout(w) => w.flush(),
-            Sink::Behind(w) => w.flush(),
-        }
-    }
-}
-
-/// Bytes a [`WriteBehind`] writes on the caller's thread before it starts its own: a table of
-/// a few rows is not worth a thread.
-const BEHIND_START: usize = 256 << 10;
-
-/// Batches a [`WriteBehind`] has handed its thread and not taken back yet (queued, being
-/// written, or written and waiting to be reused). The caller fills one more, so at most three
-/// batches exist: one filled while one is written and one waits. Two are enough for the
-/// overlap (one filled while the other is written); the third absorbs a block that converts
-/// faster than the last one writes.
-const BEHIND_OUT: usize = 2;
-
-/// A file [`Sink`] written by a thread of its own ("write-behind"), so that producing the next
-/// bytes (reading and converting the next block of a dump) overlaps writing the last ones,
-/// which for a file is mostly the kernel copying them into the page cache: on one thread the
-/// two take turns. The caller hands over batches of filled buffers
-/// ([`WriteBehind::write_bufs`]) and gets written ones back to fill again, so no byte is
-/// copied on the way; small writes through [`Write`] are gathered into batches of 256 KiB.
-/// The bytes are written in the order handed over, exactly as the inner sink would have
-/// written them.
-///
-/// Memory: at most three batches (`BEHIND_OUT` handed over, one being filled); with
-/// pgdump2csv's batches, the CSV of one 4 MiB read block each, about 8-10 MiB more than
-/// writing in place.
-///
-/// Threads: one, started by the first batch of 256 KiB or more (`BEHIND_START`; until then,
-/// and if no thread can be started, the caller writes: small outputs never start one), and
-/// ended by [`WriteBehind::sync`] (the next big batch starts another), by
-/// [`WriteBehind::into_inner`] or by dropping.
-///
-/// Errors: the thread stops at its first failed write and drops the batches still queued;
-/// the caller gets that `io::Error`, as the write returned it, from its next call that hands
-/// a batch over (the second after the failed one at the latest: the caller is never more
-/// than two batches ahead), or from [`WriteBehind::sync`] / [`WriteBehind::into_inner`]. The
-/// inner sink is then dropped unfinished, as it would have been had the caller's own write
-/// failed (the file is not renamed into place), and later calls fail. Dropped unfinished
-/// (the caller failed), a `WriteBehind` tells its thread to stop writing (the file is
-/// discarded anyway), waits for it, and drops the inner sink unfinished: no thread outlives
-/// it.
-pub struct WriteBehind {
-    /// The inner sink's name, for messages.
-    name: String,
-    state: Behind,
-    /// Small writes gathered while the thread runs.
-    cur: Vec<u8>,
-    /// A thread could not be started: the caller writes, from then on.
-    no_thread: bool,
-}
-
-// One per output, its state changed a few times per table: the size of a Sink is no cost.
-#[allow(clippy::large_enum_variant)]
-enum Behind {
-    /// No thread (yet, or any more): written on the caller's thread.
-    Inline(Sink),
-    /// Written by the thread.
-    Running(Writer),
-    /// The thread failed: its error was returned, its sink dropped.
-    Failed,
-}
-
-/// The caller's ends of a running write-behind thread.
-struct Writer {
-    /// Batches to write; closing it ends the thread.
-    tx: Option<mpsc::SyncSender<Vec<Vec<u8>>>>,
-    /// Written batches coming back for reuse.
-    back: mpsc::Receiver<Vec<Vec<u8>>>,
-    /// Batches handed over and not taken back from `back`: at most [`BEHIND_OUT`].
-    out: usize,
-    /// Set when dropped unfinished: the thread stops writing.
-    cancel: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<Option<Outcome>>>,
-}
-
-/// What a write-behind thread ends with: its sink, and the error it stopped at, if any.
-type Outcome = (Sink, io::Result<()>);
-
-/// The error of a [`WriteBehind`] used again after it returned its thread's error.
-fn behind_failed() -> io::Error {
-    io::Error::other("an earlier write to this output failed")
-}
-
-/// The write-behind thread: writes the batches in order and hands each back, until the
-/// channel closes, a write fails or `cancel` is set; returns the sink with the outcome.
-fn write_batches(
-    mut sink: Sink,
-    jobs: mpsc::Receiver<Vec<Vec<u8>>>,
-    back: mpsc::Sender<Vec<Vec<u8>>>,
-    cancel: &AtomicBool,
-) -> Outcome {
-    for batch in jobs {
-        for b in &batch {
-            if cancel.load(Ordering::Relaxed) {
-                return (sink, Err(io::Error::other("output abandoned")));
-            }
-            if let Err(e) = sink.write_all(b) {
-                // Returning drops `jobs` and `back`: a caller waiting to send or to take a
-                // batch back wakes up and collects this error.
-                return (sink, Err(e));
-            }
-        }
-        // The caller may have stopped taking them back: they are then freed here.
-        let _ = back.send(batch);
-    }
-    (sink, Ok(()))
-}
-
-impl WriteBehind {
-    /// `sink`, to be written by a thread of its own once there is enough to write.
-    fn new(sink: Sink) -> WriteBehind {
-        WriteBehind {
-            name: sink.name(),
-            state: Behind::Inline(sink),
-            cur: Vec::new(),
-            no_thread: false,
-        }
-    }
-
-    /// Starts the thread (if none can be started, the caller keeps writing).
-    fn start(&mut self) {
-        let Behind::Inline(sink) = std::mem::replace(&mut self.state, Behind::Failed) else {
-            return;
-        };
-        let (tx, jobs) = mpsc::sync_channel(BEHIND_OUT);
-        let (back_tx, back) = mpsc::channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let c = Arc::clone(&cancel);
-        // The sink goes over once the thread runs, so that a failed spawn keeps it.
-        let (give, take) = mpsc::sync_channel::<Sink>(1);
-        let spawned = std::thread::Builder::new()
-            .name("write".into())
-            .spawn(move || {
-                let sink = take.recv().ok()?;
-                Some(write_batches(sink, jobs, back_tx, &c))
-            });
-        self.state = match spawned {
-            Ok(thread) => match give.send(sink) {
-                Ok(()) => Behind::Running(Writer {
-                    tx: Some(tx),
-                    back,
-                    out: 0,
-                    cancel,
-                    thread: Some(thread),
-                }),
-                Err(mpsc::SendError(sink)) => Behind::Inline(sink),
-            },
-            Err(_) => Behind::Inline(sink),
-        };
-        self.no_thread = matches!(self.state, Behind::Inline(_));
-    }
-
-    /// Hands `batch` to the thread and returns a written one to fill again (empty when none
-    /// has come back and fewer than [`BEHIND_OUT`] are out; else it waits for one). If the
-    /// thread has stopped, returns its error.
-    fn hand_over(&mut self, batch: Vec<Vec<u8>>) -> io::Result<Vec<Vec<u8>>> {
-        let Behind::Running(w) = &mut self.state else {
-            return Err(behind_failed());
-        };
-        let back = match w.back.try_recv() {
-            Ok(b) => Some(b),
-            Err(_) if w.out < BEHIND_OUT => None,
-            // All out: wait until one is written (or the thread stopped: none comes).
-            Err(_) => match w.back.recv() {
-                Ok(b) => Some(b),
-                Err(_) => return Err(self.stop()),
-            },
-        };
-        let empty = match back {
-            Some(b) => {
-                w.out -= 1;
-                b
-            }
-            None => Vec::new(),
-        };
-        match w.tx.as_ref().map(|tx| tx.send(batch)) {
-            Some(Ok(())) => {
-                w.out += 1;
-                Ok(empty)
-            }
-            _ => Err(self.stop()),
-        }
-    }
-
-    /// Hands over the small writes gathered.
-    fn send_cur(&mut self) -> io::Result<()> {
-        if self.cur.is_empty() || !matches!(self.state, Behind::Running(_)) {
-            return Ok(());
-        }
-        let batch = vec![std::mem::take(&mut self.cur)];
-        // The written batch given back is freed: small writes beside batches are rare.
-        self.hand_over(batch).map(drop)
-    }
-
-    /// Waits for the thread to end (the channel closed), and returns its sink, or its error
-    /// (the sink dropped unfinished then).
-    fn join(&mut self) -> io::Result<Sink> {
-        let Behind::Running(mut w) = std::mem::replace(&mut self.state, Behind::Failed) else {
-            return Err(behind_failed());
-        };
-        drop(w.tx.take());
-        match w.thread.take().map(|t| t.join()) {
-            Some(Ok(Some((sink, Ok(()))))) => Ok(sink),
-            Some(Ok(Some((_, Err(e))))) => Err(e),
-            _ => Err(io::Error::other("the thread writing this output failed")),
-        }
-    }
-
-    /// The error the thread stopped at (its sink dropped unfinished).
-    fn stop(&mut self) -> io::Error {
-        match self.join() {
-            Ok(_) => behind_failed(),
-            Err(e) => e,
-        }
-    }
-
-    /// Writes the buffers of `bufs`, in order: hands them to the thread (started now if this
-    /// is the first batch of 256 KiB or more) and leaves written ones (emptied
-    /// or not: the caller clears them) in `bufs`, or writes them on this thread and leaves
-    /// them as they were.
-    pub fn write_bufs(&mut self, bufs: &mut Vec<Vec<u8>>) -> io::Result<()> {
-        if let Behind::Inline(s) = &mut self.state {
-            if self.no_thread || bufs.iter().map(Vec::len).sum::<usize>() < BEHIND_START {
-                return bufs.iter().try_for_each(|b| s.write_all(b));
-            }
-            self.start();
-            if let Behind::Inline(s) = &mut self.state {
-                return bufs.iter().try_for_each(|b| s.write_all(b));
-            }
-        }
-        self.send_cur()?;
-        let batch = std::mem::take(bufs);
-        *bufs = self.hand_over(batch)?;
-        Ok(())
-    }
-
-    /// Waits until everything handed over is written and ends the thread (the next big
-    /// batch starts another); returns the error the thread stopped at, if it did and that
-    /// error was not returned before (every later write and `into_inner` fail still).
-    pub fn sync(&mut self) -> io::Result<()> {
-        match &self.state {
-            Behind::Inline(_) | Behind::Failed => Ok(()),
-            Behind::Running(_) => {
-                self.send_cur()?;
-                let sink = self.join()?;
-                self.state = Behind::Inline(sink);
-                Ok(())
-            }
-        }
-    }
-
-    /// Waits until everything is written and returns the inner sink, to be finished.
-    pub fn into_inner(mut self) -> io::Result<Sink> {
-        self.sync()?;
-        match std::mem::replace(&mut self.state, Behind::Failed) {
-            Behind::Inline(s) => Ok(s),
-            _ => Err(behind_failed()),
-        }
-    }
-}
-
-impl Write for WriteBehind {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.write_all(buf)?;
-        Ok(buf.len())
-    }
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match &mut self.state {
-            Behind::Inline(s) => s.write_all(buf),
-            Behind::Failed => Err(behind_failed()),
-            Behind::Running(_) => {
-                self.cur.extend_from_slice(buf);
-                if self.cur.len() >= BEHIND_START {
-                    self.send_cur()
-                } else {
-                    Ok(())
-                }
-            }
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.sync()?;
-        match &mut self.state {
-            Behind::Inline(s) => s.flush(),
-            _ => Err(behind_failed()),
-        }
-    }
-}
-
-impl Drop for WriteBehind {
-    fn drop(&mut self) {
-        if let Behind::Running(w) = &self.state {
-            // Unfinished: the file is discarded, so what is still queued need not be written.
-            w.cancel.store(true, Ordering::Relaxed);
-            let _ = self.join();
         }
     }
 }
@@ -1130,111 +792,6 @@ mod tests {
         let mut f = AtomicFile::create(Path::new("/dev/full")).unwrap();
         let r = f.write_all(&[0u8; 1 << 20]).and_then(|_| f.flush());
         assert!(r.is_err(), "/dev/full must report ENOSPC");
-    }
-
-    #[test]
-    fn write_behind_writes_the_same_bytes_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = dir.path().join("out.csv");
-        let mut want = Vec::new();
-        let mut s = Sink::create(Some(&dest), false, 6).unwrap().write_behind();
-        let mut bufs: Vec<Vec<u8>> = Vec::new();
-        // Small batches and writes first (on this thread), then batches big enough for the
-        // thread, with small writes between them, gathered.
-        for round in 0..40u32 {
-            let head = format!("head {round}\n");
-            s.write_all(head.as_bytes()).unwrap();
-            want.extend_from_slice(head.as_bytes());
-            let size = if round < 3 { 100 } else { 300 << 10 };
-            bufs.resize_with(3, Vec::new);
-            for (k, b) in bufs.iter_mut().enumerate() {
-                b.clear();
-                b.extend((0..size).map(|i| (i as u32 * 7 + round + k as u32) as u8));
-                want.extend_from_slice(b);
-            }
-            s.write_bufs(&mut bufs).unwrap();
-        }
-        assert!(matches!(s, Sink::Behind(_)) && !s.is_stdout());
-        s.sync().unwrap();
-        // After a sync, the next big batch starts another thread.
-        bufs.resize_with(2, Vec::new);
-        for b in &mut bufs {
-            b.clear();
-            b.extend(std::iter::repeat_n(b'y', 200 << 10));
-            want.extend_from_slice(b);
-        }
-        s.write_bufs(&mut bufs).unwrap();
-        s.write_all(b"tail\n").unwrap();
-        want.extend_from_slice(b"tail\n");
-        assert!(!dest.exists(), "not before finish");
-        s.finish().unwrap();
-        assert!(fs::read(&dest).unwrap() == want, "bytes differ");
-
-        // Dropped unfinished: the thread stops and is waited for, the file is not published.
-        let gone = dir.path().join("gone.csv");
-        let mut s = Sink::create(Some(&gone), false, 6).unwrap().write_behind();
-        let mut bufs = vec![vec![b'x'; 1 << 20]];
-        s.write_bufs(&mut bufs).unwrap();
-        drop(s);
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "only out.csv");
-    }
-
-    #[test]
-    fn write_behind_returns_the_write_error_within_two_batches() {
-        // /dev/full fails every write with ENOSPC, on the writer thread here. The caller is
-        // at most BEHIND_OUT batches ahead of the thread, so the batch after those can only
-        // be handed over once the thread has written (or failed) the first.
-        let f = AtomicFile::create(Path::new("/dev/full")).unwrap();
-        let mut s = Sink::File(f).write_behind();
-        let mut err = None;
-        for _ in 0..=BEHIND_OUT {
-            let mut bufs = vec![vec![b'x'; 1 << 20]; 2];
-            if let Err(e) = s.write_bufs(&mut bufs) {
-                err = Some(e);
-                break;
-            }
-        }
-        let e = err.expect("the write error comes back");
-        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC), "{e}");
-        // Once reported, the sink is gone: later calls fail too, finish included.
-        assert!(s.sync().is_ok(), "not reported twice");
-        assert!(s.write_all(b"more").is_err());
-        assert!(s.finish().is_err());
-    }
-
-    #[test]
-    fn write_behind_wakes_a_caller_waiting_on_a_thread_that_fails() {
-        // A FIFO whose reader takes 1 MiB and leaves: the thread blocks on the full pipe
-        // while the caller, two batches ahead, waits for one back; then its write fails
-        // (EPIPE), and the waiting caller gets that error instead of waiting for ever.
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
-        let reader = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || {
-                let mut f = File::open(&fifo).unwrap();
-                let mut b = vec![0u8; 1 << 20];
-                io::Read::read_exact(&mut f, &mut b).unwrap();
-            })
-        };
-        let f = AtomicFile::create(&fifo).unwrap();
-        let mut s = Sink::File(f).write_behind();
-        let mut err = None;
-        for _ in 0..10 {
-            let mut bufs = vec![vec![b'x'; 1 << 20]];
-            if let Err(e) = s.write_bufs(&mut bufs) {
-                err = Some(e);
-                break;
-            }
-        }
-        let e = err.expect("the write error comes back");
-        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe, "{e}");
-        reader.join().unwrap();
     }
 
     #[test]

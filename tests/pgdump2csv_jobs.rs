@@ -1,8 +1,6 @@
 //! `pgdump2csv -j N`: the outputs (CSV and `--gzip` bytes alike) do not depend on N for plain
 //! and compressed input, and `-j 1` really works on one thread (no decompression thread, no
-//! conversion pool), as a user capping the CPU expects. With more, table files are written by
-//! a thread of their own (one of the N): the same bytes, and a write error on that thread is
-//! reported as on one thread, before the input ends, leaving no file.
+//! conversion pool), as a user capping the CPU expects.
 
 use std::fs;
 use std::io::Write;
@@ -177,11 +175,10 @@ fn writes_under(pid: u32, dir: &Path) -> bool {
         .any(|t| t.starts_with(dir))
 }
 
-/// Starts pgdump2csv `-j j` on a dump from a FIFO (gzip-compressed with `gz`), feeds it the
-/// head of the dump and part of a table's COPY data, and returns the names of its threads
-/// while it waits for the rest (which it then gets; the run must succeed), once it has a
-/// thread named `wait_for`, if given.
-fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<String> {
+/// Starts pgdump2csv `-j j` on a gzip dump from a FIFO, feeds it the head of the dump and
+/// part of a table's COPY data, and returns the names of its threads while it waits for the
+/// rest (which it then gets; the run must succeed).
+fn threads_while_blocked(j: &str) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("dump.gz");
     crate::support::mkfifo(&fifo);
@@ -195,46 +192,29 @@ fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<Strin
         .unwrap();
     // Opening for writing waits for the reader, which has started then.
     let mut w = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    let level = if gz {
-        flate2::Compression::fast()
-    } else {
-        flate2::Compression::none()
-    };
-    // Without compression: the raw bytes, taken from the encoder's input.
-    let mut raw = Vec::new();
-    let mut gzw = flate2::write::GzEncoder::new(Vec::new(), level);
-    let mut put = |w: &mut fs::File, gzw: &mut flate2::write::GzEncoder<Vec<u8>>, b: &[u8]| {
-        if gz {
-            gzw.write_all(b).unwrap();
-            gzw.flush().unwrap();
-            w.write_all(&std::mem::take(gzw.get_mut())).unwrap();
-        } else {
-            raw.extend_from_slice(b);
-            w.write_all(b).unwrap();
-        }
-        w.flush().unwrap();
-    };
-    let head = format!("{HEAD}{}{}", table_head("t"), rows(200_000, 0));
-    put(&mut w, &mut gzw, head.as_bytes());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(HEAD.as_bytes()).unwrap();
+    gz.write_all(table_head("t").as_bytes()).unwrap();
+    gz.write_all(rows(200_000, 0).as_bytes()).unwrap();
+    gz.flush().unwrap();
+    w.write_all(&std::mem::take(gz.get_mut())).unwrap();
+    w.flush().unwrap();
     // More than a read block (4 MB), so the converter is at work on it. The table's file
     // is begun (a file under `out` is open; it may have no name yet) once the converter is
     // in the COPY data. The deadline only stops a hung run; it measures nothing.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while !writes_under(child.id(), &out)
-        || wait_for.is_some_and(|t| !thread_names(child.id()).iter().any(|n| n == t))
-    {
+    while !writes_under(child.id(), &out) {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            panic!("pgdump2csv did not begin the table (or start {wait_for:?})");
+            panic!("pgdump2csv did not begin the table");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let names = thread_names(child.id());
-    let tail = format!("{}\\.\n\n\n{FOOT}", rows(10, 1));
-    put(&mut w, &mut gzw, tail.as_bytes());
-    if gz {
-        w.write_all(&gzw.finish().unwrap()).unwrap();
-    }
+    gz.write_all(rows(10, 1).as_bytes()).unwrap();
+    gz.write_all(b"\\.\n\n\n").unwrap();
+    gz.write_all(FOOT.as_bytes()).unwrap();
+    w.write_all(&gz.finish().unwrap()).unwrap();
     drop(w);
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -245,14 +225,12 @@ fn threads_while_blocked(j: &str, gz: bool, wait_for: Option<&str>) -> Vec<Strin
 fn one_job_is_one_working_thread() {
     // Besides the main thread only the signal watcher (which only waits) may exist: no
     // decompression thread, no conversion pool.
-    for gz in [true, false] {
-        let names = threads_while_blocked("1", gz, None);
-        let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
-        assert_eq!(working.len(), 1, "threads of -j 1 (gz {gz}): {names:?}");
-    }
+    let names = threads_while_blocked("1");
+    let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
+    assert_eq!(working.len(), 1, "threads of -j 1: {names:?}");
     // With two jobs, inflating overlaps converting: a decompression thread beside the
-    // converter, and no pool or writer thread (either would be a third thread working).
-    let names = threads_while_blocked("2", true, None);
+    // converter, and no pool (it would be a third thread working).
+    let names = threads_while_blocked("2");
     let working: Vec<_> = names.iter().filter(|n| *n != "signals").collect();
     assert_eq!(working.len(), 2, "threads of -j 2: {names:?}");
     assert!(
@@ -261,23 +239,9 @@ fn one_job_is_one_working_thread() {
     );
 }
 
-#[test]
-fn a_writer_thread_is_one_of_the_jobs() {
-    // Plain input, plain CSV into files: a table's CSV is written by a thread of its own,
-    // which takes one of the jobs: with -j 2 the converter converts on its own thread (no
-    // pool), with -j 3 a pool of two converts while it waits.
-    let names = threads_while_blocked("2", false, Some("write"));
-    assert_eq!(names, ["pgdump2csv", "signals", "write"]);
-    let names = threads_while_blocked("3", false, Some("write"));
-    assert_eq!(
-        names,
-        ["convert 0", "convert 1", "pgdump2csv", "signals", "write"]
-    );
-}
-
-/// A dump that exercises what is written where: 30 tables of 0 to about 1.5 MB (below,
-/// around and above the size that starts a writer thread), one table whose data comes in
-/// two COPY blocks far apart (the file is reopened and appended to), and an INSERT table.
+/// A dump that exercises how blocks are converted and written: 30 tables of 0 to about
+/// 1.5 MB (below, around and above one conversion block), one table whose data comes in two
+/// COPY blocks far apart (the file is reopened and appended to), and an INSERT table.
 fn mixed_dump() -> String {
     let mut d = String::from(HEAD);
     for t in 0..30 {
@@ -304,7 +268,7 @@ fn mixed_dump() -> String {
 }
 
 #[test]
-fn writer_threads_write_what_one_thread_writes() {
+fn every_job_count_writes_what_one_thread_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("mixed.sql");
     fs::write(&input, mixed_dump()).unwrap();
@@ -371,11 +335,11 @@ fn limited(input: &Path, out: &Path, j: &str, limit: u64) -> Command {
 }
 
 #[test]
-fn a_write_error_on_the_writer_thread_is_reported_as_on_one_thread() {
-    // A table file stops growing at 1 MiB; a bad row follows, a few MB further. On one
-    // thread the write fails first, before the block with the bad row is converted; with a
-    // writer thread the converter may reach the bad row first, but the write error, which
-    // came first, is the one reported, in the same words, exit 2, and no table file but the
+fn a_write_error_is_reported_alike_at_every_job_count() {
+    // A table file stops growing at 1 MiB; a bad row follows, a few MB further. The write
+    // fails first, before the block with the bad row is written; with a pool of converters
+    // the bad row's block may be converted first, but the write error, which came first in
+    // the output, is the one reported, in the same words, exit 2, and no table file but the
     // one finished before is left.
     let tmp = tempfile::tempdir().unwrap();
     let mut d = String::from(HEAD);
@@ -432,9 +396,8 @@ fn a_write_error_on_the_writer_thread_is_reported_as_on_one_thread() {
 #[test]
 fn a_write_error_stops_the_run_before_the_input_ends() {
     // The dump comes from a FIFO that is never closed: the run can only end because the
-    // table's file hit its size limit (EFBIG), found by the writer thread while the
-    // converter goes on reading; it must stop within a few blocks, not wait for the rest
-    // of the input. The deadline only stops a hung run; it measures nothing.
+    // table's file hit its size limit (EFBIG); it must stop within a few blocks, not
+    // wait for the rest of the input. The deadline only stops a hung run; it measures nothing.
     let tmp = tempfile::tempdir().unwrap();
     let mut d = String::from(HEAD);
     d.push_str(&table_head("big"));

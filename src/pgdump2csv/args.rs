@@ -124,10 +124,9 @@ pub struct Args {
     /// At most N threads working: with 1, one thread decompresses, converts and writes;
     /// with more, decompression runs on a thread of its own beside the conversion, up to N
     /// tables of an archive read from a file (directory, custom or tar) are converted at
-    /// once, and the rest convert data (and --gzip) in parallel blocks; plain CSV files of a
-    /// script are written by a thread of their own, one of the N. An archive from a pipe is
-    /// read in one pass. Each table in flight holds about 25 MB of buffers [default: number
-    /// of CPUs; at most 4 per CPU, 256 in all].
+    /// once, and the rest convert data (and --gzip) in parallel blocks. An archive from a
+    /// pipe is read in one pass. Each table in flight holds about 25 MB of buffers
+    /// [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: Option<u64>,

@@ -9,6 +9,7 @@ use crate::output::Sink;
 use crate::pgdump::copytext::CopyConverter;
 use crate::pgdump::copytext::RowError;
 use rayon::prelude::*;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 impl Converter<'_> {
@@ -48,13 +49,6 @@ impl Converter<'_> {
             ncols,
             out,
         )?;
-        // A write-behind thread may still be writing the last blocks: its error, if any,
-        // is this table's, and is reported now, not when the next table opens (which may be
-        // after a long stretch of input), as it would have been without the thread.
-        if let Some(o) = self.open.as_mut().filter(|_| keep) {
-            let name = o.sink.name();
-            o.sink.sync().at(name)?;
-        }
         Ok(())
     }
 }
@@ -90,13 +84,10 @@ pub(super) struct Out<'a> {
 }
 
 impl Out<'_> {
-    /// Writes the buffers of `bufs` in order (a write-behind sink takes them and leaves
-    /// others to clear and fill again: see [`Sink::write_bufs`]).
-    pub(super) fn write_bufs(&mut self, bufs: &mut Vec<Vec<u8>>) -> Result<()> {
-        let n: usize = bufs.iter().map(Vec::len).sum();
+    pub(super) fn write(&mut self, bytes: &[u8]) -> Result<()> {
         let name = self.sink.name();
-        self.sink.write_bufs(bufs).at(name)?;
-        *self.bytes += n as u64;
+        self.sink.write_all(bytes).at(name)?;
+        *self.bytes += bytes.len() as u64;
         Ok(())
     }
 }
@@ -278,7 +269,9 @@ impl CopyJob<'_> {
                 }
             }
         }
-        out.write_bufs(self.pieces)?;
+        for b in &self.pieces[..n] {
+            out.write(b)?;
+        }
         *out.rows += rows;
         crate::progress::add_records(rows);
         Ok(rows)

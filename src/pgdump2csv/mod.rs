@@ -79,18 +79,7 @@ pub fn run(mut args: Args) -> Result<()> {
     // -j N is N threads working at most: a decompression thread (never with -j 1) takes one
     // of them, the converter's block conversion the rest. The converter itself waits while
     // the pool converts its blocks, so it does not count beside the pool.
-    let free = cfg.jobs - usize::from(input.inflating);
-    // Plain CSV into files, with two threads or more left: each table's file is written by a
-    // thread of its own (output::WriteBehind) while the converter reads and converts the next
-    // block, instead of the two taking turns. That writer is one of the N: the converter
-    // converts on its own thread (`free` = 2) or waits for a pool of `free` - 1 threads, so
-    // at most N threads work. Not for `--gzip` (compressing, on the pool, is what takes the
-    // time, and a writer would take a thread from it), stdout (in a pipe, the next tool sets
-    // the pace and needs the other cores), or an archive's tables converted apart (their
-    // workers already overlap one table's writing with another's converting).
-    let behind =
-        free >= 2 && cfg.gzip.is_none() && matches!(cfg.dest, Dest::Dir(_)) && input.data.is_none();
-    let pool = pool_of(free - usize::from(behind))?;
+    let pool = pool_of(cfg.jobs - usize::from(input.inflating))?;
     let mut conv = Converter::new(
         &cfg,
         pool.as_ref(),
@@ -98,13 +87,9 @@ pub fn run(mut args: Args) -> Result<()> {
         input.reader,
         input.data,
     )?;
-    conv.behind = behind;
+    conv.run()?;
     // An archive's table data, when read entry by entry: converted concurrently.
-    if let Err(e) = conv.run().and_then(|()| conv.convert_deferred()) {
-        // A writer thread may have failed on bytes it was handed before this error arose:
-        // that error came first, and is the one reported, as without the thread.
-        return Err(conv.write_error().unwrap_or(e));
-    }
+    conv.convert_deferred()?;
     conv.finish()
 }
 
@@ -160,8 +145,6 @@ struct Converter<'c> {
     cfg: &'c Config,
     /// Where blocks of COPY data are converted (`None`: on this thread).
     pool: Option<&'c std::sync::Arc<rayon::ThreadPool>>,
-    /// Table CSV is written by a thread of its own (`Sink::write_behind`).
-    behind: bool,
     buf: Buf,
     fw: FieldWriter,
     std_strings: bool,
@@ -237,7 +220,6 @@ impl<'c> Converter<'c> {
         Ok(Converter {
             cfg,
             pool,
-            behind: false,
             buf: Buf::new(r, name),
             fw: FieldWriter::new(cfg.null.as_bytes()),
             std_strings: true,
@@ -379,14 +361,6 @@ impl<'c> Converter<'c> {
             }
         }
         Ok(())
-    }
-
-    /// The error the open table's writer thread stopped at, if it did (after waiting for it
-    /// to write everything it was handed).
-    fn write_error(&mut self) -> Option<Error> {
-        let s = &mut self.open.as_mut()?.sink;
-        let e = s.sync().err()?;
-        Some(Error::io(s.name(), e))
     }
 
     /// Commits all outputs and writes the manifest.

@@ -43,9 +43,6 @@ impl Converter<'_> {
                 None => Sink::blocks(None, level, pool),
             },
         };
-        if self.behind {
-            sink = sink.write_behind();
-        }
         if new && self.cfg.header {
             let h = header_record(self.cfg, cols);
             let name = sink.name();
