@@ -2,6 +2,7 @@
 //! and compressed input, and `-j 1` really works on one thread (no decompression thread, no
 //! conversion pool), as a user capping the CPU expects.
 
+use crate::support::cmd::Cmd;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,18 +68,12 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn convert(input: &Path, out: &Path, extra: &[&str]) {
-    let o = bin()
+    Cmd::new("pgdump2csv")
         .arg(input)
         .args(["-q", "-o"])
         .arg(out)
         .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{extra:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+        .ok();
 }
 
 fn inputs(tmp: &Path) -> Vec<PathBuf> {
@@ -295,13 +290,11 @@ fn every_job_count_writes_what_one_thread_writes() {
     // One table to stdout (written in place): the same bytes as its file.
     let t20 = &want.iter().find(|(n, _)| n == "public.t20.csv").unwrap().1;
     for j in ["1", "2"] {
-        let o = bin()
+        let stdout = Cmd::new("pgdump2csv")
             .arg(&input)
             .args(["-q", "--header", "-t", "t20", "-j", j])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert!(&o.stdout == t20, "-j {j}: stdout differs from the file");
+            .ok();
+        assert!(&stdout == t20, "-j {j}: stdout differs from the file");
     }
 }
 
@@ -375,16 +368,14 @@ fn a_write_error_is_reported_alike_at_every_job_count() {
         }
     }
     // Without the limit, the bad row is the error.
-    let o = bin()
+    let r = Cmd::new("pgdump2csv")
         .arg(&input)
         .args(["-q", "-j", "2", "-o"])
         .arg(tmp.path().join("out"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.code() == Some(2) && err.contains("public.big row 150001"),
-        "{err}"
+        .expect(2);
+    r.check(
+        r.stderr_str().contains("public.big row 150001"),
+        "the bad row is the error",
     );
     let names: Vec<_> = files(&tmp.path().join("out"))
         .into_iter()
