@@ -600,7 +600,7 @@ fn interrupted_split_stops_the_filters_it_was_feeding() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_csvsplit"))
         .args([
             "-r",
-            "1000000",
+            "2000000",
             "-o",
             "p{n}.csv",
             "--filter",
@@ -613,7 +613,9 @@ fn interrupted_split_stops_the_filters_it_was_feeding() {
         .spawn()
         .unwrap();
     let mut si = child.stdin.take().unwrap();
-    // More than the 1 MiB csvsplit reads before it looks at records, fewer records than -r.
+    // More than the 1 MiB csvsplit reads before it looks at records, and fewer records
+    // (1,048,576) than -r: no shard is ever complete. With -r 1000000 the first shard was,
+    // and its filter, fed to the end, could finish before the kill (a flaky failure in CI).
     si.write_all(&b"1,a\n".repeat(1 << 20)).unwrap();
     si.flush().unwrap();
     // Wait for the filter to start (the shard is open: csvsplit waits for more input).
