@@ -266,10 +266,15 @@ fn signals_exit_128_plus_their_number() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // Held open until the child is gone: `wait` would otherwise close it first, and
+        // pksort, seeing the end of an empty input, could finish with 0 before its signal
+        // thread got the CPU (a flaky failure on a loaded machine).
+        let stdin = child.stdin.take();
         wait_for_thread(child.id(), "signals");
         // SAFETY: kill on our own child's pid.
         unsafe { libc::kill(child.id() as i32, sig) };
         let st = child.wait().unwrap();
+        drop(stdin);
         assert_eq!(st.code(), Some(code), "signal {sig}");
     }
 }
