@@ -34,6 +34,20 @@ pub struct Chunk<D = Vec<u8>> {
     pub first_byte: u64,
 }
 
+impl<D> Chunk<D> {
+    /// The same records over bytes held another way (`f` turns the old holder into the new).
+    pub fn map_data<E>(self, f: impl FnOnce(D) -> E) -> Chunk<E> {
+        Chunk {
+            data: f(self.data),
+            begin: self.begin,
+            ends: self.ends,
+            first_record: self.first_record,
+            first_line: self.first_line,
+            first_byte: self.first_byte,
+        }
+    }
+}
+
 impl<D: AsRef<[u8]>> Chunk<D> {
     /// Number of records.
     pub fn len(&self) -> usize {
@@ -174,18 +188,15 @@ impl<R: Read> ChunkReader<R> {
             want = c.data.len() * 2;
         }
         let last = c.ends.last().copied().unwrap_or(0);
-        if self.eof && last < c.data.len() {
-            let tail = &c.data[last..];
-            if in_quote && (!self.keep_unterminated || tail.ends_with(crate::output::INCOMPLETE)) {
-                let at = |off: usize| Pos {
-                    file: self.name.clone(),
-                    line: self.line + memchr::memchr_iter(b'\n', &c.data[..off]).count() as u64,
-                    byte: self.byte + off as u64,
-                    record: Some(self.record + c.ends.len() as u64),
-                };
-                return Err(unterminated(tail, last, at));
-            }
-            c.ends.push(c.data.len());
+        if self.eof {
+            let here = self.next_pos();
+            end_tail(
+                &c.data,
+                &mut c.ends,
+                in_quote,
+                self.keep_unterminated,
+                &here,
+            )?;
         } else if last < c.data.len() {
             self.carry.extend_from_slice(&c.data[last..]);
             c.data.truncate(last);
@@ -223,6 +234,229 @@ impl<R: Read> ChunkReader<R> {
         }
         data.truncate(filled);
         Ok(())
+    }
+}
+
+/// At the end of the input: bytes after the last record end of `data` (whose first byte is at
+/// `here`) are a last record without a terminator, unless they end inside quotes, which is
+/// an error (the mark of a failed upstream tool, or a quote never closed); with `keep`, such
+/// a tail is still a record (for csvcheck, which reports it), but never a failed tool's mark.
+fn end_tail(
+    data: &[u8],
+    ends: &mut Vec<usize>,
+    in_quote: bool,
+    keep: bool,
+    here: &Pos,
+) -> Result<()> {
+    let last = ends.last().copied().unwrap_or(0);
+    if last == data.len() {
+        return Ok(());
+    }
+    let tail = &data[last..];
+    if in_quote && (!keep || tail.ends_with(crate::output::INCOMPLETE)) {
+        let at = |off: usize| Pos {
+            file: here.file.clone(),
+            line: here.line + memchr::memchr_iter(b'\n', &data[..off]).count() as u64,
+            byte: here.byte + off as u64,
+            record: Some(here.record.unwrap_or(1) + ends.len() as u64),
+        };
+        return Err(unterminated(tail, last, at));
+    }
+    ends.push(data.len());
+    Ok(())
+}
+
+/// A read-only mapping of a range of a file.
+///
+/// Hand-written over libc rather than taken from memmap2: two calls and their checks, where
+/// the crate would add a dependency for the same `unsafe` at the call sites' level.
+pub struct FileMap {
+    base: *mut libc::c_void,
+    map_len: usize,
+    /// Bytes from `base` to the requested offset (mappings start on a page boundary).
+    skip: usize,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and never moves; sharing `&[u8]` views of it between
+// threads is as safe as sharing any `&[u8]`.
+unsafe impl Send for FileMap {}
+// SAFETY: see above.
+unsafe impl Sync for FileMap {}
+
+impl FileMap {
+    /// Maps `len` bytes of `file` from `offset`, read-only, with `advice` (an `madvise`
+    /// flag) when not 0. `None` for an empty range or when the system refuses; callers then
+    /// read instead. As with any mapping, a file truncated by another process meanwhile makes
+    /// reads of the lost part fault (SIGBUS) instead of returning short.
+    pub fn new(file: &std::fs::File, offset: u64, len: usize, advice: i32) -> Option<FileMap> {
+        use std::os::fd::AsRawFd;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: sysconf has no preconditions.
+        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|&p| p > 0)?;
+        let start = offset / page * page;
+        let skip = usize::try_from(offset - start).ok()?;
+        let map_len = len.checked_add(skip)?;
+        let off = libc::off_t::try_from(start).ok()?;
+        // SAFETY: a fresh private read-only mapping of a file we hold open; the result is
+        // checked against MAP_FAILED before use.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                off,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        if advice != 0 {
+            // SAFETY: advice on the range just mapped; failure only loses the hint.
+            unsafe {
+                libc::madvise(base, map_len, advice);
+            }
+        }
+        Some(FileMap {
+            base,
+            map_len,
+            skip,
+            len,
+        })
+    }
+}
+
+impl std::fmt::Debug for FileMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FileMap({} bytes)", self.len)
+    }
+}
+
+impl AsRef<[u8]> for FileMap {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `base + skip` starts `len` mapped, readable bytes, until `drop`.
+        unsafe { std::slice::from_raw_parts((self.base as *const u8).add(self.skip), self.len) }
+    }
+}
+
+impl Drop for FileMap {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped, once.
+        unsafe {
+            libc::munmap(self.base, self.map_len);
+        }
+    }
+}
+
+/// Reads a regular file as chunks of whole records mapped in place: the records are the page
+/// cache's own pages, so nothing is copied into, or zeroed for, a buffer of ours. Same
+/// chunks, positions and errors as [`ChunkReader`] on the same file; each chunk is its own
+/// mapping, released with it, so memory follows the chunks held as with buffers.
+pub struct MapChunks {
+    file: std::fs::File,
+    len: u64,
+    name: String,
+    target: usize,
+    record: u64,
+    line: u64,
+    byte: u64,
+    /// Bytes mapped past the last chunk's last record (read again with the next chunk).
+    carry: usize,
+}
+
+impl MapChunks {
+    /// Maps `path` when it is a non-empty regular file (else `None`: read it instead).
+    pub fn open(path: &std::path::Path, name: &str, target: usize) -> Result<Option<MapChunks>> {
+        // Looked at before opening: opening a FIFO again could block, or take a reader from
+        // the stream already opened on it.
+        let regular = |m: &std::fs::Metadata| m.is_file() && m.len() > 0;
+        if !regular(&std::fs::metadata(path).at(name)?) {
+            return Ok(None);
+        }
+        let file = std::fs::File::open(path).at(name)?;
+        let m = file.metadata().at(name)?;
+        if !regular(&m) {
+            return Ok(None);
+        }
+        Ok(Some(MapChunks {
+            file,
+            len: m.len(),
+            name: name.to_string(),
+            target: target.max(1),
+            record: 1,
+            line: 1,
+            byte: 0,
+            carry: 0,
+        }))
+    }
+
+    /// Changes the chunk size for the following chunks.
+    pub fn set_target(&mut self, target: usize) {
+        self.target = target.max(1);
+    }
+
+    /// The next chunk; `None` at the end of the file.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk<FileMap>>> {
+        let left = self.len - self.byte;
+        if left == 0 {
+            return Ok(None);
+        }
+        // Cut where ChunkReader cuts the same file (it reads at least 64 KiB after the
+        // carried partial record): same chunks, same spilled runs, so the same duplicate is
+        // the one reported whichever way the file came in.
+        let mut want = self.target.max(self.carry + (64 << 10));
+        loop {
+            let n = usize::try_from(left).map_or(want, |l| l.min(want));
+            let eof = n as u64 == left;
+            let map =
+                FileMap::new(&self.file, self.byte, n, libc::MADV_WILLNEED).ok_or_else(|| {
+                    Error::file(&self.name, "cannot map the file (out of address space?)")
+                })?;
+            let mut ends = Vec::new();
+            let (mut scan, mut in_quote) = (0, false);
+            scan_ends(
+                map.as_ref(),
+                &mut scan,
+                &mut in_quote,
+                usize::MAX,
+                &mut ends,
+            );
+            if ends.is_empty() && !eof {
+                // One record longer than the chunk: map more until it ends.
+                want = n.saturating_mul(2);
+                continue;
+            }
+            if eof {
+                let here = Pos {
+                    file: self.name.clone(),
+                    line: self.line,
+                    byte: self.byte,
+                    record: Some(self.record),
+                };
+                end_tail(map.as_ref(), &mut ends, in_quote, false, &here)?;
+            }
+            let c = Chunk {
+                data: map,
+                begin: 0,
+                ends,
+                first_record: self.record,
+                first_line: self.line,
+                first_byte: self.byte,
+            };
+            let used = c.ends.last().copied().unwrap_or(0);
+            self.carry = n - used;
+            crate::progress::add_read(used as u64);
+            self.record += c.len() as u64;
+            self.line += c.newlines();
+            self.byte += used as u64;
+            return Ok(Some(c));
+        }
     }
 }
 
@@ -549,6 +783,51 @@ pub fn split_fields_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_maps_start_anywhere_and_map_chunks_cut_like_the_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        let mut data = Vec::new();
+        for i in 0..40_000u32 {
+            data.extend_from_slice(
+                format!("{i},\"a\nb\",{}\n", "z".repeat((i % 97) as usize)).as_bytes(),
+            );
+        }
+        data.extend_from_slice(b"last,no newline");
+        std::fs::write(&p, &data).unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        for off in [0u64, 1, 4095, 4096, 4097, 100_001] {
+            let m = FileMap::new(&f, off, 5000, 0).unwrap();
+            assert_eq!(m.as_ref(), &data[off as usize..off as usize + 5000]);
+        }
+        assert!(FileMap::new(&f, 0, 0, 0).is_none());
+        for target in [1, 4096, 100_000, 1 << 20] {
+            let mut r = ChunkReader::new(&data[..], "x.csv", target);
+            let mut m = MapChunks::open(&p, "x.csv", target).unwrap().unwrap();
+            loop {
+                let (a, b) = (r.next_chunk(Vec::new()).unwrap(), m.next_chunk().unwrap());
+                let (Some(a), Some(b)) = (a, b) else {
+                    break;
+                };
+                assert_eq!(a.len(), b.len(), "target {target}");
+                assert_eq!(
+                    a.records().collect::<Vec<_>>(),
+                    b.records().collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    (a.first_record, a.first_line, a.first_byte),
+                    (b.first_record, b.first_line, b.first_byte)
+                );
+            }
+            assert!(r.next_chunk(Vec::new()).unwrap().is_none());
+            assert!(m.next_chunk().unwrap().is_none());
+        }
+        // Not a regular file, or empty: read instead.
+        assert!(MapChunks::open(dir.path(), "d", 1).unwrap().is_none());
+        std::fs::write(&p, b"").unwrap();
+        assert!(MapChunks::open(&p, "x.csv", 1).unwrap().is_none());
+    }
 
     #[test]
     fn split_fields_fast_agrees_with_split_fields() {

@@ -8,53 +8,34 @@
 //! while csvsplit runs would fault (SIGBUS) instead of returning a short read; pipes, devices
 //! and compressed input take the `read` path.
 
+use crate::records::FileMap;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 
 /// A whole file mapped read-only.
 pub struct Mapped {
-    ptr: *const u8,
-    len: usize,
+    map: FileMap,
     /// The mapped file, kept open so that plain shards can be copied from it by the kernel
     /// (copy_file_range(2)) instead of from the mapping.
     file: Option<File>,
 }
 
-// SAFETY: the mapping is read-only and never changes address; sharing `&[u8]` views of it
-// between threads is as safe as sharing a `&[u8]`.
-unsafe impl Send for Mapped {}
-// SAFETY: see above.
-unsafe impl Sync for Mapped {}
-
 impl Mapped {
     /// Maps `file`, whose length is `len`. `None` for an empty file (nothing to map) or when
     /// the system refuses (then the caller reads instead).
     pub fn new(file: &File, len: u64) -> Option<Mapped> {
-        let len = usize::try_from(len).ok().filter(|&l| l > 0)?;
-        // SAFETY: a fresh private read-only mapping of a file we hold open; the result is
-        // checked against MAP_FAILED before use.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return None;
-        }
-        // SAFETY: advice on the range just mapped; failure only loses the hint.
+        let len = usize::try_from(len).ok()?;
+        let map = FileMap::new(file, 0, len, libc::MADV_SEQUENTIAL)?;
+        // SAFETY: advice on the range `map` holds; failure only loses the hint.
         unsafe {
-            libc::madvise(ptr, len, libc::MADV_SEQUENTIAL);
-            libc::madvise(ptr, len, libc::MADV_WILLNEED);
+            libc::madvise(
+                map.as_ref().as_ptr() as *mut libc::c_void,
+                len,
+                libc::MADV_WILLNEED,
+            );
         }
         Some(Mapped {
-            ptr: ptr as *const u8,
-            len,
+            map,
             file: file.try_clone().ok(),
         })
     }
@@ -68,17 +49,7 @@ impl super::pipeline::Source for Mapped {
 
 impl AsRef<[u8]> for Mapped {
     fn as_ref(&self) -> &[u8] {
-        // SAFETY: `ptr` maps `len` readable bytes until `drop`.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-impl Drop for Mapped {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped, once.
-        unsafe {
-            libc::munmap(self.ptr as *mut libc::c_void, self.len);
-        }
+        self.map.as_ref()
     }
 }
 

@@ -36,8 +36,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::manifest::{Manifest, Table};
 use crate::output::{self, Sink};
 use crate::progress;
-use crate::records::Chunk;
-use batch::{Batch, Inputs, Loc};
+use batch::{Batch, Inputs, Loc, Records};
 use emit::{Emitter, OnDup};
 use merge::{CsvSource, Source};
 use rayon::prelude::*;
@@ -931,8 +930,8 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         .memory
         .saturating_sub(3 * (target + (64 << 10)))
         .max(target);
-    let (tx, rx) = sync_channel::<Result<(u32, Chunk)>>(1);
-    let (back_tx, back_rx) = sync_channel::<Chunk>(2);
+    let (tx, rx) = sync_channel::<Result<(u32, Records)>>(1);
+    let (back_tx, back_rx) = sync_channel::<Records>(2);
     // Not a scoped thread: after an error the sort returns at once instead of waiting for the
     // reader, which may be blocked on a slow pipe; exiting ends it.
     std::thread::Builder::new()
@@ -948,7 +947,7 @@ fn sort(cfg: &Config, spec: &KeySpec, mut inputs: Inputs, header: Option<Vec<u8>
         // Chunks are encoded and sorted a few at a time in parallel: one chunk's sort is
         // sequential, and the reader thread delivers chunks faster than one core sorts them.
         let group = rayon::current_num_threads().clamp(1, PENDING);
-        let mut pending: Vec<(u32, Chunk)> = Vec::with_capacity(group);
+        let mut pending: Vec<(u32, Records)> = Vec::with_capacity(group);
         let mut msgs = rx.iter();
         loop {
             let msg = msgs.next();
