@@ -285,11 +285,11 @@ unsafe impl Send for FileMap {}
 unsafe impl Sync for FileMap {}
 
 impl FileMap {
-    /// Maps `len` bytes of `file` from `offset`, read-only, with `advice` (an `madvise`
-    /// flag) when not 0. `None` for an empty range or when the system refuses; callers then
+    /// Maps `len` bytes of `file` from `offset`, read-only, with each of `advice` (`madvise`
+    /// flags) given. `None` for an empty range or when the system refuses; callers then
     /// read instead. As with any mapping, a file truncated by another process meanwhile makes
     /// reads of the lost part fault (SIGBUS) instead of returning short.
-    pub fn new(file: &std::fs::File, offset: u64, len: usize, advice: i32) -> Option<FileMap> {
+    pub fn new(file: &std::fs::File, offset: u64, len: usize, advice: &[i32]) -> Option<FileMap> {
         use std::os::fd::AsRawFd;
         if len == 0 {
             return None;
@@ -317,10 +317,10 @@ impl FileMap {
         if base == libc::MAP_FAILED {
             return None;
         }
-        if advice != 0 {
+        for &a in advice {
             // SAFETY: advice on the range just mapped; failure only loses the hint.
             unsafe {
-                libc::madvise(base, map_len, advice);
+                libc::madvise(base, map_len, a);
             }
         }
         Some(FileMap {
@@ -414,10 +414,9 @@ impl MapChunks {
         loop {
             let n = usize::try_from(left).map_or(want, |l| l.min(want));
             let eof = n as u64 == left;
-            let map =
-                FileMap::new(&self.file, self.byte, n, libc::MADV_WILLNEED).ok_or_else(|| {
-                    Error::file(&self.name, "cannot map the file (out of address space?)")
-                })?;
+            let map = FileMap::new(&self.file, self.byte, n, &[libc::MADV_WILLNEED]).ok_or_else(
+                || Error::file(&self.name, "cannot map the file (out of address space?)"),
+            )?;
             let mut ends = Vec::new();
             let (mut scan, mut in_quote) = (0, false);
             scan_ends(
@@ -798,10 +797,10 @@ mod tests {
         std::fs::write(&p, &data).unwrap();
         let f = std::fs::File::open(&p).unwrap();
         for off in [0u64, 1, 4095, 4096, 4097, 100_001] {
-            let m = FileMap::new(&f, off, 5000, 0).unwrap();
+            let m = FileMap::new(&f, off, 5000, &[]).unwrap();
             assert_eq!(m.as_ref(), &data[off as usize..off as usize + 5000]);
         }
-        assert!(FileMap::new(&f, 0, 0, 0).is_none());
+        assert!(FileMap::new(&f, 0, 0, &[]).is_none());
         for target in [1, 4096, 100_000, 1 << 20] {
             let mut r = ChunkReader::new(&data[..], "x.csv", target);
             let mut m = MapChunks::open(&p, "x.csv", target).unwrap().unwrap();

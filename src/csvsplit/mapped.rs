@@ -25,15 +25,7 @@ impl Mapped {
     /// the system refuses (then the caller reads instead).
     pub fn new(file: &File, len: u64) -> Option<Mapped> {
         let len = usize::try_from(len).ok()?;
-        let map = FileMap::new(file, 0, len, libc::MADV_SEQUENTIAL)?;
-        // SAFETY: advice on the range `map` holds; failure only loses the hint.
-        unsafe {
-            libc::madvise(
-                map.as_ref().as_ptr() as *mut libc::c_void,
-                len,
-                libc::MADV_WILLNEED,
-            );
-        }
+        let map = FileMap::new(file, 0, len, &[libc::MADV_SEQUENTIAL, libc::MADV_WILLNEED])?;
         Some(Mapped {
             map,
             file: file.try_clone().ok(),
