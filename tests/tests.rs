@@ -35,5 +35,6 @@ mod progress;
 mod readme;
 mod roundtrip_pg;
 mod safety;
+mod scale_out;
 mod scripts;
 mod vocabulary;
