@@ -147,3 +147,83 @@ fn kernel_copy_after_a_repeated_header() {
     }
     assert_eq!(body, data[11..]);
 }
+
+/// The fallbacks of the kernel copy, with it asked for (`DUMPSHARD_COPY_FILE_RANGE=1`): shards
+/// on another file system than the input (copy_file_range(2) fails with EXDEV: tmpfs under
+/// /dev/shm against the input's disk), shards piped to a `--filter`, and `.gz` shards are all
+/// written with write(2), byte for byte what the plain write path gives, in `-b` and `-n`
+/// modes.
+#[test]
+fn kernel_copy_falls_back_across_file_systems_pipes_and_gzip() {
+    use std::os::unix::fs::MetadataExt;
+    let data = input();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.csv");
+    std::fs::write(&src, &data).unwrap();
+    let shm = Path::new("/dev/shm");
+    let other_fs = shm.is_dir()
+        && std::fs::metadata(shm).map(|m| m.dev()).ok()
+            != std::fs::metadata(dir.path()).map(|m| m.dev()).ok();
+    let out = if other_fs {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        eprintln!("NOTE: /dev/shm is missing or on the input's file system: no EXDEV case");
+        tempfile::tempdir().unwrap()
+    };
+    let input = src.to_str().unwrap();
+    for mode in [["-b", "300000"], ["-n", "5"]] {
+        // name, copy asked for, extra arguments, output template
+        let runs: [(&str, bool, &[&str], &str); 4] = [
+            ("write", false, &[], "s/{n:03}.csv"),
+            ("exdev", true, &[], "s/{n:03}.csv"),
+            (
+                "filter",
+                true,
+                &["--filter", "mkdir -p s && cat > \"$FILE\""],
+                "s/{n:03}.csv",
+            ),
+            ("gzip", true, &[], "s/{n:03}.csv.gz"),
+        ];
+        let mut got = Vec::new();
+        for (name, copy, extra, tmpl) in runs {
+            let d = out.path().join(format!("{}-{name}", &mode[0][1..]));
+            std::fs::create_dir(&d).unwrap();
+            let mut args = vec![mode[0], mode[1], "-o", tmpl, "--write-manifest", "m.json"];
+            args.extend_from_slice(extra);
+            args.push(input);
+            csvsplit(&d, &args, None, copy);
+            let (mut bodies, manifest) = shards(&d);
+            if name == "gzip" {
+                bodies = bodies
+                    .iter()
+                    .map(|z| {
+                        let mut raw = Vec::new();
+                        std::io::Read::read_to_end(
+                            &mut flate2::read::MultiGzDecoder::new(&z[..]),
+                            &mut raw,
+                        )
+                        .unwrap();
+                        raw
+                    })
+                    .collect();
+            }
+            let crcs: Vec<Value> = manifest
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["crc32"].clone())
+                .collect();
+            got.push((name, bodies, crcs));
+        }
+        let (_, want, want_crc) = &got[0];
+        assert!(want.len() >= 5, "{mode:?}: {} shards", want.len());
+        assert_eq!(want.concat(), data, "{mode:?}: the shards are the input");
+        for (name, bodies, crcs) in &got[1..] {
+            assert!(
+                bodies == want,
+                "{mode:?} {name}: shards differ from write(2)'s"
+            );
+            assert_eq!(crcs, want_crc, "{mode:?} {name}: CRC-32s differ");
+        }
+    }
+}
