@@ -42,7 +42,16 @@ RESET="$PSQL -d bench -c 'TRUNCATE public.customer' -c 'DROP SCHEMA IF EXISTS du
 LOAD="$BINDIR/csvload -q -m $OUT/shards/shards.json -t public.customer"
 DB="host=$SOCK user=postgres dbname=bench"
 cd "$OUT/shards" # the --copy-sql script names the shards relative to here
+# The floor: the server reading the same shards itself (server-side COPY FROM a file), in two
+# sessions of four shards each, as csvload -j 2 spreads them.
+chmod 644 ./*.csv
+floor_copy() {
+    local s=""
+    for i in "$@"; do s="$s -c \"COPY public.customer FROM '$OUT/shards/c-$i.csv' (FORMAT csv)\""; done
+    echo "$PSQL -d bench $s"
+}
 hyperfine --runs "$RUNS" --prepare "$RESET" \
+    -n "COPY FROM server-side files, 2 sessions (floor)" "$(floor_copy 0 1 2 3) & $(floor_copy 4 5 6 7) & wait" \
     -n "psql -f load.psql (ON_ERROR_STOP)" "$PSQL -d bench -v ON_ERROR_STOP=1 -f load.psql" \
     -n "csvload -j 1" "$LOAD -j 1 '$DB'" \
     -n "csvload -j 2" "$LOAD -j 2 '$DB'" \

@@ -42,12 +42,14 @@ echo "== gzip shards, 64 MiB (gzip level 6 everywhere)"
 pigz_row=()
 command -v pigz >/dev/null && pigz_row=(-n "split -C 64M --filter=pigz" \
     "split -C 64M --filter='pigz -6 > \$FILE.gz' $DATA $OUT/s/x")
-hf -n "split -C 64M --filter=gzip" "split -C 64M --filter='gzip -6 > \$FILE.gz' $DATA $OUT/s/x" \
+hf -n "pigz -6 -p 2 alone (floor: compression of the same bytes)" "pigz -6 -p 2 -c $DATA > /dev/null" \
+   -n "split -C 64M --filter=gzip" "split -C 64M --filter='gzip -6 > \$FILE.gz' $DATA $OUT/s/x" \
    "${pigz_row[@]}" \
    -n "csvsplit -b 64M .gz -j 1" "$BIN -b 64M -j 1 -o $OUT/s/p-{n:04}.csv.gz $DATA" \
    -n "csvsplit -b 64M .gz -j 2" "$BIN -b 64M -j 2 -o $OUT/s/p-{n:04}.csv.gz $DATA"
 
 echo "== other modes, plain shards"
-hf -n "csvsplit -r 250000" "$BIN -r 250000 -o $OUT/s/p-{n:04}.csv $DATA" \
+hf -n "cp (floor)" "cp $DATA $OUT/s/whole.csv" \
+   -n "csvsplit -r 250000" "$BIN -r 250000 -o $OUT/s/p-{n:04}.csv $DATA" \
    -n "csvsplit -n 8" "$BIN -n 8 -o $OUT/s/p-{n:04}.csv $DATA" \
    -n "csvsplit -n 8 --by-hash 3,2,1" "$BIN -n 8 --by-hash 3,2,1 -o $OUT/s/p-{n:04}.csv $DATA"

@@ -64,29 +64,29 @@ copies() { # the server-side COPY of shards $@, one session
 K='-k 3:int,2:int,1:int'
 P="rm -rf $OUT/o && mkdir -p $OUT/o"
 
-# name | command | preparation (untimed)
-rows=(
-    "cp dump.sql|cp $DUMP $OUT/o/d.sql|$P"
-    "pgdump2csv dump.sql|$BIN/pgdump2csv -q $DUMP -o $OUT/o/csv|$P"
-    "pigz -dc dump.sql.gz|pigz -dc $DUMP.gz > /dev/null|true"
-    "gzip -dc dump.sql.gz|gzip -dc $DUMP.gz > /dev/null|true"
-    "pgdump2csv dump.sql.gz -j 1|$BIN/pgdump2csv -q -j 1 $DUMP.gz -o $OUT/o/csv|$P"
-    "pgdump2csv dump.sql.gz -j 2|$BIN/pgdump2csv -q -j 2 $DUMP.gz -o $OUT/o/csv|$P"
-    "cp csv|cp $DATA $OUT/o/c.csv|$P"
-    "csvsplit -b 64M|$BIN/csvsplit -q -b 64M -o $OUT/o/p-{n:04}.csv $DATA|$P"
-    "csvsplit -n 8|$BIN/csvsplit -q -n 8 -o $OUT/o/p-{n:04}.csv $DATA|$P"
-    "pksort in memory|$BIN/pksort -q $K -S 2G -o $OUT/o/s.csv $DATA|$P"
-    "pigz -6 -p 2 csv|pigz -6 -p 2 -c $DATA > /dev/null|true"
-    "csvsplit -b 64M .gz -j 2|$BIN/csvsplit -q -b 64M -j 2 -o $OUT/o/p-{n:04}.csv.gz $DATA|$P"
-    "csvcheck structure|$BIN/csvcheck -q -j 2 $DATA|true"
-    "csvcheck typed + key|$BIN/csvcheck -q -j 2 --ddl bench/customer.sql --table customer $DATA|true"
-    "COPY FROM server file, 2 sessions|$(copies 0 1 2 3) & $(copies 4 5 6 7) & wait|$RESET"
-    "csvload -j 2|$BIN/csvload -q -j 2 -m $OUT/shards/m.json -t $T '$DB'|$RESET"
-    "stage: pgdump2csv dump.sql.gz -t|$BIN/pgdump2csv -q $DUMP.gz -t $T > $OUT/c.csv|true"
-    "stage: pksort|$BIN/pksort -q $K -S 2G $OUT/c.csv -o $OUT/s.csv|rm -f $OUT/s.csv"
-    "stage: csvsplit -b 64M .gz|$BIN/csvsplit -q -b 64M -o $OUT/o/g-{n:04}.csv.gz $OUT/s.csv|$P"
-    "whole pipe|$BIN/pgdump2csv -q $DUMP.gz -t $T | $BIN/pksort -q $K -S 2G | $BIN/csvsplit -q -b 64M -o $OUT/o/g-{n:04}.csv.gz|$P"
-)
+# row NAME COMMAND PREPARATION (untimed); COMMAND may be a pipe.
+names=() cmds=() preps=()
+row() { names+=("$1"); cmds+=("$2"); preps+=("$3"); }
+row "cp dump.sql" "cp $DUMP $OUT/o/d.sql" "$P"
+row "pgdump2csv dump.sql" "$BIN/pgdump2csv -q $DUMP -o $OUT/o/csv" "$P"
+row "pigz -dc dump.sql.gz" "pigz -dc $DUMP.gz > /dev/null" "true"
+row "gzip -dc dump.sql.gz" "gzip -dc $DUMP.gz > /dev/null" "true"
+row "pgdump2csv dump.sql.gz -j 1" "$BIN/pgdump2csv -q -j 1 $DUMP.gz -o $OUT/o/csv" "$P"
+row "pgdump2csv dump.sql.gz -j 2" "$BIN/pgdump2csv -q -j 2 $DUMP.gz -o $OUT/o/csv" "$P"
+row "cp csv" "cp $DATA $OUT/o/c.csv" "$P"
+row "csvsplit -b 64M" "$BIN/csvsplit -q -b 64M -o $OUT/o/p-{n:04}.csv $DATA" "$P"
+row "csvsplit -n 8" "$BIN/csvsplit -q -n 8 -o $OUT/o/p-{n:04}.csv $DATA" "$P"
+row "pksort in memory" "$BIN/pksort -q $K -S 2G -o $OUT/o/s.csv $DATA" "$P"
+row "pigz -6 -p 2 csv" "pigz -6 -p 2 -c $DATA > /dev/null" "true"
+row "csvsplit -b 64M .gz -j 2" "$BIN/csvsplit -q -b 64M -j 2 -o $OUT/o/p-{n:04}.csv.gz $DATA" "$P"
+row "csvcheck structure" "$BIN/csvcheck -q -j 2 $DATA" "true"
+row "csvcheck typed + key" "$BIN/csvcheck -q -j 2 --ddl bench/customer.sql --table customer $DATA" "true"
+row "COPY FROM server file, 2 sessions" "$(copies 0 1 2 3) & $(copies 4 5 6 7) & wait" "$RESET"
+row "csvload -j 2" "$BIN/csvload -q -j 2 -m $OUT/shards/m.json -t $T '$DB'" "$RESET"
+row "stage: pgdump2csv dump.sql.gz -t" "$BIN/pgdump2csv -q $DUMP.gz -t $T > $OUT/c.csv" "true"
+row "stage: pksort" "$BIN/pksort -q $K -S 2G $OUT/c.csv -o $OUT/s.csv" "rm -f $OUT/s.csv"
+row "stage: csvsplit -b 64M .gz" "$BIN/csvsplit -q -b 64M -o $OUT/o/g-{n:04}.csv.gz $OUT/s.csv" "$P"
+row "whole pipe" "$BIN/pgdump2csv -q $DUMP.gz -t $T | $BIN/pksort -q $K -S 2G | $BIN/csvsplit -q -b 64M -o $OUT/o/g-{n:04}.csv.gz" "$P"
 # tool | floor (a row name, or "sum:" and the rows whose medians add up)
 pairs=(
     "pgdump2csv dump.sql|cp dump.sql"
@@ -115,11 +115,11 @@ cat "$DATA" "$DUMP" "$DUMP.gz" >/dev/null # page cache
 echo "input: $DATA ($(du -h "$DATA" | cut -f1)), dump $(du -h "$DUMP" | cut -f1), gz $(du -h "$DUMP.gz" | cut -f1); $(nproc) CPUs; load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$OUT/times.tsv"
 for ((r = 1; r <= RUNS; r++)); do
-    for row in "${rows[@]}"; do
-        IFS='|' read -r name cmd prep <<<"$row"
+    for i in "${!names[@]}"; do
+        name=${names[$i]} cmd=${cmds[$i]} prep=${preps[$i]}
         [[ -n ${want[$name]:-} || $name =~ $ONLY ]] || continue
         bash -c "$prep" >/dev/null
-        /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -c "$cmd" >/dev/null
+        /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -o pipefail -c "$cmd" >/dev/null
         read -r w u s <"$OUT/t"
         printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$w" "$u" "$s" "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/times.tsv"
     done
@@ -133,8 +133,8 @@ for line in open(sys.argv[1]):
     runs.setdefault(name, []).append((float(w), float(u) + float(s), float(load)))
 def med(name, i):
     return statistics.median(r[i] for r in runs[name])
-print("| tool | median wall | CPU | floor | floor wall | ratio | load |")
-print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+print("| tool | median wall | CPU | floor | floor wall | floor CPU | ratio (wall) | load |")
+print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
 for pair in sys.argv[2:]:
     tool, floor = pair.split("|")
     if tool not in runs:
@@ -144,12 +144,13 @@ for pair in sys.argv[2:]:
         if not all(p in runs for p in parts):
             continue
         fw = sum(med(p, 0) for p in parts)
+        fc = sum(med(p, 1) for p in parts)
         fname = "sum of its stages alone"
     else:
         if floor not in runs:
             continue
-        fw, fname = med(floor, 0), floor
+        fw, fc, fname = med(floor, 0), med(floor, 1), floor
     w = med(tool, 0)
     loads = [r[2] for r in runs[tool]]
-    print(f"| {tool} | {w:.2f} s | {med(tool, 1):.2f} s | {fname} | {fw:.2f} s | {w / fw:.2f}x | {min(loads):.1f}-{max(loads):.1f} |")
+    print(f"| {tool} | {w:.2f} s | {med(tool, 1):.2f} s | {fname} | {fw:.2f} s | {fc:.2f} s | {w / fw:.2f}x | {min(loads):.1f}-{max(loads):.1f} |")
 PY

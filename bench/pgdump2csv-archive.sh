@@ -55,7 +55,8 @@ echo "customer.dump: $(( $(stat -c %s $data/customer.dump) / 1000000 )) MB; cust
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archive-fc.md \
     -n 'pgdump2csv db.dump' "rm -rf $out/a && $bin $data/customer.dump -o $out/a" \
     -n 'pg_restore -f - | pgdump2csv' "rm -rf $out/b && $restore -f - $data/customer.dump | $bin -o $out/b" \
-    -n 'pg_restore -f - > /dev/null' "$restore -f - $data/customer.dump > /dev/null"
+    -n 'pg_restore -f - > /dev/null' "$restore -f - $data/customer.dump > /dev/null" \
+    -n 'cp of the archive (floor)' "cp $data/customer.dump $out/archive.copy"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-archive-dir.md \
     -n 'pgdump2csv -j 2 dir' "rm -rf $out/c && $bin -j 2 $data/customer4.dir -o $out/c" \
     -n 'pgdump2csv -j 1 dir' "rm -rf $out/d && $bin -j 1 $data/customer4.dir -o $out/d"

@@ -38,14 +38,17 @@ trap pg_stop EXIT
 restore="$PSQL -c 'DROP DATABASE IF EXISTS r' postgres && $PSQL -c 'CREATE DATABASE r' postgres && $PSQL -f $data/customer.dump.sql r >/dev/null && $PSQL -c 'COPY public.customer TO STDOUT (FORMAT csv)' r > $out/restore.csv"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-plain.md \
     -n pgdump2csv "$bin $data/customer.dump.sql -o $out" \
-    -n 'restore + COPY TO CSV' "$restore"
+    -n 'restore + COPY TO CSV' "$restore" \
+    -n 'cp of the dump (floor)' "cp $data/customer.dump.sql $out/dump.copy"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip.md \
     -n 'pgdump2csv (gzip input)' "$bin $data/customer.dump.sql.gz -o $out" \
-    -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null"
+    -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null" \
+    -n 'gzip -dc > /dev/null (floor, one core)' "gzip -dc $data/customer.dump.sql.gz > /dev/null"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip-out.md \
     -n 'pgdump2csv --gzip -j 2' "rm -rf $out/g && $bin --gzip -j 2 $data/customer.dump.sql -o $out/g" \
     -n 'pgdump2csv --gzip -j 1' "rm -rf $out/h && $bin --gzip -j 1 $data/customer.dump.sql -o $out/h" \
-    -n 'pgdump2csv, pigz -6 -p 2' "rm -rf $out/i && $bin $data/customer.dump.sql -o $out/i && pigz -6 -p 2 $out/i/*.csv"
+    -n 'pgdump2csv, pigz -6 -p 2' "rm -rf $out/i && $bin $data/customer.dump.sql -o $out/i && pigz -6 -p 2 $out/i/*.csv" \
+    -n 'pigz -6 -p 2 of the CSV alone (floor)' "pigz -6 -p 2 -c $out/public.customer.csv > /dev/null"
 ls -l $out/g/*.gz $out/i/*.gz
 cmp $out/g/public.customer.csv.gz $out/h/public.customer.csv.gz
 uptime

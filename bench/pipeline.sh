@@ -78,9 +78,11 @@ for r in res[1:]:
 PY
 
 # Where the time goes: each stage alone, one run, files on $OUT.
+stage_sum=0
 stage() { # name cmd
     /usr/bin/time -o "$OUT/t" -f '%e %U %S %M' sh -c "$2"
     read -r w u s m < "$OUT/t"
+    case $1 in pgdump2csv*|pksort*|'csvsplit -b 64M sorted .gz'*) stage_sum=$(echo "$stage_sum + $w" | bc) ;; esac
     printf '%-52s wall %7.2f s  user+sys %7.2f s  peak RSS %7d KB  (load %s)\n' "$1" "$w" "$(echo "$u + $s" | bc)" "$m" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 echo "stages (each alone, load average $(cut -d' ' -f1-3 /proc/loadavg)):"
@@ -90,6 +92,8 @@ stage 'pgdump2csv dump.sql.gz > csv' "'$BIN/pgdump2csv' -q '$gz' -t $T > '$OUT/c
 stage 'pksort (in memory) csv > sorted' "'$BIN/pksort' -q $K '$OUT/c.csv' -o '$OUT/s.csv'"
 stage 'csvsplit -b 64M sorted (plain shards)' "'$BIN/csvsplit' -q -b 64M '$OUT/s.csv' -o '$OUT/ds/p-{n:04}.csv'"
 stage 'csvsplit -b 64M sorted .gz shards' "'$BIN/csvsplit' -q -b 64M '$OUT/s.csv' -o '$OUT/ds/g-{n:04}.csv.gz'"
+pipe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$OUT/pipeline.json")
+echo "floor: the sum of the pipe's stages run alone (pgdump2csv + pksort + csvsplit .gz): $stage_sum s; the pipe (median above): $pipe s = $(echo "scale=2; $pipe / $stage_sum" | bc)x the sum (one run each: noisy)"
 stage 'seed: restore (zcat | psql)' "$restore"
 stage 'seed: COPY ORDER BY > csv' "$copy > '$OUT/seed.csv'"
 stage 'seed: split -C 64M, gzip -6' "split -C 64M -d -a 4 --filter 'gzip -6 > \$FILE.csv.gz' '$OUT/seed.csv' '$OUT/seed/shard-'"

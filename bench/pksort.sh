@@ -23,13 +23,14 @@ pk="$PKSORT -m $MANIFEST -j $THREADS"
 # Each run writes a new file, as a pipeline does. REPLACE=1 keeps the last run's outputs, so
 # every run replaces an existing file; on ext4 that flushes the new file's dirty pages at the
 # rename (pksort) or close (sort), which costs pksort about a quarter of its time here.
-prep="rm -f $OUT/pksort.csv $OUT/pksort64.csv $OUT/duckdb.csv $OUT/sort.csv"
+prep="rm -f $OUT/pksort.csv $OUT/pksort64.csv $OUT/duckdb.csv $OUT/sort.csv $OUT/cp.csv"
 [ "${REPLACE:-0}" = 1 ] && prep=true
 hyperfine --warmup 1 --runs "$RUNS" --prepare "$prep" --export-json "$OUT/pksort.json" \
     -n "pksort -S $MEM" "$pk -S $MEM --temporary-directory $OUT -o $OUT/pksort.csv $DATA" \
     -n "pksort -S 64M" "$pk -S 64M --temporary-directory $OUT -o $OUT/pksort64.csv $DATA" \
     -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
-    -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"
+    -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA" \
+    -n "cp (floor)" "cp $DATA $OUT/cp.csv"
 
 mb=$(( $(stat -L -c %s "$DATA") / 1000000 ))
 python3 - "$OUT/pksort.json" "$mb" <<'PY'

@@ -26,14 +26,16 @@ one="$BIN/pksort $m -j 2 -S $MEM --temporary-directory $OUT -o $OUT/whole.csv $D
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT/range.json" \
     -n "csvsplit --by-range -n 2 + 2 pksort -j 1 in parallel" "$split && { $pair; }" \
     -n "csvsplit --by-range -n 2 alone" "$split" \
-    -n "pksort -j 2 of the whole input" "$one"
+    -n "pksort -j 2 of the whole input" "$one" \
+    -n "cp of the input (floor)" "cp $DATA $OUT/cp.csv"
 
 python3 - "$OUT/range.json" <<'PY'
 import json, sys
 res = [r for r in json.load(open(sys.argv[1]))["results"]]
 for r in res:
     print(f"{r['command']:52} median {r['median']:6.2f} s")
-recipe, _, one = (r["median"] for r in res)
+recipe, _, one, floor = (r["median"] for r in res)
+print(f"range recipe / cp of the input: {recipe / floor:.2f}x the time")
 print(f"range recipe / one pksort: {recipe / one:.2f}x the time")
 PY
 cat "$OUT/s-0.csv" "$OUT/s-1.csv" | cmp - "$OUT/whole.csv" && echo "sorted ranges, concatenated = one pksort: yes"
