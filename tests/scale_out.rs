@@ -264,15 +264,27 @@ fn a_failed_sort_leaves_no_range_manifest() {
     assert!(left.is_empty(), "job directories left: {left:?}");
 }
 
-/// docs/scale-out.md shows examples/sort-range.sh as it is (from `set -euo pipefail` on), so
+/// docs/scale-out.md shows examples/sort-range.sh as it is (from `set -euo pipefail` on, indented
+/// inside its step), so
 /// what the document tells a user to run is what the recipe test runs.
 #[test]
 fn the_document_quotes_the_job_script() {
     let script = std::fs::read_to_string(root().join("examples/sort-range.sh")).unwrap();
     let body = &script[script.find("set -euo pipefail").unwrap()..];
+    // Indented by three spaces, as a code block inside the numbered step.
+    let quoted: String = body
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.to_string()
+            } else {
+                format!("   {l}")
+            }
+        })
+        .collect();
     let doc = std::fs::read_to_string(root().join("docs/scale-out.md")).unwrap();
     assert!(
-        doc.contains(body),
+        doc.contains(&quoted),
         "docs/scale-out.md must quote examples/sort-range.sh from `set -euo pipefail` on"
     );
     for step in [
