@@ -52,7 +52,7 @@ trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 declare -a ROWS_OUT=()
-row() { ROWS_OUT+=("$(printf '%-58s %8.2f s' "$1" "$(awk -v a="$2" -v b="$3" 'BEGIN { print b - a }')")"); }
+row() { ROWS_OUT+=("$(printf '%-64s %8.2f s' "$1" "$(awk -v a="$2" -v b="$3" 'BEGIN { print b - a }')")"); }
 
 # --- The bucket: moto's S3 on a free loopback port, with dummy credentials. -----------------
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
