@@ -9,6 +9,7 @@
 pub mod conn;
 pub mod load;
 pub mod plan;
+pub mod session;
 pub mod sqlfile;
 
 use crate::error::{Error, Result};
@@ -105,6 +106,14 @@ pub struct Args {
     /// server refused).
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
+
+    /// Tries again, on a new connection, a batch whose connection broke or that the server
+    /// failed with a retryable SQLSTATE (40001, 40P01, 57P01-57P03, class 08), at most N
+    /// times in a row, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each; each retry is
+    /// said on stderr. The journal keeps it exactly once: a batch whose COMMIT went
+    /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -112,8 +121,12 @@ pub fn server_message(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(d) => {
             let mut m = format!("{}: {}", d.severity(), d.message());
+            m.push_str(&format!(" (SQLSTATE {})", d.code().code()));
             if let Some(x) = d.detail() {
                 m.push_str(&format!(" (DETAIL: {x})"));
+            }
+            if let Some(x) = d.hint() {
+                m.push_str(&format!(" (HINT: {x})"));
             }
             if let Some(x) = d.where_() {
                 m.push_str(&format!(" (CONTEXT: {x})"));
@@ -208,6 +221,8 @@ fn phase(
     quiet: bool,
 ) -> Result<()> {
     let done = sqlfile::run(client, path, journal)?;
+    // The script may have changed what the session relies on (pg_dump's set search_path).
+    session::apply(client)?;
     if !quiet {
         match done {
             Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
@@ -285,6 +300,8 @@ fn load_all(
                     journal,
                     stop: &stop,
                     committed: &committed,
+                    retries: a.retries,
+                    quiet: a.quiet,
                 };
                 loop {
                     let Some(fi) = queue.lock().unwrap().pop_front() else {
@@ -295,7 +312,7 @@ fn load_all(
                         continue;
                     }
                     let t0 = Instant::now();
-                    let out = load::load_file(&mut client, plan, job, &opts);
+                    let out = load::load_file(target, &mut client, plan, job, &opts);
                     let t1 = Instant::now();
                     let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
                     match out {
