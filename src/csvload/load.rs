@@ -260,11 +260,7 @@ impl From<Error> for Fail {
 }
 
 fn pg_fail(e: postgres::Error) -> Fail {
-    if retryable(&e) {
-        Fail::Retry(server_message(&e))
-    } else {
-        Fail::Fatal(sql_err(&e))
-    }
+    pg_fail_ref(&e)
 }
 
 /// Loads one file (or what of it the journal does not yet record), on `client`, which is
@@ -588,7 +584,9 @@ fn load_once(
 }
 
 fn pg_fail_ref(e: &postgres::Error) -> Fail {
-    if retryable(e) {
+    if retryable(e) && e.as_db_error().is_none() {
+        Fail::Retry(format!("lost the connection to the server ({e})"))
+    } else if retryable(e) {
         Fail::Retry(server_message(e))
     } else {
         Fail::Fatal(sql_err(e))
@@ -676,10 +674,10 @@ fn copy_line(e: &postgres::Error) -> Option<u64> {
     rest[..end].parse::<u64>().ok().filter(|&n| n > 0)
 }
 
-/// Builds the message for a row the server refused. The server numbers the physical lines
-/// of the COPY data (a quoted newline starts a new line), so its `line N` is mapped through
-/// the records of the batch, reread from the file (error path only), to the record holding
-/// that line, and named by the file's own line, record and byte.
+/// Builds the message for a row the server refused. The server numbers the lines of the
+/// COPY data it read (see [`locate`]), so its `line N` is mapped through the records of the
+/// batch, reread from the file (error path only), to the record holding that line, and named
+/// by the file's own line, record and byte.
 fn refused(
     job: &FileJob,
     name: &str,
@@ -693,7 +691,12 @@ fn refused(
         byte: start.0,
         record: Some(start.1),
     };
-    let found = copy_line(e).and_then(|n| locate(&job.path, name, start, n));
+    let found = copy_line(e).and_then(|n| {
+        let inp = input::open(Some(&job.path)).ok()?;
+        let mut r = inp.reader;
+        std::io::copy(&mut (&mut r).take(start.0), &mut std::io::sink()).ok()?;
+        locate(r, name, start, n)
+    });
     let what = if found.is_some() {
         ""
     } else {
@@ -706,32 +709,43 @@ fn refused(
     )
 }
 
-/// The record of a batch starting at `start` (byte, record, line of the file) that holds
-/// the batch's physical line `n` (1-based).
-pub(crate) fn locate(path: &Path, name: &str, start: (u64, u64, u64), n: u64) -> Option<Pos> {
-    let inp = input::open(Some(path)).ok()?;
-    let mut r = inp.reader;
-    std::io::copy(&mut (&mut r).take(start.0), &mut std::io::sink()).ok()?;
+/// The record of a batch (read from `r`, which starts at the batch's first record; `start`
+/// is its byte, record and line in the file) that holds the server's COPY line `n`.
+///
+/// The server counts lines as PostgreSQL's COPY FROM (copyfromparse.c) does: one per record,
+/// plus, inside quotes, each character that is the stream's line terminator, which it learns
+/// at the end of the first record: `\n` for `\n`-terminated data, `\r` for `\r\n`; before
+/// that (inside the first record) only `\r` counts. So the first record of a batch with a
+/// quoted newline takes one server line, and later ones as many as they have lines.
+pub fn locate<R: Read>(r: R, name: &str, start: (u64, u64, u64), n: u64) -> Option<Pos> {
     let mut cr = ChunkReader::new(r, name, CHUNK);
     let mut buf = Vec::new();
-    // The batch's line at which the next record starts, its byte and record number.
-    let (mut l, mut byte, mut rec) = (1u64, start.0, start.1);
+    // The server's line where the next record starts; the file's line, byte and record.
+    let (mut sl, mut line, mut byte, mut rec) = (1u64, start.2, start.0, start.1);
+    let mut eol: Option<u8> = None;
     while let Ok(Some(c)) = cr.next_chunk(buf) {
         for i in 0..c.len() {
             let r = c.record(i);
-            let inner = memchr::memchr_iter(b'\n', r).count() as u64;
-            // The record's own lines: its first through its last (a terminating newline
-            // ends it; it does not start another of its lines).
-            let last_line = l + inner.saturating_sub(r.ends_with(b"\n") as u64);
-            if n <= last_line {
+            let term = if r.ends_with(b"\r\n") {
+                2
+            } else {
+                r.ends_with(b"\n") as usize
+            };
+            let body = &r[..r.len() - term];
+            let counted = memchr::memchr_iter(eol.unwrap_or(b'\r'), body).count() as u64;
+            if n <= sl + counted {
                 return Some(Pos {
                     file: name.into(),
-                    line: start.2 + l - 1,
+                    line,
                     byte,
                     record: Some(rec),
                 });
             }
-            l += inner;
+            if eol.is_none() && term > 0 {
+                eol = Some(if term == 2 { b'\r' } else { b'\n' });
+            }
+            sl += 1 + counted;
+            line += memchr::memchr_iter(b'\n', r).count() as u64;
             byte += r.len() as u64;
             rec += 1;
         }
@@ -839,4 +853,31 @@ pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64
     Ok(client
         .query_one(&format!("SELECT count(*) FROM {from}"), &[])?
         .get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The server's COPY line numbers (as PostgreSQL 15 reported them for this data) map to
+    /// the records holding them: a quoted newline in the batch's first record is not counted
+    /// by the server, later ones are.
+    #[test]
+    fn server_lines_map_to_records() {
+        let data = b"7,\"a\nb\",1\n8,x,2\n9,\"c\nd\",3\n10,y,4\n";
+        let at = |n| {
+            let p = locate(&data[..], "f", (100, 7, 20), n).unwrap();
+            (p.record.unwrap(), p.line, p.byte)
+        };
+        assert_eq!(at(1), (7, 20, 100));
+        assert_eq!(at(2), (8, 22, 110));
+        assert_eq!(at(3), (9, 23, 116));
+        assert_eq!(at(4), (9, 23, 116));
+        assert_eq!(at(5), (10, 25, 126));
+        assert!(locate(&data[..], "f", (0, 1, 1), 6).is_none());
+        // CRLF data: the terminator is \r\n, so quoted \r\n pairs count once each.
+        let crlf = b"1,x\r\n2,\"a\r\nb\",1\r\n3,y\r\n";
+        let p = locate(&crlf[..], "f", (0, 1, 1), 4).unwrap();
+        assert_eq!((p.record, p.line), (Some(3), 4));
+    }
 }

@@ -176,9 +176,11 @@ pub fn run(a: Args) -> Result<()> {
         return verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
     }
     journal.ensure(&mut client)?;
+    crate::cli::on_signal(interrupted);
     if let Some(s) = &a.schema {
         phase(&mut client, s, &journal, a.quiet)?;
     }
+    lock_tables(&mut client, &journal, &plan)?;
     let mut extra = Vec::with_capacity(plan.tables.len());
     for (i, t) in plan.tables.iter().enumerate() {
         let files: Vec<String> = plan
@@ -195,6 +197,9 @@ pub fn run(a: Args) -> Result<()> {
             a.truncate,
             a.append,
         )?);
+    }
+    if !a.quiet {
+        resuming_note(&mut client, &plan, &journal)?;
     }
     let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
     let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
@@ -213,14 +218,21 @@ pub fn run(a: Args) -> Result<()> {
     verify(&mut client, &plan, &extra, a.quiet)
 }
 
-/// Runs a `--schema` or `--post-data` script and says what happened.
+/// Runs a `--schema` or `--post-data` script and says what happened. Two runs at once take
+/// turns (an advisory lock around the script), so the second finds it done in the journal.
 fn phase(
     client: &mut postgres::Client,
     path: &std::path::Path,
     journal: &Journal,
     quiet: bool,
 ) -> Result<()> {
-    let done = sqlfile::run(client, path, journal)?;
+    let key = lock_key(journal, "");
+    let locked = lock(client, key, &format!("script {}", path.display()))?;
+    let done = sqlfile::run(client, path, journal);
+    if locked {
+        let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
+    }
+    let done = done?;
     // The script may have changed what the session relies on (pg_dump's set search_path).
     session::apply(client)?;
     if !quiet {
@@ -234,6 +246,111 @@ fn phase(
         }
     }
     Ok(())
+}
+
+/// The advisory-lock key of `table` (`""`: the scripts) under `journal`: the first 8 bytes of
+/// XXH64 of `csvload`, the journal and the table, so runs with the same journal and table
+/// meet at the same key.
+pub fn lock_key(journal: &Journal, table: &str) -> i64 {
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    std::hash::Hasher::write(
+        &mut h,
+        format!("csvload\0{}\0{table}", journal.sql()).as_bytes(),
+    );
+    std::hash::Hasher::finish(&h) as i64
+}
+
+/// Takes the session-level advisory lock `key` for `what`, waiting (and saying so, with the
+/// holder's server pid and application) while another session holds it. `Ok(false)` when the
+/// server has no advisory locks (the journal's primary key still refuses a batch committed
+/// twice, in words).
+fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
+    let got = match client.query_one("SELECT pg_catalog.pg_try_advisory_lock($1)", &[&key]) {
+        Ok(r) => r.get::<_, bool>(0),
+        Err(e)
+            if e.as_db_error()
+                .is_some_and(|d| matches!(d.code().code(), "42883" | "0A000" | "42501")) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(load::sql_err(&e)),
+    };
+    if got {
+        return Ok(true);
+    }
+    let who: String = client
+        .query_opt(
+            "SELECT format('server pid %s, application %L, since %s', a.pid, \
+             a.application_name, date_trunc('second', a.backend_start)) \
+             FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 \
+             AND l.objid::bigint = $2 AND l.objsubid = 1 LIMIT 1",
+            &[
+                &((key as u64 >> 32) as i64),
+                &((key as u64 & 0xffff_ffff) as i64),
+            ],
+        )
+        .ok()
+        .flatten()
+        .map(|r| r.get(0))
+        .unwrap_or_else(|| "a session".into());
+    eprintln!(
+        "csvload: {what} is being loaded by another csvload ({who}); waiting for it to \
+         finish (Ctrl-C stops this one; nothing of it is loaded yet)"
+    );
+    client
+        .execute("SELECT pg_catalog.pg_advisory_lock($1)", &[&key])
+        .map_err(|e| load::sql_err(&e))?;
+    eprintln!("csvload: {what}: the other load has finished; going on");
+    Ok(true)
+}
+
+/// Locks every table of the plan (in key order, so two runs never wait for each other
+/// crosswise) for the rest of the run: a second csvload on the same table waits here,
+/// before it counts rows or reads the journal.
+fn lock_tables(client: &mut postgres::Client, journal: &Journal, plan: &Plan) -> Result<()> {
+    let mut keys: Vec<(i64, String)> = plan
+        .tables
+        .iter()
+        .map(|t| (lock_key(journal, &t.display()), t.display()))
+        .collect();
+    keys.sort();
+    for (k, name) in keys {
+        if !lock(client, k, &format!("table {name}"))? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Says so when the journal already holds rows of the plan's tables: a rerun resumes.
+fn resuming_note(client: &mut postgres::Client, plan: &Plan, journal: &Journal) -> Result<()> {
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    if done > 0 {
+        eprintln!(
+            "csvload: resuming: journal {} records {done} of the {total} rows as loaded; \
+             loading the other {}",
+            journal.sql(),
+            total.saturating_sub(done)
+        );
+    }
+    Ok(())
+}
+
+/// Said on SIGINT/SIGTERM/SIGHUP before the process exits: what this run committed (open
+/// batches roll back when the connections close) and how to go on.
+fn interrupted() {
+    let rows = load::COMMITTED_ROWS.load(Ordering::SeqCst);
+    let batches = load::COMMITTED_BATCHES.load(Ordering::SeqCst);
+    eprintln!(
+        "csvload: interrupted: this run committed {rows} rows in {batches} batch(es), each \
+         recorded in the journal; batches in progress were rolled back; rerun the same \
+         command to load the rest"
+    );
 }
 
 /// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one
