@@ -204,6 +204,12 @@ pub fn run(a: Args) -> Result<()> {
     let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
     let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
     bar.finish_and_clear();
+    // The workers may have survived a lost connection (--retries); this one, idle meanwhile,
+    // may have lost its own: reconnect (and lock the tables again) to go on.
+    if client.is_valid(std::time::Duration::from_secs(30)).is_err() {
+        client = target.connect()?;
+        lock_tables(&mut client, &journal, &plan)?;
+    }
     if !a.quiet {
         summary(&plan, &tallies, refused);
     }
