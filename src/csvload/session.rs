@@ -142,4 +142,24 @@ mod tests {
         assert!(check_text("table", "a\0b").is_err());
         assert!(check_text("table", "a b").is_ok());
     }
+
+    proptest::proptest! {
+        /// Any text (no NUL) quoted reads back as one token with exactly that text, with
+        /// standard_conforming_strings on and off (the property fuzz/fuzz_targets/sql_quote.rs
+        /// fuzzes further).
+        #[test]
+        fn any_text_reads_back(s in "[^\\x00]{0,40}", bs in "[\\\\'\"ab\n]{0,12}") {
+            for t in [&s, &bs] {
+                for std in [true, false] {
+                    proptest::prop_assert_eq!(one(&quote_literal(t), std), Tok::Str(t.as_bytes().to_vec()));
+                    if !t.is_empty() {
+                        proptest::prop_assert_eq!(
+                            one(&quote_ident(t), std),
+                            Tok::Ident { name: t.to_string(), quoted: true }
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
