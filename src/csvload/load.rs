@@ -14,7 +14,6 @@ use crate::input;
 use crate::records::{Chunk, ChunkReader};
 use postgres::Client;
 use std::io::{Read, Write};
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
