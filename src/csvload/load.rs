@@ -312,7 +312,12 @@ pub fn load_file(
             if (o.stop)(job.table) {
                 return Ok(Outcome::Stopped(loaded));
             }
-            match target.connect() {
+            // A new connection is set up as the worker's first one was.
+            let fresh = target.connect().and_then(|mut c| {
+                super::yugabyte_session(&mut c)?;
+                Ok(c)
+            });
+            match fresh {
                 Ok(c) => {
                     *client = c;
                     break;

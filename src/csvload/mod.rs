@@ -361,7 +361,7 @@ fn interrupted() {
 
 /// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one
 /// transaction a batch shares with its journal row; turn that off for the session.
-fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
+pub(crate) fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
     let v: String = client
         .query_one("SELECT version()", &[])
         .map_err(|e| load::sql_err(&e))?
