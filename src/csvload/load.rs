@@ -182,7 +182,7 @@ fn facts_differ(job: &FileJob, crc: u32, records: Option<u64>) -> Option<String>
              was written (restore it, or split again); nothing of it was committed"
         ));
     }
-    let data = records? - job.header as u64;
+    let data = records?.saturating_sub(job.header as u64);
     if data != job.records {
         return Some(format!(
             "it holds {data} records{} but its manifest says {}: the file changed after it \
@@ -883,5 +883,27 @@ mod tests {
         let crlf = b"1,x\r\n2,\"a\r\nb\",1\r\n3,y\r\n";
         let p = locate(&crlf[..], "f", (0, 1, 1), 4).unwrap();
         assert_eq!((p.record, p.line), (Some(3), 4));
+    }
+
+    /// The manifest's facts against the file's: CRC-32 first (csvsplit), then records
+    /// (header excluded); an empty file that was to have a header holds 0 records.
+    #[test]
+    fn facts_checked() {
+        let job = |header, records, crc: Option<&str>| FileJob {
+            table: 0,
+            path: "f".into(),
+            key: "f".into(),
+            header,
+            records,
+            checksum: crc.map(|c| format!("crc32:{c}")),
+        };
+        let crc = zlib_rs::crc32::crc32(0, b"a\n");
+        assert!(facts_differ(&job(false, 1, Some(&format!("{crc:08x}"))), crc, Some(1)).is_none());
+        assert!(facts_differ(&job(false, 1, Some(&format!("{crc:08X}"))), crc, None).is_none());
+        let e = facts_differ(&job(false, 1, Some("00000000")), crc, Some(1)).unwrap();
+        assert!(e.contains("CRC-32"), "{e}");
+        let e = facts_differ(&job(true, 2, None), 0, Some(2)).unwrap();
+        assert!(e.contains("holds 1 records after its header"), "{e}");
+        assert!(facts_differ(&job(true, 0, None), 0, Some(0)).is_none());
     }
 }
