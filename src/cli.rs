@@ -78,6 +78,14 @@ fn remove_registered() {
     }
 }
 
+static ON_SIGNAL: OnceLock<fn()> = OnceLock::new();
+
+/// Sets what a tool says when SIGINT/SIGTERM/SIGHUP ends it (e.g. csvload: what was
+/// committed), run on the signal thread before cleanup; the first call wins.
+pub fn on_signal(f: fn()) {
+    let _ = ON_SIGNAL.set(f);
+}
+
 /// Blocks SIGINT, SIGTERM and SIGHUP in every thread (threads inherit the mask, so this runs
 /// before any is started) and takes them on a thread of its own with `sigwait`, where it is
 /// safe to clean up: temporaries are removed, an unfinished stdout gets its
@@ -109,6 +117,9 @@ fn handle_signals() {
                 if libc::sigwait(&set, &mut sig) == 0 {
                     // Erase the bar, so the shell's prompt does not land on it.
                     crate::progress::clear();
+                    if let Some(f) = ON_SIGNAL.get() {
+                        f();
+                    }
                     remove_registered();
                     crate::output::mark_stdout_incomplete();
                     std::process::exit(128 + sig);

@@ -5,6 +5,7 @@ complete -c csvload -l batch-rows -d 'Commit every N records (cut at record ends
 complete -c csvload -l journal -d 'The journal table of committed batches, created if missing' -r
 complete -c csvload -l schema -d 'Run this SQL script before the data, statement by statement (pgdump2csv\'s schema.sql)' -r -F
 complete -c csvload -l post-data -d 'Run this SQL script after all data (pgdump2csv\'s post.sql: indexes, constraints)' -r -F
+complete -c csvload -l retries -d 'Tries again, on a new connection, a batch whose connection broke or that the server failed with a retryable SQLSTATE (40001, 40P01, 57P01-57P03, class 08), at most N times in a row, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each; each retry is said on stderr. The journal keeps it exactly once: a batch whose COMMIT went unanswered is looked up in the journal before it is sent again. 0: stop at the first' -r
 complete -c csvload -l truncate -d 'Empty a table (and forget its journal rows) when it holds rows the journal does not account for, instead of refusing it. A table whose rows are all journaled resumes'
 complete -c csvload -l append -d 'Load into a table even when it holds rows the journal does not account for; they are added to the expected row count'
 complete -c csvload -l verify-only -d 'Only compare each table\'s row count with the manifests (for data loaded any other way); load nothing'

@@ -100,6 +100,7 @@ impl Target {
         self.config
             .connect(NoTls)
             .map_err(|e| Error::Usage(format!("cannot connect to {}: {}", self.describe(), e)))
+            .and_then(|mut c| super::session::apply(&mut c).map(|()| c))
     }
 
     /// `host:port/dbname` for messages (never the password).

@@ -6,14 +6,16 @@
 //! decompression buffers, whatever the file or batch size: records go to the server as
 //! they are read.
 
-use super::plan::{FileJob, Plan, TablePlan, quote_literal};
+use super::conn::Target;
+use super::plan::{FileJob, Plan, TablePlan};
 use super::server_message;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::input;
 use crate::records::{Chunk, ChunkReader};
 use postgres::Client;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Bytes read per chunk.
 const CHUNK: usize = 1 << 20;
@@ -130,7 +132,17 @@ pub struct Opts<'a> {
     pub stop: &'a dyn Fn(usize) -> bool,
     /// Told the records of each committed batch (for the progress bar).
     pub committed: &'a dyn Fn(u64),
+    /// Tries after the first when a batch loses its connection or fails with a retryable
+    /// SQLSTATE (see [`retryable`]).
+    pub retries: u32,
+    /// No notes (resuming) on stderr.
+    pub quiet: bool,
 }
+
+/// Rows and batches this run has committed, for the words printed on SIGINT/SIGTERM.
+pub static COMMITTED_ROWS: AtomicU64 = AtomicU64::new(0);
+/// Batches this run has committed.
+pub static COMMITTED_BATCHES: AtomicU64 = AtomicU64::new(0);
 
 /// The checksum that identifies `job`'s file in the journal.
 fn checksum(job: &FileJob) -> Result<String> {
@@ -154,8 +166,181 @@ fn hex(h: &twox_hash::XxHash64) -> String {
     format!("{:016x}", std::hash::Hasher::finish(h))
 }
 
-/// Loads one file (or what of it the journal does not yet record).
-pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> Result<Outcome> {
+/// The CRC-32 a csvsplit manifest gives for the file (of its uncompressed content).
+fn manifest_crc(job: &FileJob) -> Option<&str> {
+    job.checksum.as_deref()?.strip_prefix("crc32:")
+}
+
+/// What the file turned out to hold against what its manifest says: `crc` of all its
+/// (uncompressed) bytes and `records` with the header. `None` when they agree.
+fn facts_differ(job: &FileJob, crc: u32, records: Option<u64>) -> Option<String> {
+    if let Some(want) = manifest_crc(job)
+        && !want.eq_ignore_ascii_case(&format!("{crc:08x}"))
+    {
+        return Some(format!(
+            "its CRC-32 is {crc:08x} but its manifest says {want}: the file changed after it \
+             was written (restore it, or split again); nothing of it was committed"
+        ));
+    }
+    let data = records?.saturating_sub(job.header as u64);
+    if data != job.records {
+        return Some(format!(
+            "it holds {data} records{} but its manifest says {}: the file changed after it \
+             was written, or the manifest's header facts are wrong; nothing of it was committed",
+            if job.header { " after its header" } else { "" },
+            job.records
+        ));
+    }
+    None
+}
+
+/// Checks a file against its manifest before the first of several transactions commits:
+/// the CRC-32 when the manifest gives one (bytes only, no CSV parsing), else the record
+/// count.
+fn precheck(job: &FileJob) -> Result<()> {
+    let inp = input::open(Some(&job.path))?;
+    let name = inp.name.clone();
+    let (crc, records) = if manifest_crc(job).is_some() {
+        let mut r = inp.reader;
+        let mut buf = vec![0u8; CHUNK];
+        let mut crc = 0u32;
+        loop {
+            let n = r.read(&mut buf).at(&name)?;
+            if n == 0 {
+                break;
+            }
+            crc = zlib_rs::crc32::crc32(crc, &buf[..n]);
+        }
+        (crc, None)
+    } else {
+        let mut cr = ChunkReader::new(inp.reader, &name, CHUNK);
+        let mut n = 0u64;
+        let mut buf = Vec::new();
+        while let Some(c) = cr.next_chunk(buf)? {
+            n += c.len() as u64;
+            buf = c.data;
+        }
+        (0, Some(n))
+    };
+    match facts_differ(job, crc, records) {
+        Some(m) => Err(Error::file(&name, m)),
+        None => Ok(()),
+    }
+}
+
+/// True for an error after which the same batch may well succeed on a new connection: the
+/// connection broke (no server error), or the server asked for a retry: serialization
+/// failure 40001 (CockroachDB's "restart transaction"), deadlock 40P01, class 08
+/// (connection exception), 57P01..57P03 (shut down by the administrator, crash, starting up).
+pub fn retryable(e: &postgres::Error) -> bool {
+    match e.as_db_error() {
+        Some(d) => {
+            let c = d.code().code();
+            matches!(c, "40001" | "40P01" | "57P01" | "57P02" | "57P03") || c.starts_with("08")
+        }
+        None => {
+            e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+        }
+    }
+}
+
+/// Why one try at a file ended before its end.
+enum Fail {
+    /// The connection broke or the server asked for a retry: what it said.
+    Retry(String),
+    /// Anything else: stop as before.
+    Fatal(Error),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Fatal(e)
+    }
+}
+
+fn pg_fail(e: postgres::Error) -> Fail {
+    pg_fail_ref(&e)
+}
+
+/// Loads one file (or what of it the journal does not yet record), on `client`, which is
+/// replaced by a new connection to `target` when a batch loses it or fails with a retryable
+/// SQLSTATE. A retry starts from the journal: a batch whose COMMIT was sent but not
+/// answered is found there (committed) or not (rolled back) before anything is sent again,
+/// so each batch commits exactly once. At most `o.retries` tries in a row without a
+/// committed batch between them, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each.
+pub fn load_file(
+    target: &Target,
+    client: &mut Client,
+    plan: &Plan,
+    job: &FileJob,
+    o: &Opts,
+) -> Result<Outcome> {
+    let mut loaded = 0u64;
+    let mut tries = 0u32;
+    let mut checked = false;
+    loop {
+        let before = loaded;
+        let why = match load_once(client, plan, job, o, &mut loaded, &mut checked) {
+            Ok(out) => return Ok(out),
+            Err(Fail::Fatal(e)) => return Err(e),
+            Err(Fail::Retry(why)) => why,
+        };
+        if loaded > before {
+            tries = 0;
+        }
+        let mut why = why;
+        loop {
+            tries += 1;
+            if tries > o.retries {
+                return Err(Error::file(
+                    job.path.display().to_string(),
+                    format!(
+                        "gave up after {} retr{}: {why}",
+                        o.retries,
+                        if o.retries == 1 { "y" } else { "ies" }
+                    ),
+                ));
+            }
+            let wait = Duration::from_millis(500u64 << (tries - 1).min(6)).min(MAX_WAIT);
+            eprintln!(
+                "csvload: {}: {why}; retry {tries} of {} in {:.1} s on a new connection",
+                job.path.display(),
+                o.retries,
+                wait.as_secs_f64()
+            );
+            std::thread::sleep(wait);
+            if (o.stop)(job.table) {
+                return Ok(Outcome::Stopped(loaded));
+            }
+            // A new connection is set up as the worker's first one was.
+            let fresh = target.connect().and_then(|mut c| {
+                super::yugabyte_session(&mut c)?;
+                Ok(c)
+            });
+            match fresh {
+                Ok(c) => {
+                    *client = c;
+                    break;
+                }
+                Err(e) => why = e.to_string(),
+            }
+        }
+    }
+}
+
+/// The longest wait between two tries.
+const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// One try at a file: resumes after what the journal holds of it. `loaded` counts the
+/// records this run committed; `checked` is set once the file matched its manifest.
+fn load_once(
+    client: &mut Client,
+    plan: &Plan,
+    job: &FileJob,
+    o: &Opts,
+    loaded: &mut u64,
+    checked: &mut bool,
+) -> std::result::Result<Outcome, Fail> {
     let t = &plan.tables[job.table];
     let tname = t.display();
     let size = std::fs::metadata(&job.path).at(&job.path)?.len() as i64;
@@ -165,12 +350,19 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
         .last()
         .is_some_and(|l| l.last && done.iter().all(|b| b.file_sum == sum))
     {
-        return Ok(Outcome::Done(0));
+        return Ok(Outcome::Done(*loaded));
+    }
+    // Several transactions: the file must match its manifest before the first commits.
+    if o.batch_rows.is_some() && !*checked {
+        precheck(job)?;
+        *checked = true;
     }
     let inp = input::open(Some(&job.path))?;
     let name = inp.name.clone();
     let mut reader = inp.reader;
     let (mut byte, mut record, mut line) = (0u64, 1u64, 1u64);
+    // The CRC-32 of everything read, checked against the manifest before the last COMMIT.
+    let mut crc = 0u32;
     if let Some(first) = done.first() {
         // Resume: the committed batches must be what the file still holds there.
         let changed = |b: &Batch| {
@@ -186,8 +378,18 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                 ),
             )
         };
-        std::io::copy(&mut (&mut reader).take(first.start), &mut std::io::sink()).at(&name)?;
         let mut buf = vec![0u8; CHUNK];
+        let mut left = first.start;
+        while left > 0 {
+            let k = reader
+                .read(&mut buf[..left.min(CHUNK as u64) as usize])
+                .at(&name)?;
+            if k == 0 {
+                return Err(changed(first).into());
+            }
+            crc = zlib_rs::crc32::crc32(crc, &buf[..k]);
+            left -= k as u64;
+        }
         for b in &done {
             let mut h = twox_hash::XxHash64::with_seed(0);
             let mut left = b.end - b.start;
@@ -196,13 +398,14 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                     .read(&mut buf[..left.min(CHUNK as u64) as usize])
                     .at(&name)?;
                 if k == 0 {
-                    return Err(changed(b));
+                    return Err(changed(b).into());
                 }
                 std::hash::Hasher::write(&mut h, &buf[..k]);
+                crc = zlib_rs::crc32::crc32(crc, &buf[..k]);
                 left -= k as u64;
             }
             if hex(&h) != b.hash {
-                return Err(changed(b));
+                return Err(changed(b).into());
             }
         }
         let l = done.last().expect("not empty");
@@ -210,7 +413,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
             // Loaded completely under another checksum (batches committed before and after
             // a fix): done if nothing follows the last batch.
             if reader.read(&mut buf[..1]).at(&name)? == 0 {
-                return Ok(Outcome::Done(0));
+                return Ok(Outcome::Done(*loaded));
             }
             return Err(Error::file(
                 &name,
@@ -219,9 +422,18 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                      table with --truncate",
                     o.journal.sql()
                 ),
-            ));
+            )
+            .into());
         }
         (byte, record, line) = (l.end, l.next_record, l.next_line);
+        if !o.quiet {
+            eprintln!(
+                "csvload: {name}: resuming at line {line} (record {record}, byte {byte}): \
+                 {} batch(es) of it already committed (journal {})",
+                done.len(),
+                o.journal.sql()
+            );
+        }
     }
     let resumed = !done.is_empty();
     let mut cr = ChunkReader::new(reader, &name, CHUNK);
@@ -234,6 +446,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
         match cr.next_chunk(Vec::new())? {
             Some(c) if !c.is_empty() => {
                 let end = c.ends[0];
+                crc = zlib_rs::crc32::crc32(crc, &c.data[..end]);
                 byte += end as u64;
                 line += memchr::memchr_iter(b'\n', &c.data[..end]).count() as u64;
                 record += 1;
@@ -250,13 +463,12 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
         o.journal.sql()
     );
-    let mut loaded = 0u64;
     loop {
         if (o.stop)(job.table) {
-            return Ok(Outcome::Stopped(loaded));
+            return Ok(Outcome::Stopped(*loaded));
         }
         let start = (byte, record, line);
-        let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
+        let mut tx = client.transaction().map_err(pg_fail)?;
         let mut n = 0u64;
         let mut bh = twox_hash::XxHash64::with_seed(0);
         let res: std::result::Result<(), BatchErr> = (|| {
@@ -289,6 +501,7 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                 let slice = &c.data[from..to];
                 w.write_all(slice).map_err(BatchErr::Io)?;
                 std::hash::Hasher::write(&mut bh, slice);
+                crc = zlib_rs::crc32::crc32(crc, slice);
                 byte += slice.len() as u64;
                 line += memchr::memchr_iter(b'\n', slice).count() as u64;
                 *i += take as usize;
@@ -308,21 +521,28 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
         })();
         if let Err(e) = res {
             drop(tx);
-            return match e {
-                BatchErr::Other(e) => Err(e),
+            let pe = match e {
+                BatchErr::Other(e) => return Err(e.into()),
                 BatchErr::Io(e) => match io_pg(&e) {
-                    Some(pe) if pe.as_db_error().is_some() => Ok(Outcome::Refused(
-                        refused(job, &name, &tname, start, pe),
-                        loaded,
-                    )),
-                    _ => Err(Error::io(&name, e)),
+                    Some(pe) if pe.as_db_error().is_some() && !retryable(pe) => {
+                        return Ok(Outcome::Refused(
+                            refused(job, &name, &tname, start, pe),
+                            *loaded,
+                        ));
+                    }
+                    Some(pe) => return Err(pg_fail_ref(pe)),
+                    // Writing to the server failed: the connection is gone.
+                    None => return Err(Fail::Retry(format!("sending to the server: {e}"))),
                 },
-                BatchErr::Pg(pe) if pe.as_db_error().is_some() => Ok(Outcome::Refused(
-                    refused(job, &name, &tname, start, &pe),
-                    loaded,
-                )),
-                BatchErr::Pg(pe) => Err(sql_err(&pe)),
+                BatchErr::Pg(pe) => pe,
             };
+            if pe.as_db_error().is_some() && !retryable(&pe) {
+                return Ok(Outcome::Refused(
+                    refused(job, &name, &tname, start, &pe),
+                    *loaded,
+                ));
+            }
+            return Err(pg_fail(pe));
         }
         // The batch is the last when the input has nothing after it.
         if pending.as_ref().is_none_or(|(c, i)| *i >= c.len()) && !eof {
@@ -333,6 +553,10 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
             }
         }
         let last = pending.as_ref().is_none_or(|(c, i)| *i >= c.len()) && eof;
+        if last && let Some(m) = facts_differ(job, crc, Some(record + n - 1)) {
+            drop(tx);
+            return Err(Error::file(&name, m).into());
+        }
         tx.execute(
             &ins,
             &[
@@ -349,15 +573,47 @@ pub fn load_file(client: &mut Client, plan: &Plan, job: &FileJob, o: &Opts) -> R
                 &last,
             ],
         )
-        .map_err(|e| sql_err(&e))?;
-        tx.commit().map_err(|e| sql_err(&e))?;
+        .map_err(|e| journal_conflict(&e, o.journal, &name).unwrap_or_else(|| pg_fail(e)))?;
+        // An error here leaves the outcome unknown: the next try reads the journal.
+        tx.commit().map_err(pg_fail)?;
         record += n;
-        loaded += n;
+        *loaded += n;
+        COMMITTED_ROWS.fetch_add(n, Ordering::SeqCst);
+        COMMITTED_BATCHES.fetch_add(1, Ordering::SeqCst);
         (o.committed)(n);
         if last {
-            return Ok(Outcome::Done(loaded));
+            return Ok(Outcome::Done(*loaded));
         }
     }
+}
+
+fn pg_fail_ref(e: &postgres::Error) -> Fail {
+    if retryable(e) && e.as_db_error().is_none() {
+        Fail::Retry(format!("lost the connection to the server ({e})"))
+    } else if retryable(e) {
+        Fail::Retry(server_message(e))
+    } else {
+        Fail::Fatal(sql_err(e))
+    }
+}
+
+/// The journal's primary key refused a batch: another loader committed the same batch of
+/// the same file meanwhile (two runs at once on one table without the advisory lock, as on
+/// a server without advisory locks). Said in words, not as a raw duplicate key.
+fn journal_conflict(e: &postgres::Error, j: &Journal, name: &str) -> Option<Fail> {
+    let d = e.as_db_error()?;
+    if d.code() != &postgres::error::SqlState::UNIQUE_VIOLATION {
+        return None;
+    }
+    Some(Fail::Fatal(Error::file(
+        name,
+        format!(
+            "another loader committed this batch of the file at the same time (journal {} \
+             already records it; nothing of this try was committed): two loads of one table \
+             ran at once; rerun the same command when the other has finished",
+            j.sql()
+        ),
+    )))
 }
 
 enum BatchErr {
@@ -376,15 +632,13 @@ fn journal_batches(
     j: &Journal,
     table: &str,
     job: &FileJob,
-) -> Result<Vec<Batch>> {
+) -> std::result::Result<Vec<Batch>, Fail> {
     let q = format!(
         "SELECT byte_start, byte_end, batch_xxh64, first_record + records, next_line, last, \
          checksum FROM {} WHERE table_name = $1 AND file = $2 ORDER BY byte_start",
         j.sql()
     );
-    let rows = client
-        .query(&q, &[&table, &job.key])
-        .map_err(|e| sql_err(&e))?;
+    let rows = client.query(&q, &[&table, &job.key]).map_err(pg_fail)?;
     let mut out: Vec<Batch> = Vec::with_capacity(rows.len());
     for row in &rows {
         let b = Batch {
@@ -404,15 +658,30 @@ fn journal_batches(
                     j.sql(),
                     b.start
                 ),
-            ));
+            )
+            .into());
         }
         out.push(b);
     }
     Ok(out)
 }
 
-/// Builds the message for a row the server refused: the COPY context's `line N` is the Nth
-/// record of the batch, which the file is rescanned to locate (error path only).
+/// The server's COPY line number: `line N` in the error's context (`COPY t, line 3, column
+/// v: "x"`), the Nth physical line of the data the batch sent.
+fn copy_line(e: &postgres::Error) -> Option<u64> {
+    let w = e.as_db_error()?.where_()?;
+    let k = w.find(", line ")?;
+    let rest = &w[k + 7..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse::<u64>().ok().filter(|&n| n > 0)
+}
+
+/// Builds the message for a row the server refused. The server numbers the lines of the
+/// COPY data it read (see [`locate`]), so its `line N` is mapped through the records of the
+/// batch, reread from the file (error path only), to the record holding that line, and named
+/// by the file's own line, record and byte.
 fn refused(
     job: &FileJob,
     name: &str,
@@ -420,49 +689,69 @@ fn refused(
     start: (u64, u64, u64),
     e: &postgres::Error,
 ) -> String {
-    let db = e.as_db_error();
-    let nth = db.and_then(|d| d.where_()).and_then(|w| {
-        let k = w.find(", line ")?;
-        let rest = &w[k + 7..];
-        let end = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        rest[..end].parse::<u64>().ok()
-    });
-    let pos = match nth {
-        Some(n) if n > 0 => locate(&job.path, name, start.1 + n - 1).unwrap_or(Pos {
-            file: name.into(),
-            line: start.2,
-            byte: start.0,
-            record: Some(start.1),
-        }),
-        _ => Pos {
-            file: name.into(),
-            line: start.2,
-            byte: start.0,
-            record: Some(start.1),
-        },
+    let at_start = Pos {
+        file: name.into(),
+        line: start.2,
+        byte: start.0,
+        record: Some(start.1),
     };
-    let what = if nth.is_some() {
-        String::new()
+    let found = copy_line(e).and_then(|n| {
+        let inp = input::open(Some(&job.path)).ok()?;
+        let mut r = inp.reader;
+        std::io::copy(&mut (&mut r).take(start.0), &mut std::io::sink()).ok()?;
+        locate(r, name, start, n)
+    });
+    let what = if found.is_some() {
+        ""
     } else {
-        " (in the batch starting here)".to_string()
+        " (in the batch starting here)"
     };
     format!(
-        "{pos} table {table}: row refused{what}: {}",
+        "{} table {table}: row refused{what}: {}",
+        found.unwrap_or(at_start),
         server_message(e)
     )
 }
 
-/// The position of record `record` (1-based, header included) of `path`.
-fn locate(path: &Path, name: &str, record: u64) -> Option<Pos> {
-    let inp = input::open(Some(path)).ok()?;
-    let mut cr = ChunkReader::new(inp.reader, name, CHUNK);
+/// The record of a batch (read from `r`, which starts at the batch's first record; `start`
+/// is its byte, record and line in the file) that holds the server's COPY line `n`.
+///
+/// The server counts lines as PostgreSQL's COPY FROM (copyfromparse.c) does: one per record,
+/// plus, inside quotes, each character that is the stream's line terminator, which it learns
+/// at the end of the first record: `\n` for `\n`-terminated data, `\r` for `\r\n`; before
+/// that (inside the first record) only `\r` counts. So the first record of a batch with a
+/// quoted newline takes one server line, and later ones as many as they have lines.
+pub fn locate<R: Read>(r: R, name: &str, start: (u64, u64, u64), n: u64) -> Option<Pos> {
+    let mut cr = ChunkReader::new(r, name, CHUNK);
     let mut buf = Vec::new();
+    // The server's line where the next record starts; the file's line, byte and record.
+    let (mut sl, mut line, mut byte, mut rec) = (1u64, start.2, start.0, start.1);
+    let mut eol: Option<u8> = None;
     while let Ok(Some(c)) = cr.next_chunk(buf) {
-        let last = c.first_record + c.len() as u64;
-        if record < last {
-            return Some(c.pos((record - c.first_record) as usize, name));
+        for i in 0..c.len() {
+            let r = c.record(i);
+            let term = if r.ends_with(b"\r\n") {
+                2
+            } else {
+                r.ends_with(b"\n") as usize
+            };
+            let body = &r[..r.len() - term];
+            let counted = memchr::memchr_iter(eol.unwrap_or(b'\r'), body).count() as u64;
+            if n <= sl + counted {
+                return Some(Pos {
+                    file: name.into(),
+                    line,
+                    byte,
+                    record: Some(rec),
+                });
+            }
+            if eol.is_none() && term > 0 {
+                eol = Some(if term == 2 { b'\r' } else { b'\n' });
+            }
+            sl += 1 + counted;
+            line += memchr::memchr_iter(b'\n', r).count() as u64;
+            byte += r.len() as u64;
+            rec += 1;
         }
         buf = c.data;
     }
@@ -503,14 +792,20 @@ pub fn prepare_table(
         return Ok(0);
     }
     if truncate {
+        // The table's name is quoted by the one quoting function; the journal key travels
+        // as a bind parameter (once built with doubled quotes only, a hostile table name
+        // ran SQL here on a server with standard_conforming_strings = off).
+        let in_words = |e: postgres::Error| {
+            Error::Usage(format!("table {}: {}", t.display(), server_message(&e)))
+        };
         let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
-        tx.batch_execute(&format!(
-            "TRUNCATE {}; DELETE FROM {} WHERE table_name = {}",
-            t.sql_name(),
-            j.sql(),
-            quote_literal(&t.display())
-        ))
-        .map_err(|e| Error::Usage(format!("table {}: {}", t.display(), server_message(&e))))?;
+        tx.execute(&format!("TRUNCATE {}", t.sql_name()), &[])
+            .map_err(in_words)?;
+        tx.execute(
+            &format!("DELETE FROM {} WHERE table_name = $1", j.sql()),
+            &[&t.display()],
+        )
+        .map_err(in_words)?;
         tx.commit().map_err(|e| sql_err(&e))?;
         return Ok(0);
     }
@@ -562,4 +857,53 @@ pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64
     Ok(client
         .query_one(&format!("SELECT count(*) FROM {from}"), &[])?
         .get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The server's COPY line numbers (as PostgreSQL 15 reported them for this data) map to
+    /// the records holding them: a quoted newline in the batch's first record is not counted
+    /// by the server, later ones are.
+    #[test]
+    fn server_lines_map_to_records() {
+        let data = b"7,\"a\nb\",1\n8,x,2\n9,\"c\nd\",3\n10,y,4\n";
+        let at = |n| {
+            let p = locate(&data[..], "f", (100, 7, 20), n).unwrap();
+            (p.record.unwrap(), p.line, p.byte)
+        };
+        assert_eq!(at(1), (7, 20, 100));
+        assert_eq!(at(2), (8, 22, 110));
+        assert_eq!(at(3), (9, 23, 116));
+        assert_eq!(at(4), (9, 23, 116));
+        assert_eq!(at(5), (10, 25, 126));
+        assert!(locate(&data[..], "f", (0, 1, 1), 6).is_none());
+        // CRLF data: the terminator is \r\n, so quoted \r\n pairs count once each.
+        let crlf = b"1,x\r\n2,\"a\r\nb\",1\r\n3,y\r\n";
+        let p = locate(&crlf[..], "f", (0, 1, 1), 4).unwrap();
+        assert_eq!((p.record, p.line), (Some(3), 4));
+    }
+
+    /// The manifest's facts against the file's: CRC-32 first (csvsplit), then records
+    /// (header excluded); an empty file that was to have a header holds 0 records.
+    #[test]
+    fn facts_checked() {
+        let job = |header, records, crc: Option<&str>| FileJob {
+            table: 0,
+            path: "f".into(),
+            key: "f".into(),
+            header,
+            records,
+            checksum: crc.map(|c| format!("crc32:{c}")),
+        };
+        let crc = zlib_rs::crc32::crc32(0, b"a\n");
+        assert!(facts_differ(&job(false, 1, Some(&format!("{crc:08x}"))), crc, Some(1)).is_none());
+        assert!(facts_differ(&job(false, 1, Some(&format!("{crc:08X}"))), crc, None).is_none());
+        let e = facts_differ(&job(false, 1, Some("00000000")), crc, Some(1)).unwrap();
+        assert!(e.contains("CRC-32"), "{e}");
+        let e = facts_differ(&job(true, 2, None), 0, Some(2)).unwrap();
+        assert!(e.contains("holds 1 records after its header"), "{e}");
+        assert!(facts_differ(&job(true, 0, None), 0, Some(0)).is_none());
+    }
 }

@@ -9,6 +9,7 @@
 pub mod conn;
 pub mod load;
 pub mod plan;
+pub mod session;
 pub mod sqlfile;
 
 use crate::error::{Error, Result};
@@ -105,6 +106,14 @@ pub struct Args {
     /// server refused).
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
+
+    /// Tries again, on a new connection, a batch whose connection broke or that the server
+    /// failed with a retryable SQLSTATE (40001, 40P01, 57P01-57P03, class 08), at most N
+    /// times in a row, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each; each retry is
+    /// said on stderr. The journal keeps it exactly once: a batch whose COMMIT went
+    /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -112,8 +121,12 @@ pub fn server_message(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(d) => {
             let mut m = format!("{}: {}", d.severity(), d.message());
+            m.push_str(&format!(" (SQLSTATE {})", d.code().code()));
             if let Some(x) = d.detail() {
                 m.push_str(&format!(" (DETAIL: {x})"));
+            }
+            if let Some(x) = d.hint() {
+                m.push_str(&format!(" (HINT: {x})"));
             }
             if let Some(x) = d.where_() {
                 m.push_str(&format!(" (CONTEXT: {x})"));
@@ -163,9 +176,11 @@ pub fn run(a: Args) -> Result<()> {
         return verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
     }
     journal.ensure(&mut client)?;
+    crate::cli::on_signal(interrupted);
     if let Some(s) = &a.schema {
         phase(&mut client, s, &journal, a.quiet)?;
     }
+    lock_tables(&mut client, &journal, &plan)?;
     let mut extra = Vec::with_capacity(plan.tables.len());
     for (i, t) in plan.tables.iter().enumerate() {
         let files: Vec<String> = plan
@@ -183,9 +198,18 @@ pub fn run(a: Args) -> Result<()> {
             a.append,
         )?);
     }
+    if !a.quiet {
+        resuming_note(&mut client, &plan, &journal)?;
+    }
     let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
     let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
     bar.finish_and_clear();
+    // The workers may have survived a lost connection (--retries); this one, idle meanwhile,
+    // may have lost its own: reconnect (and lock the tables again) to go on.
+    if client.is_valid(std::time::Duration::from_secs(30)).is_err() {
+        client = target.connect()?;
+        lock_tables(&mut client, &journal, &plan)?;
+    }
     if !a.quiet {
         summary(&plan, &tallies, refused);
     }
@@ -200,14 +224,23 @@ pub fn run(a: Args) -> Result<()> {
     verify(&mut client, &plan, &extra, a.quiet)
 }
 
-/// Runs a `--schema` or `--post-data` script and says what happened.
+/// Runs a `--schema` or `--post-data` script and says what happened. Two runs at once take
+/// turns (an advisory lock around the script), so the second finds it done in the journal.
 fn phase(
     client: &mut postgres::Client,
     path: &std::path::Path,
     journal: &Journal,
     quiet: bool,
 ) -> Result<()> {
-    let done = sqlfile::run(client, path, journal)?;
+    let key = lock_key(journal, "");
+    let locked = lock(client, key, &format!("script {}", path.display()))?;
+    let done = sqlfile::run(client, path, journal);
+    if locked {
+        let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
+    }
+    let done = done?;
+    // The script may have changed what the session relies on (pg_dump's set search_path).
+    session::apply(client)?;
     if !quiet {
         match done {
             Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
@@ -221,9 +254,114 @@ fn phase(
     Ok(())
 }
 
+/// The advisory-lock key of `table` (`""`: the scripts) under `journal`: the first 8 bytes of
+/// XXH64 of `csvload`, the journal and the table, so runs with the same journal and table
+/// meet at the same key.
+pub fn lock_key(journal: &Journal, table: &str) -> i64 {
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    std::hash::Hasher::write(
+        &mut h,
+        format!("csvload\0{}\0{table}", journal.sql()).as_bytes(),
+    );
+    std::hash::Hasher::finish(&h) as i64
+}
+
+/// Takes the session-level advisory lock `key` for `what`, waiting (and saying so, with the
+/// holder's server pid and application) while another session holds it. `Ok(false)` when the
+/// server has no advisory locks (the journal's primary key still refuses a batch committed
+/// twice, in words).
+fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
+    let got = match client.query_one("SELECT pg_catalog.pg_try_advisory_lock($1)", &[&key]) {
+        Ok(r) => r.get::<_, bool>(0),
+        Err(e)
+            if e.as_db_error()
+                .is_some_and(|d| matches!(d.code().code(), "42883" | "0A000" | "42501")) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(load::sql_err(&e)),
+    };
+    if got {
+        return Ok(true);
+    }
+    let who: String = client
+        .query_opt(
+            "SELECT format('server pid %s, application %L, since %s', a.pid, \
+             a.application_name, date_trunc('second', a.backend_start)) \
+             FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 \
+             AND l.objid::bigint = $2 AND l.objsubid = 1 LIMIT 1",
+            &[
+                &((key as u64 >> 32) as i64),
+                &((key as u64 & 0xffff_ffff) as i64),
+            ],
+        )
+        .ok()
+        .flatten()
+        .map(|r| r.get(0))
+        .unwrap_or_else(|| "a session".into());
+    eprintln!(
+        "csvload: {what} is being loaded by another csvload ({who}); waiting for it to \
+         finish (Ctrl-C stops this one; nothing of it is loaded yet)"
+    );
+    client
+        .execute("SELECT pg_catalog.pg_advisory_lock($1)", &[&key])
+        .map_err(|e| load::sql_err(&e))?;
+    eprintln!("csvload: {what}: the other load has finished; going on");
+    Ok(true)
+}
+
+/// Locks every table of the plan (in key order, so two runs never wait for each other
+/// crosswise) for the rest of the run: a second csvload on the same table waits here,
+/// before it counts rows or reads the journal.
+fn lock_tables(client: &mut postgres::Client, journal: &Journal, plan: &Plan) -> Result<()> {
+    let mut keys: Vec<(i64, String)> = plan
+        .tables
+        .iter()
+        .map(|t| (lock_key(journal, &t.display()), t.display()))
+        .collect();
+    keys.sort();
+    for (k, name) in keys {
+        if !lock(client, k, &format!("table {name}"))? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Says so when the journal already holds rows of the plan's tables: a rerun resumes.
+fn resuming_note(client: &mut postgres::Client, plan: &Plan, journal: &Journal) -> Result<()> {
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    if done > 0 {
+        eprintln!(
+            "csvload: resuming: journal {} records {done} of the {total} rows as loaded; \
+             loading the other {}",
+            journal.sql(),
+            total.saturating_sub(done)
+        );
+    }
+    Ok(())
+}
+
+/// Said on SIGINT/SIGTERM/SIGHUP before the process exits: what this run committed (open
+/// batches roll back when the connections close) and how to go on.
+fn interrupted() {
+    let rows = load::COMMITTED_ROWS.load(Ordering::SeqCst);
+    let batches = load::COMMITTED_BATCHES.load(Ordering::SeqCst);
+    eprintln!(
+        "csvload: interrupted: this run committed {rows} rows in {batches} batch(es), each \
+         recorded in the journal; batches in progress were rolled back; rerun the same \
+         command to load the rest"
+    );
+}
+
 /// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one
 /// transaction a batch shares with its journal row; turn that off for the session.
-fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
+pub(crate) fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
     let v: String = client
         .query_one("SELECT version()", &[])
         .map_err(|e| load::sql_err(&e))?
@@ -285,6 +423,8 @@ fn load_all(
                     journal,
                     stop: &stop,
                     committed: &committed,
+                    retries: a.retries,
+                    quiet: a.quiet,
                 };
                 loop {
                     let Some(fi) = queue.lock().unwrap().pop_front() else {
@@ -295,7 +435,7 @@ fn load_all(
                         continue;
                     }
                     let t0 = Instant::now();
-                    let out = load::load_file(&mut client, plan, job, &opts);
+                    let out = load::load_file(target, &mut client, plan, job, &opts);
                     let t1 = Instant::now();
                     let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
                     match out {

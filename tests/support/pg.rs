@@ -57,7 +57,18 @@ impl Pg {
     /// "SKIPPED: no PostgreSQL server (...)" to stderr.
     /// Panics instead of skipping when env DUMPSHARD_REQUIRE_PG=1.
     pub fn start() -> Option<Pg> {
-        match Self::try_start() {
+        Self::start_opts(false)
+    }
+
+    /// Like [`Pg::start`], but the server also listens on TCP at 127.0.0.1:[`Pg::port`]
+    /// (trust authentication, as on the socket), for tests that put something between a
+    /// client and the server.
+    pub fn start_tcp() -> Option<Pg> {
+        Self::start_opts(true)
+    }
+
+    fn start_opts(tcp: bool) -> Option<Pg> {
+        match Self::try_start(tcp) {
             Ok(pg) => Some(pg),
             Err(why) => {
                 if std::env::var("DUMPSHARD_REQUIRE_PG").as_deref() == Ok("1") {
@@ -75,7 +86,7 @@ impl Pg {
         }
     }
 
-    fn try_start() -> Result<Pg, String> {
+    fn try_start(tcp: bool) -> Result<Pg, String> {
         let t0 = Instant::now();
         let bindir = find_bindir().ok_or("no initdb/pg_ctl/postgres found; set PGBIN")?;
         let run_as = if is_root() {
@@ -113,8 +124,15 @@ impl Pg {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         // The port only names the socket file (the directory is private), but keep it
         // distinct per server anyway: the SysV shared memory key derives from it.
-        let port =
+        let mut port =
             20000 + ((std::process::id().wrapping_mul(37).wrapping_add(n * 101)) % 30000) as u16;
+        if tcp {
+            // A port free right now (the kernel's pick), for the TCP listener.
+            port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_err(|e| format!("no free TCP port: {e}"))?
+                .port();
+        }
 
         let mut pg = Pg {
             root,
@@ -158,11 +176,12 @@ impl Pg {
             }
         }
         let opts = format!(
-            "-c listen_addresses='' -c unix_socket_directories='{}' -c port={} \
+            "-c listen_addresses='{}' -c unix_socket_directories='{}' -c port={} \
              -c fsync=off -c full_page_writes=off -c synchronous_commit=off \
              -c shared_buffers=16MB -c max_connections=20 -c max_wal_size=256MB \
              -c timezone=UTC -c datestyle='iso, mdy' -c intervalstyle=postgres \
              -c lc_messages=C -c log_min_messages=warning",
+            if tcp { "127.0.0.1" } else { "" },
             pg.sock.display(),
             pg.port
         );

@@ -1,0 +1,610 @@
+//! csvload's load path against a real PostgreSQL (tests/support/pg.rs): a target whose
+//! database and role set `standard_conforming_strings = off`, a hostile table name under
+//! `--truncate`, csvsplit's `--no-repeat-header` shards, shards edited after the split, refused
+//! rows named through quoted newlines, two runs on one table, Ctrl-C and a rerun, and a load
+//! through a TCP proxy that cuts its connections.
+
+use crate::support::pg;
+
+use pg::Pg;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PG") {
+            c.env_remove(k);
+        }
+    }
+    c.env("PGHOST", pg.socket_dir())
+        .env("PGPORT", pg.port().to_string())
+        .env("PGUSER", pg::SUPERUSER)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Runs csvload to its end (at most two minutes).
+fn csvload(pg: &Pg, args: &[&str]) -> Output {
+    let child = csvload_cmd(pg, args).spawn().expect("run csvload");
+    finish(child, 120)
+}
+
+/// Waits for `child` at most `secs` seconds (killing it then) and collects its output.
+fn finish(mut child: Child, secs: u64) -> Output {
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t1 = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let t2 = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let st = wait_timeout(&mut child, secs);
+    let status = match st {
+        Some(st) => st,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("csvload did not finish within {secs} s");
+        }
+    };
+    Output {
+        status,
+        stdout: t1.join().unwrap(),
+        stderr: t2.join().unwrap(),
+    }
+}
+
+fn wait_timeout(child: &mut Child, secs: u64) -> Option<std::process::ExitStatus> {
+    for _ in 0..secs * 20 {
+        if let Some(st) = child.try_wait().unwrap() {
+            return Some(st);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A pgdump2csv manifest of one table `schema.name` with columns (id int, v text).
+fn manifest(
+    dir: &Path,
+    schema: &str,
+    name: &str,
+    file: &str,
+    rows: u64,
+    null_token: &str,
+) -> PathBuf {
+    let j = serde_json::json!({
+        "format": "dumpshard-manifest", "version": 1,
+        "tables": [{
+            "schema": schema, "name": name, "file": file,
+            "columns": [{"name": "id", "type": "integer", "not_null": true},
+                        {"name": "v", "type": "text", "not_null": false}],
+            "rows": rows, "bytes": 0, "header": false, "null": null_token,
+        }]
+    });
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p = dir.join(format!("m{}.json", N.fetch_add(1, Ordering::SeqCst)));
+    std::fs::write(&p, j.to_string()).unwrap();
+    p
+}
+
+/// Issue 19 item 1: on a database and a role with `standard_conforming_strings = off`,
+/// `NULL '\N'` became `NULL 'N'` (NULLs loaded as the text `\N`, the text `N` as NULL,
+/// exit 0), and `--truncate` built its DELETE with doubled quotes only, so a hostile table
+/// name ran a DROP TABLE. Failed before the fix (victim dropped, values swapped).
+#[test]
+fn standard_conforming_strings_off_loads_exactly_and_executes_nothing() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("s");
+    pg.psql(
+        "s",
+        "ALTER DATABASE s SET standard_conforming_strings = off; \
+         CREATE ROLE loader SUPERUSER LOGIN; \
+         ALTER ROLE loader SET standard_conforming_strings = off; \
+         ALTER ROLE loader SET DateStyle = 'SQL, DMY'",
+    );
+    // The hostile name: under standard_conforming_strings = off, `\'` inside '...' is a
+    // quote, so doubling quotes alone let the rest run as SQL.
+    let hostile = "x\\'; DROP TABLE public.victim; --";
+    pg.psql(
+        "s",
+        &format!(
+            "CREATE TABLE public.victim (a int); \
+             CREATE TABLE public.t (id int PRIMARY KEY, v text); \
+             CREATE TABLE public.{} (id int PRIMARY KEY, v text); \
+             INSERT INTO public.{} VALUES (99, 'stray')",
+            pg::quote_ident(hostile),
+            pg::quote_ident(hostile)
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // \N unquoted is NULL; "\N" quoted is the text \N; N is the text N.
+    let csv = "1,\\N\n2,\"\\N\"\n3,N\n4,a\\b\n5,\n";
+    std::fs::write(dir.path().join("t.csv"), csv).unwrap();
+    let m = manifest(dir.path(), "public", "t", "t.csv", 5, "\\N");
+    let h = manifest(dir.path(), "public", hostile, "t.csv", 5, "\\N");
+    let db = "dbname=s user=loader";
+    let check = |table: &str| {
+        let q = format!(
+            "SET standard_conforming_strings = on; \
+             SELECT string_agg(id || ':' || coalesce(v, '<NULL>'), ' ' ORDER BY id) FROM public.{}",
+            pg::quote_ident(table)
+        );
+        pg.psql("s", &q).trim().to_string()
+    };
+    let out = csvload(&pg, &["-m", m.to_str().unwrap(), "-q", db]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(check("t"), "1:<NULL> 2:\\N 3:N 4:a\\b 5:");
+    let out = csvload(&pg, &["-m", h.to_str().unwrap(), "--truncate", "-q", db]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql(
+            "s",
+            "SELECT count(*) FROM pg_class WHERE relname = 'victim'"
+        )
+        .trim(),
+        "1",
+        "the hostile table name ran SQL"
+    );
+    assert_eq!(check(hostile), "1:<NULL> 2:\\N 3:N 4:a\\b 5:");
+    // The journal names it exactly (bind parameters, not text).
+    assert_eq!(
+        pg.psql(
+            "s",
+            "SELECT count(*) FROM dumpshard.load_journal WHERE table_name LIKE 'public.x%DROP%'"
+        )
+        .trim(),
+        "1"
+    );
+}
+
+/// csvsplit's own shards of `rows` records (`id,v` with a header line), written with `args`.
+fn split(dir: &Path, rows: u64, args: &[&str]) -> PathBuf {
+    let mut s = String::from("id,v\n");
+    for i in 1..=rows {
+        s.push_str(&format!("{i},\"v{i}\nsecond line\"\n"));
+    }
+    let input = dir.join("in.csv");
+    std::fs::write(&input, s).unwrap();
+    let m = dir.join("split.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_csvsplit"))
+        .args(args)
+        .arg("-o")
+        .arg(dir.join("part-{n}.csv"))
+        .arg("--write-manifest")
+        .arg(&m)
+        .arg(&input)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    m
+}
+
+/// Issue 19 item 6: `--header --no-repeat-header` shards lost the first record of every
+/// shard after the first (97 of 100 rows, journal "done"). Failed before the fix.
+#[test]
+fn no_repeat_header_shards_load_every_record() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("h");
+    pg.psql("h", "CREATE TABLE t (id int PRIMARY KEY, v text)");
+    let dir = tempfile::tempdir().unwrap();
+    let m = split(
+        dir.path(),
+        100,
+        &["--header", "--no-repeat-header", "-n", "4"],
+    );
+    let out = csvload(
+        &pg,
+        &["-m", m.to_str().unwrap(), "-t", "public.t", "dbname=h"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql("h", "SELECT count(*), min(id), max(id) FROM t")
+            .trim(),
+        "100|1|100"
+    );
+}
+
+/// Issue 19 item 7: a shard edited after the split (same record count) loaded and verified
+/// "ok". Now refused before any of its rows commits, also when it spans several
+/// transactions (a check pass before the first). Failed before the fix (exit 0).
+#[test]
+fn shard_changed_after_split_refused_before_any_row_commits() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("c");
+    pg.psql("c", "CREATE TABLE t (id int PRIMARY KEY, v text)");
+    let dir = tempfile::tempdir().unwrap();
+    let m = split(dir.path(), 40, &["--header", "-n", "2"]);
+    let shard = dir.path().join("part-1.csv");
+    let s = std::fs::read_to_string(&shard).unwrap();
+    std::fs::write(&shard, s.replace("v30\n", "v3O\n")).unwrap();
+    for batch in [None, Some("3")] {
+        pg.psql(
+            "c",
+            "TRUNCATE t; DROP TABLE IF EXISTS dumpshard.load_journal",
+        );
+        let mut args = vec!["-m", m.to_str().unwrap(), "-t", "public.t", "-j", "1"];
+        if let Some(b) = batch {
+            args.extend(["--batch-rows", b]);
+        }
+        args.push("dbname=c");
+        let out = csvload(&pg, &args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("part-1.csv") && err.contains("CRC-32"),
+            "{err}"
+        );
+        // Shard 0 loaded; nothing of shard 1.
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&m).unwrap()).unwrap();
+        let first = j["shards"][0]["records"].as_u64().unwrap();
+        assert!(first < 30);
+        assert_eq!(
+            pg.psql("c", "SELECT count(*), max(id) FROM t").trim(),
+            format!("{first}|{first}"),
+            "{batch:?}"
+        );
+    }
+}
+
+/// Issue 19 item 13: the server's `line N` counts physical lines of the COPY data; with
+/// quoted newlines before the bad row it named a good row. Now mapped through the batch.
+/// Failed before the fix (named record 9 for the bad record 8).
+#[test]
+fn refused_row_named_by_record_through_quoted_newlines() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("r");
+    pg.psql("r", "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
+    let dir = tempfile::tempdir().unwrap();
+    // Records 1..=10; records 2, 3 and 7 hold a quoted newline; record 8's v is bad.
+    let mut csv = String::new();
+    let mut bad_line = 0;
+    let mut bad_byte = 0;
+    let mut line = 1;
+    for k in 1..=10 {
+        let note = if matches!(k, 2 | 3 | 7) {
+            "\"two\nlines\""
+        } else {
+            "one"
+        };
+        let v = if k == 8 {
+            "x".to_string()
+        } else {
+            k.to_string()
+        };
+        if k == 8 {
+            bad_line = line;
+            bad_byte = csv.len();
+        }
+        let rec = format!("{k},{note},{v}\n");
+        line += rec.matches('\n').count();
+        csv.push_str(&rec);
+    }
+    let f = dir.path().join("t.csv");
+    std::fs::write(&f, &csv).unwrap();
+    let m = serde_json::json!({
+        "format": "dumpshard-manifest", "version": 1,
+        "tables": [{"schema": "public", "name": "t", "file": "t.csv",
+            "columns": [{"name": "id", "type": "integer", "not_null": true},
+                        {"name": "note", "type": "text", "not_null": false},
+                        {"name": "v", "type": "integer", "not_null": false}],
+            "rows": 10, "bytes": 0, "header": false, "null": ""}]
+    });
+    let mp = dir.path().join("m.json");
+    std::fs::write(&mp, m.to_string()).unwrap();
+    for batch in ["100", "3"] {
+        let out = csvload(
+            &pg,
+            &[
+                "-m",
+                mp.to_str().unwrap(),
+                "--batch-rows",
+                batch,
+                "--truncate",
+                "dbname=r",
+            ],
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        let want = format!(
+            "csvload: {}:{bad_line}: (record 8, byte {bad_byte}) table public.t: row refused: ",
+            f.display()
+        );
+        assert!(err.contains(&want), "batch {batch}: want {want}\n{err}");
+        assert!(err.contains("SQLSTATE 22P02"), "{err}");
+    }
+}
+
+/// Issue 19 item 15: a second run on a table being loaded waits for it and says so (before,
+/// it died on a raw duplicate key of the journal); Ctrl-C says what was committed and the
+/// rerun that it resumes.
+#[test]
+fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("w");
+    pg.psql("w", "CREATE TABLE t (id int PRIMARY KEY, v text)");
+    let dir = tempfile::tempdir().unwrap();
+    let rows = 60_000u64;
+    let mut csv = String::new();
+    for i in 1..=rows {
+        csv.push_str(&format!("{i},v{i}\n"));
+    }
+    std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
+    let m = manifest(dir.path(), "public", "t", "t.csv", rows, "");
+    let ms = m.to_str().unwrap();
+
+    // Another session holds the table's lock, as a running csvload does.
+    let j = dumpshard::csvload::load::Journal::parse("dumpshard.load_journal").unwrap();
+    let key = dumpshard::csvload::lock_key(&j, "public.t");
+    let mut holder = pg.client("psql");
+    holder
+        .args(["-X", "-q", "-d", "w", "-c"])
+        .arg(format!("SELECT pg_advisory_lock({key})"))
+        .args(["-c", "SELECT pg_sleep(2)"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let mut holder = holder.spawn().unwrap();
+    for _ in 0..200 {
+        let held = pg.psql(
+            "w",
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted",
+        );
+        if held.trim() == "1" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = csvload(&pg, &["-m", ms, "-q", "dbname=w"]);
+    assert!(wait_timeout(&mut holder, 30).is_some());
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("table public.t is being loaded by another csvload (server pid")
+            && err.contains("waiting"),
+        "{err}"
+    );
+    assert_eq!(pg.psql("w", "SELECT count(*) FROM t").trim(), "60000");
+
+    // Ctrl-C once some batches are committed: says what; the rerun says it resumes.
+    pg.psql("w", "TRUNCATE t; TRUNCATE dumpshard.load_journal");
+    let args = ["-m", ms, "--batch-rows", "500", "-j", "1", "dbname=w"];
+    let child = csvload_cmd(&pg, &args).spawn().unwrap();
+    let journaled = || -> u64 {
+        pg.psql(
+            "w",
+            "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal",
+        )
+        .trim()
+        .parse()
+        .unwrap()
+    };
+    for _ in 0..600 {
+        if journaled() >= 2000 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = finish(child, 60);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("csvload: interrupted: this run committed "),
+        "{err}"
+    );
+    let done = journaled();
+    assert!(done < rows, "the load ended before the interrupt");
+    let out = csvload(&pg, &args);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "csvload: resuming: journal \"dumpshard\".\"load_journal\" records {done} of the {rows} rows"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("resuming at line"), "{err}");
+    assert_eq!(
+        pg.psql("w", "SELECT count(*), count(DISTINCT id) FROM t")
+            .trim(),
+        "60000|60000"
+    );
+}
+
+/// What the proxy does to one connection.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// Pass everything.
+    None,
+    /// Cut both ways once this many bytes went from the client to the server.
+    CutAfter(usize),
+    /// Pass the Nth COMMIT to the server, then cut before its answer reaches the client:
+    /// the COMMIT's outcome is unknown to the client (it did commit).
+    LoseCommitReply(usize),
+}
+
+/// A TCP proxy on 127.0.0.1 to `port`: connection k gets `faults[k]` (then `Fault::None`).
+/// Returns its port and the number of connections cut.
+fn proxy(port: u16, faults: Vec<Fault>) -> (u16, Arc<AtomicUsize>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let me = l.local_addr().unwrap().port();
+    let cuts = Arc::new(AtomicUsize::new(0));
+    let cuts2 = cuts.clone();
+    std::thread::spawn(move || {
+        for (k, c) in l.incoming().enumerate() {
+            let Ok(client) = c else { return };
+            let fault = faults.get(k).copied().unwrap_or(Fault::None);
+            let server = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let cut = Arc::new(AtomicBool::new(false));
+            let lose_reply = Arc::new(AtomicBool::new(false));
+            let cuts = cuts2.clone();
+            let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (cut2, lose2) = (cut.clone(), lose_reply.clone());
+            let kill = move |a: &TcpStream, b: &TcpStream, cut: &AtomicBool| {
+                if !cut.swap(true, Ordering::SeqCst) {
+                    cuts.fetch_add(1, Ordering::SeqCst);
+                }
+                let _ = a.shutdown(Shutdown::Both);
+                let _ = b.shutdown(Shutdown::Both);
+            };
+            let kill2 = kill.clone();
+            // Client to server.
+            std::thread::spawn(move || {
+                let (mut from, mut to) = (client, server);
+                let mut sent = 0usize;
+                let mut commits = 0usize;
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    let n = match from.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    let mut chunk = &buf[..n];
+                    if let Fault::CutAfter(limit) = fault
+                        && sent + n >= limit
+                    {
+                        chunk = &chunk[..limit - sent];
+                        let _ = to.write_all(chunk);
+                        kill(&from, &to, &cut);
+                        break;
+                    }
+                    if let Fault::LoseCommitReply(nth) = fault
+                        && chunk.windows(7).any(|w| w == b"COMMIT\0")
+                    {
+                        commits += 1;
+                        if commits == nth {
+                            lose_reply.store(true, Ordering::SeqCst);
+                        }
+                    }
+                    if to.write_all(chunk).is_err() {
+                        break;
+                    }
+                    sent += n;
+                }
+                let _ = to.shutdown(Shutdown::Write);
+            });
+            // Server to client.
+            std::thread::spawn(move || {
+                let (mut from, mut to) = (s2, c2);
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    let n = match from.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    if lose2.load(Ordering::SeqCst) {
+                        kill2(&from, &to, &cut2);
+                        break;
+                    }
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+                let _ = to.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    (me, cuts)
+}
+
+/// Issue 20 item 3: a load through a proxy that cuts connections mid-COPY, at once after
+/// connecting, and loses a COMMIT's answer completes with exit 0 and exactly the rows (no
+/// duplicate: the unanswered COMMIT is found in the journal), each retry said once.
+#[test]
+fn cut_connections_retried_exactly_once() {
+    let Some(pg) = Pg::start_tcp() else { return };
+    pg.createdb("p");
+    pg.psql("p", "CREATE TABLE t (id int PRIMARY KEY, v text)");
+    let dir = tempfile::tempdir().unwrap();
+    let (files, per) = (2u64, 100_000u64);
+    let mut ms = Vec::new();
+    for f in 0..files {
+        let mut csv = String::with_capacity(per as usize * 24);
+        for i in f * per + 1..=(f + 1) * per {
+            csv.push_str(&format!("{i},\"value {i}\"\n"));
+        }
+        let name = format!("t{f}.csv");
+        std::fs::write(dir.path().join(&name), csv).unwrap();
+        let m = serde_json::json!({
+            "format": "dumpshard-manifest", "version": 1,
+            "tables": [{"schema": "public", "name": "t", "file": name,
+                "columns": [{"name": "id", "type": "integer", "not_null": true},
+                            {"name": "v", "type": "text", "not_null": false}],
+                "rows": per, "bytes": 0, "header": false, "null": ""}]
+        });
+        let p = dir.path().join(format!("m{f}.json"));
+        std::fs::write(&p, m.to_string()).unwrap();
+        ms.push(p);
+    }
+    // Connection 0 is the main one; 1 and 2 the two workers; 3.. their reconnections.
+    let faults = vec![
+        Fault::None,
+        Fault::CutAfter(700_000),
+        Fault::LoseCommitReply(3),
+        Fault::CutAfter(300),
+        Fault::CutAfter(1_200_000),
+    ];
+    let (port, cuts) = proxy(pg.port(), faults);
+    let db = format!("host=127.0.0.1 port={port} dbname=p user=postgres sslmode=disable");
+    let out = csvload(
+        &pg,
+        &[
+            "-m",
+            ms[0].to_str().unwrap(),
+            "-m",
+            ms[1].to_str().unwrap(),
+            "-j",
+            "2",
+            "--batch-rows",
+            "20000",
+            "-q",
+            &db,
+        ],
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    eprintln!("{err}");
+    let retries = err.lines().filter(|l| l.contains("; retry ")).count();
+    let cut = cuts.load(Ordering::SeqCst);
+    assert!(cut >= 3, "only {cut} cuts happened: {err}");
+    assert_eq!(retries, cut, "one retry said per cut: {err}");
+    assert_eq!(
+        pg.psql(
+            "p",
+            "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM t"
+        )
+        .trim(),
+        format!("{0}|{0}|1|{0}", files * per)
+    );
+    assert_eq!(
+        pg.psql(
+            "p",
+            "SELECT sum(records), count(*) FILTER (WHERE last) FROM dumpshard.load_journal"
+        )
+        .trim(),
+        format!("{}|{files}", files * per)
+    );
+}
