@@ -30,8 +30,9 @@ pub const SETTINGS: &[(&str, &str)] = &[
     // The files are UTF-8 (pgdump2csv writes UTF-8; COPY converts from client_encoding).
     ("client_encoding", "'UTF8'"),
     // How dates and intervals are read from the files and written for verification's
-    // min/max comparison.
-    ("DateStyle", "'ISO'"),
+    // min/max comparison. `ISO, MDY` (PostgreSQL's own default) rather than a bare `ISO`:
+    // CockroachDB accepts only the full `ISO, <order>` forms.
+    ("DateStyle", "'ISO, MDY'"),
     ("IntervalStyle", "'postgres'"),
     // Floats printed exactly (verification compares key values as text).
     ("extra_float_digits", "3"),
