@@ -139,7 +139,12 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
                 Error::Found(msg) if msg.is_empty() => {}
                 Error::StoppedEarly => {}
                 _ => {
-                    let _ = writeln!(err, "{prog}: {e}");
+                    // Names in messages come from untrusted dumps: no terminal escapes.
+                    let _ = writeln!(
+                        err,
+                        "{prog}: {}",
+                        crate::names::terminal_safe(&e.to_string())
+                    );
                 }
             }
             ExitCode::from(e.exit_code())

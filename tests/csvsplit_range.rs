@@ -456,6 +456,8 @@ fn filter_uploads_every_shard_with_manifest_crcs() {
             UPLOADER,
             "--write-manifest",
             "m.json",
+            // Each mode replaces the manifest of the one before.
+            "--force",
             "in.csv",
         ]);
         let o = filter_run(d, &a);

@@ -4,7 +4,6 @@
 //! refused as an output of the same run (the output guard's registration, table-driven).
 
 use crate::support::cmd::Cmd;
-use std::path::Path;
 
 /// A filter that exits 0 after reading only the first bytes of a shard small enough to fit
 /// in the pipe's buffer: every write succeeded before it exited, so only what is left unread
@@ -48,4 +47,240 @@ fn filter_reading_part_of_a_small_shard_fails() {
         .arg("in.csv")
         .expect(0);
     assert!(d.join("m.json").exists());
+}
+
+/// The one overwrite rule, tool by tool: an output file that exists before the run is
+/// refused (exit 2, the file untouched, the message naming the option and --force); with
+/// `--force` it is replaced. Each case failed before the rule (pksort -o, --dups-out,
+/// pgdump2csv's scripts, manifest and table files, csvcheck's outputs replaced, exit 0),
+/// except csvsplit's shards, which were refused already (its manifest was not).
+#[test]
+fn every_tool_refuses_an_existing_output_unless_force() {
+    const DUMP: &str = "--\n-- PostgreSQL database dump\n--\n\nCREATE TABLE public.t (a integer);\n\nCOPY public.t (a) FROM stdin;\n1\n\\.\n\n--\n-- PostgreSQL database dump complete\n--\n\n";
+    // (tool, arguments, the output file that exists already)
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "pksort",
+            &["-k", "1:int", "-o", "out.csv", "in.csv"],
+            "out.csv",
+        ),
+        (
+            "pksort",
+            &[
+                "-k",
+                "1:int",
+                "--on-dup",
+                "first",
+                "--dups-out",
+                "d.csv",
+                "in.csv",
+            ],
+            "d.csv",
+        ),
+        (
+            "pgdump2csv",
+            &["--write-manifest", "m.json", "-o", "csv", "dump.sql"],
+            "m.json",
+        ),
+        (
+            "pgdump2csv",
+            &["--schema", "s.sql", "-o", "csv", "dump.sql"],
+            "s.sql",
+        ),
+        (
+            "pgdump2csv",
+            &["--post-data", "p.sql", "-o", "csv", "dump.sql"],
+            "p.sql",
+        ),
+        ("pgdump2csv", &["-o", "csv", "dump.sql"], "csv/public.t.csv"),
+        (
+            "csvcheck",
+            &["--columns", "a:int4", "--report", "r.json", "mixed.csv"],
+            "r.json",
+        ),
+        (
+            "csvcheck",
+            &["--columns", "a:int4", "--bad-rows", "b.csv", "mixed.csv"],
+            "b.csv",
+        ),
+        (
+            "csvcheck",
+            &[
+                "--columns",
+                "a:int4",
+                "--bad-rows-reasons",
+                "w.csv",
+                "in.csv",
+            ],
+            "w.csv",
+        ),
+        (
+            "csvsplit",
+            &[
+                "-n",
+                "2",
+                "-o",
+                "s{n}.csv",
+                "--write-manifest",
+                "m.json",
+                "in.csv",
+            ],
+            "m.json",
+        ),
+        (
+            "csvsplit",
+            &["-n", "2", "-o", "s{n}.csv", "in.csv"],
+            "s0.csv",
+        ),
+        (
+            "csvsplit",
+            &[
+                "--by-range",
+                "-k",
+                "1:int",
+                "-n",
+                "2",
+                "-o",
+                "s{n}.csv",
+                "--write-split-points",
+                "sp.csv",
+                "in.csv",
+            ],
+            "sp.csv",
+        ),
+    ];
+    for (tool, args, existing) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("in.csv"), "2\n1\n3\n").unwrap();
+        std::fs::write(d.join("mixed.csv"), "2\nx\n").unwrap();
+        std::fs::write(d.join("dump.sql"), DUMP).unwrap();
+        std::fs::create_dir_all(d.join("csv")).unwrap();
+        let old = d.join(existing);
+        std::fs::write(&old, "precious\n").unwrap();
+        let r = Cmd::new(tool).current_dir(d).args(*args).expect(2);
+        let e = r.stderr_str();
+        r.check(
+            e.contains("already")
+                && e.contains("--force")
+                && e.contains(existing.rsplit('/').next().unwrap()),
+            "the refusal names the file and the remedy",
+        );
+        assert_eq!(
+            std::fs::read_to_string(&old).unwrap(),
+            "precious\n",
+            "{tool} {args:?}"
+        );
+        // --force: the run replaces it (csvcheck exits 1: the record `x` is bad).
+        let r = Cmd::new(tool)
+            .current_dir(d)
+            .args(*args)
+            .arg("--force")
+            .run();
+        r.check(matches!(r.code(), Some(0 | 1)), "--force replaces the file");
+        assert_ne!(
+            std::fs::read_to_string(&old).unwrap_or_default(),
+            "precious\n",
+            "{tool} {args:?}"
+        );
+    }
+}
+
+/// Every input option of every tool against every output option of the same tool: the
+/// output guard refuses to write onto an input (exit 2, the input untouched), even with
+/// `--force`, which only allows replacing files that are not this run's inputs. With
+/// pksort's registration of `--manifest` removed, `pksort -m m.json -o m.json` overwrote the
+/// manifest and no test noticed (issue 19, Tests (a)).
+#[test]
+fn no_output_option_may_name_an_input() {
+    // (tool, arguments every case gets, input options, output options); "" is the
+    // positional input.
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+    let tools: &[Case] = &[
+        (
+            "pksort",
+            &["-k", "1:int"],
+            &["", "--manifest"],
+            &["-o", "--dups-out"],
+        ),
+        (
+            "csvcheck",
+            &["-q"],
+            &["", "--manifest", "--ddl"],
+            &["--report", "--bad-rows", "--bad-rows-reasons"],
+        ),
+        (
+            "csvsplit",
+            &["--by-range", "-k", "1:int", "-n", "2", "-o", "s{n}.csv"],
+            &["", "--manifest", "--split-points"],
+            &["--write-manifest", "--write-split-points"],
+        ),
+        (
+            "pgdump2csv",
+            &[],
+            &[""],
+            &["--schema", "--post-data", "--write-manifest"],
+        ),
+    ];
+    let mut n = 0;
+    for (tool, base, ins, outs) in tools {
+        for i in *ins {
+            for o in *outs {
+                let dir = tempfile::tempdir().unwrap();
+                let d = dir.path();
+                std::fs::write(d.join("x.f"), "precious\n").unwrap();
+                let mut c = Cmd::new(tool)
+                    .current_dir(d)
+                    .args(*base)
+                    .args([*o, "x.f", "--force"]);
+                c = if i.is_empty() {
+                    c.arg("x.f")
+                } else {
+                    c.args([*i, "x.f"])
+                };
+                let r = c.expect(2);
+                let e = r.stderr_str();
+                let named = if i.is_empty() { "" } else { *i };
+                r.check(
+                    e.contains(&format!("{o} x.f would overwrite {named}")),
+                    "refused, naming both options",
+                );
+                assert_eq!(
+                    std::fs::read_to_string(d.join("x.f")).unwrap(),
+                    "precious\n"
+                );
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, 4 + 9 + 6 + 3);
+}
+
+/// A file pgdump2csv names itself under -o (a table's CSV) that is its input: refused when
+/// the table is reached, the dump untouched.
+#[test]
+fn a_table_file_may_not_replace_the_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("csv")).unwrap();
+    let dump = "CREATE TABLE public.t (a integer);\n\nCOPY public.t (a) FROM stdin;\n1\n\\.\n\n";
+    std::fs::write(d.join("csv/public.t.csv"), dump).unwrap();
+    let r = Cmd::new("pgdump2csv")
+        .current_dir(d)
+        .args([
+            "--no-dump-check",
+            "--force",
+            "-o",
+            "csv",
+            "csv/public.t.csv",
+        ])
+        .expect(2);
+    r.check(
+        r.stderr_str().contains("would overwrite DUMP"),
+        "names the input",
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("csv/public.t.csv")).unwrap(),
+        dump
+    );
 }

@@ -787,7 +787,15 @@ fn duplicate_policies() {
         "2,a\n2,c\n2,e\n"
     );
     let out = pksort(
-        &["-k", "1:int", "--on-dup", "first", "--dups-out", "d.csv"],
+        &[
+            "-k",
+            "1:int",
+            "--on-dup",
+            "first",
+            "--dups-out",
+            "d.csv",
+            "--force",
+        ],
         input,
         dir.path(),
     );
@@ -802,7 +810,15 @@ fn duplicate_policies() {
         "2,c\n2,e\n"
     );
     let got = ok(&pksort(
-        &["-k", "1:int", "--on-dup", "last", "--dups-out", "d.csv"],
+        &[
+            "-k",
+            "1:int",
+            "--on-dup",
+            "last",
+            "--dups-out",
+            "d.csv",
+            "--force",
+        ],
         input,
         dir.path(),
     ));
