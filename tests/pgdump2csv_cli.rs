@@ -549,7 +549,12 @@ fn unwritable_outputs() {
             .unwrap()
             .read_to_string(&mut err)
             .unwrap();
-        assert_eq!(child.wait().unwrap().code(), Some(2), "{err}");
+        let st = crate::support::cmd::wait_timeout(
+            &mut child,
+            crate::support::cmd::TIMEOUT,
+            "pgdump2csv",
+        );
+        assert_eq!(st.code(), Some(2), "{err}");
         assert!(err.contains("No space left on device"), "{err}");
     }
 }

@@ -1180,7 +1180,11 @@ fn closed_stdout_ends_quietly_while_merging_runs() {
         out.read_exact(&mut first).unwrap();
         assert_eq!(&first, b"1,some pay");
         drop(out);
-        let o = child.wait_with_output().unwrap();
+        let o = crate::support::cmd::wait_output_timeout(
+            child,
+            crate::support::cmd::TIMEOUT,
+            "the tool",
+        );
         assert_eq!(o.status.code(), Some(0), "stderr: {}", show(&o.stderr));
         assert!(o.stderr.is_empty(), "stderr: {}", show(&o.stderr));
     }
@@ -1400,7 +1404,8 @@ fn interrupt_leaves_no_files() {
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
     }
-    let o = child.wait_with_output().unwrap();
+    let o =
+        crate::support::cmd::wait_output_timeout(child, crate::support::cmd::TIMEOUT, "the tool");
     drop(sin);
     assert_eq!(o.status.code(), Some(130), "{}", show(&o.stderr));
     assert_eq!(
