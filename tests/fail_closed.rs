@@ -284,3 +284,64 @@ fn a_table_file_may_not_replace_the_dump() {
         dump
     );
 }
+
+/// A table name with an escape sequence and a carriage return (`\x1b[1A` moves the cursor
+/// up a line: it repainted another row of csvload's verification table as "ok") is shown
+/// escaped wherever a tool prints it: csvcheck's error and csvload's verification table.
+/// Failed before: the bytes reached the terminal raw.
+#[test]
+fn control_characters_in_names_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let evil = "t\u{1b}[1A\rok";
+    let dump = "CREATE TABLE public.\"t\u{1b}[1A\rok\" (id integer);\n\nCOPY public.\"t\u{1b}[1A\rok\" (id) FROM stdin;\n1\n\\.\n\n";
+    std::fs::write(d.join("d.sql"), dump).unwrap();
+    Cmd::new("pgdump2csv")
+        .current_dir(d)
+        .args([
+            "--no-dump-check",
+            "--write-manifest",
+            "m.json",
+            "-o",
+            "csv",
+            "d.sql",
+        ])
+        .expect(0);
+    let raw = |b: &[u8]| b.iter().any(|&c| c == 0x1b || c == b'\r');
+    let r = Cmd::new("csvcheck")
+        .current_dir(d)
+        .args(["-m", "m.json", "--table", &format!("public.{evil}x"), "-q"])
+        .arg("csv/x.csv")
+        .run();
+    r.check(r.code() == Some(2), "an unknown table is an error");
+    r.check(!raw(&r.output.stderr), "no raw control characters");
+    r.check(r.stderr_str().contains("\\x1b[1A\\rok"), "shown escaped");
+
+    let Some(pg) = crate::support::pg::Pg::start() else {
+        return;
+    };
+    pg.createdb("empty");
+    let r = Cmd::new("csvload")
+        .current_dir(d)
+        .env("PGHOST", pg.socket_dir())
+        .env("PGPORT", pg.port().to_string())
+        .env("PGUSER", crate::support::pg::SUPERUSER)
+        .args(["--verify-only", "-m", "m.json", "--", "dbname=empty"])
+        .run();
+    r.check(
+        r.code() == Some(1),
+        "the table is missing: verification fails",
+    );
+    r.check(
+        !raw(&r.output.stdout),
+        "no raw control characters in the table",
+    );
+    r.check(
+        r.stdout_str().contains("public.t\\x1b[1A\\rok"),
+        "the name shown escaped",
+    );
+    r.check(
+        !raw(&r.output.stderr),
+        "no raw control characters on stderr",
+    );
+}

@@ -71,7 +71,11 @@ mod tests {
             (PgType::Int2, " +0032767 ", true),
             (PgType::Int2, "-000032769", false),
             // Far past any range: no overflow inside the check.
-            (PgType::Int8, "99999999999999999999999999999999999999999", false),
+            (
+                PgType::Int8,
+                "99999999999999999999999999999999999999999",
+                false,
+            ),
             (PgType::Int4, "-", false),
         ];
         for (t, v, ok) in cases {
