@@ -133,6 +133,8 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             remove_registered();
+            // A stream declared but never begun (output::stdout_stream_pending) is cut too.
+            crate::output::mark_stdout_incomplete();
             let mut err = std::io::stderr().lock();
             match &e {
                 // Already reported in detail by the tool; just the verdict.

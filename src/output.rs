@@ -302,6 +302,18 @@ pub fn mark_stdout_incomplete() {
     let _ = out.flush();
 }
 
+/// Declares, before anything is written, that standard output will carry a CSV stream: a
+/// tool that then fails before its writer exists (pksort's spill directory full or missing,
+/// found only after reading its input) still ends standard output with [`INCOMPLETE`] (the
+/// error path of `cli::run` calls [`mark_stdout_incomplete`]), so that the next tool of a pipe
+/// fails instead of taking no output for an empty table.
+pub fn stdout_stream_pending() {
+    stdout_state()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .open = true;
+}
+
 /// Buffered standard output that knows whether it was finished: dropped unfinished (the tool
 /// failed), it ends the stream with [`INCOMPLETE`].
 pub struct StdoutCsv {

@@ -345,3 +345,27 @@ fn control_characters_in_names_are_escaped() {
         "no raw control characters on stderr",
     );
 }
+
+/// pksort failing before it wrote anything (its temporary directory missing, found when it
+/// must spill) still cuts its standard output, so `pksort | csvsplit` fails in a shell
+/// without pipefail instead of splitting an empty table. Failed before: pksort wrote 0
+/// bytes, csvsplit exited 0 and wrote a manifest of 0 records.
+#[test]
+fn pksort_failing_before_writing_cuts_its_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input: String = (1..=300_000).rev().map(|i| format!("{i}\n")).collect();
+    std::fs::write(d.join("in.csv"), input).unwrap();
+    let r = Cmd::program("sh")
+        .current_dir(d)
+        .env("PKSORT", crate::support::cmd::bin("pksort"))
+        .env("CSVSPLIT", crate::support::cmd::bin("csvsplit"))
+        .args([
+            "-c",
+            "\"$PKSORT\" -k 1:int -S 1M --temporary-directory ./missing in.csv | \"$CSVSPLIT\" -n 2 -o 's{n}.csv' --write-manifest m.json",
+        ])
+        .run();
+    r.check(r.code() == Some(2), "csvsplit refuses the cut stream");
+    r.check(r.stderr_str().contains("incomplete"), "says why");
+    assert!(!d.join("m.json").exists(), "no manifest");
+}

@@ -340,6 +340,9 @@ pub fn run(args: Args) -> Result<()> {
         .output("--dups-out", args.dups_out.as_deref())
         .force(args.force)
         .install()?;
+    if !args.check && args.output.as_deref().is_none_or(crate::input::is_stdin) {
+        output::stdout_stream_pending();
+    }
     let cfg = Config::from_args(args)?;
     let ins: Vec<Option<&Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
     progress::start("pksort", cfg.quiet, &ins);
