@@ -933,8 +933,25 @@ mod tests {
         g.check_new(&out).unwrap();
         let err = g.check_new(&out).unwrap_err().to_string();
         assert!(err.contains("-o") && err.contains("a shard"), "{err}");
-        let err = g.check_new(&d.join("in.csv")).map(|_| ());
-        assert!(err.is_ok(), "not an input of this guard");
+        // An existing file that is not an input of this guard: refused by the overwrite
+        // rule, allowed with --force.
+        let err = g.check_new(&d.join("in.csv")).unwrap_err().to_string();
+        assert!(
+            err.contains("exists already") && err.contains("--force"),
+            "{err}"
+        );
+        let mut g = Guard::new("a shard").force(true);
+        assert!(g.check_new(&d.join("in.csv")).is_ok(), "--force");
+        // A declared output that exists: refused at install, before anything is written.
+        let err = Guard::new("")
+            .output("-o", Some(&d.join("in.csv")))
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("-o") && err.contains("exists already"),
+            "{err}"
+        );
         let mut g = Guard::new("a shard").input("FILE", Some(&d.join("in.csv")));
         let err = g.check_new(&d.join("link.csv")).unwrap_err().to_string();
         assert!(err.contains("would overwrite FILE"), "{err}");
