@@ -258,11 +258,13 @@ impl Manifest {
         match found.as_slice() {
             [t] => Ok(t),
             [] => Err(Error::Usage(format!(
-                "table '{name}' is not in the manifest (it has: {})",
+                "table '{}' is not in the manifest (it has: {})",
+                crate::names::Escaped(name),
                 self.names()
             ))),
             _ => Err(Error::Usage(format!(
-                "table name '{name}' is ambiguous; qualify it with its schema"
+                "table name '{}' is ambiguous; qualify it with its schema",
+                crate::names::Escaped(name)
             ))),
         }
     }
@@ -290,7 +292,7 @@ impl Manifest {
     fn names(&self) -> String {
         self.tables
             .iter()
-            .map(|t| t.qualified())
+            .map(|t| crate::names::display_name(&t.qualified()))
             .collect::<Vec<_>>()
             .join(", ")
     }

@@ -316,6 +316,17 @@ fn control_characters_in_names_are_escaped() {
     r.check(r.code() == Some(2), "an unknown table is an error");
     r.check(!raw(&r.output.stderr), "no raw control characters");
     r.check(r.stderr_str().contains("\\x1b[1A\\rok"), "shown escaped");
+    // A newline in a name cannot start a line of its own in the message.
+    let r = Cmd::new("csvcheck")
+        .current_dir(d)
+        .args(["-m", "m.json", "--table", "orders\ncsvcheck: all ok", "-q"])
+        .arg("csv/x.csv")
+        .expect(2);
+    r.check(r.stderr_str().lines().count() == 1, "one line");
+    r.check(
+        r.stderr_str().contains("orders\\ncsvcheck"),
+        "the newline shown escaped",
+    );
 
     let Some(pg) = crate::support::pg::Pg::start() else {
         return;
