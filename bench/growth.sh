@@ -69,9 +69,9 @@ for gb in $SIZES; do
     # The floor of each plain step: copying the same bytes (the dump here).
     measure 'cp of the dump (floor)' "$gb" "$bytes" "$rows" cp "$d" "$OUT/dump.copy"
     rm -f "$OUT/dump.copy"
-    measure pgdump2csv "$gb" "$bytes" "$rows" "$BIN/pgdump2csv" -q "$d" -t $T --write-manifest "$m" -o "$OUT/csv"
+    measure pgdump2csv "$gb" "$bytes" "$rows" "$BIN/pgdump2csv" -q "$d" -t $T --write-manifest "$m" --force -o "$OUT/csv"
     csv=$OUT/csv/$T.csv
-    measure 'pksort -S 256M' "$gb" "$bytes" "$rows" "$BIN/pksort" -q -S 256M -m "$m" -t $T "$csv" -o "$OUT/sorted.csv"
+    measure 'pksort -S 256M' "$gb" "$bytes" "$rows" "$BIN/pksort" -q -S 256M -m "$m" -t $T "$csv" --force -o "$OUT/sorted.csv"
     rm -f "$csv"
     measure 'csvsplit -b 64M' "$gb" "$bytes" "$rows" "$BIN/csvsplit" -q -b 64M -m "$m" -t $T "$OUT/sorted.csv" -o "$OUT/shards/shard-{n:04}.csv"
     rm -rf "$OUT/shards"

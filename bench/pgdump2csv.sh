@@ -37,11 +37,11 @@ pg_start /tmp/dumpshard-bench-pg
 trap pg_stop EXIT
 restore="$PSQL -c 'DROP DATABASE IF EXISTS r' postgres && $PSQL -c 'CREATE DATABASE r' postgres && $PSQL -f $data/customer.dump.sql r >/dev/null && $PSQL -c 'COPY public.customer TO STDOUT (FORMAT csv)' r > $out/restore.csv"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-plain.md \
-    -n pgdump2csv "$bin $data/customer.dump.sql -o $out" \
+    -n pgdump2csv "$bin --force $data/customer.dump.sql -o $out" \
     -n 'restore + COPY TO CSV' "$restore" \
     -n 'cp of the dump (floor)' "cp $data/customer.dump.sql $out/dump.copy"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip.md \
-    -n 'pgdump2csv (gzip input)' "$bin $data/customer.dump.sql.gz -o $out" \
+    -n 'pgdump2csv (gzip input)' "$bin --force $data/customer.dump.sql.gz -o $out" \
     -n 'pigz -dc > /dev/null' "pigz -dc $data/customer.dump.sql.gz > /dev/null" \
     -n 'gzip -dc > /dev/null (floor, one core)' "gzip -dc $data/customer.dump.sql.gz > /dev/null"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip-out.md \
@@ -53,6 +53,6 @@ ls -l $out/g/*.gz $out/i/*.gz
 cmp $out/g/public.customer.csv.gz $out/h/public.customer.csv.gz
 uptime
 for f in customer.dump.sql customer.dump.sql.gz; do
-    /usr/bin/time -f "peak RSS %M KB: pgdump2csv $f" $bin $data/$f -o $out
+    /usr/bin/time -f "peak RSS %M KB: pgdump2csv $f" $bin --force $data/$f -o $out
 done
 rm -rf "$out"

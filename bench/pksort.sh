@@ -26,8 +26,8 @@ pk="$PKSORT -m $MANIFEST -j $THREADS"
 prep="rm -f $OUT/pksort.csv $OUT/pksort64.csv $OUT/duckdb.csv $OUT/sort.csv $OUT/cp.csv"
 [ "${REPLACE:-0}" = 1 ] && prep=true
 hyperfine --warmup 1 --runs "$RUNS" --prepare "$prep" --export-json "$OUT/pksort.json" \
-    -n "pksort -S $MEM" "$pk -S $MEM --temporary-directory $OUT -o $OUT/pksort.csv $DATA" \
-    -n "pksort -S 64M" "$pk -S 64M --temporary-directory $OUT -o $OUT/pksort64.csv $DATA" \
+    -n "pksort -S $MEM" "$pk -S $MEM --temporary-directory $OUT --force -o $OUT/pksort.csv $DATA" \
+    -n "pksort -S 64M" "$pk -S 64M --temporary-directory $OUT --force -o $OUT/pksort64.csv $DATA" \
     -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
     -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA" \
     -n "cp (floor)" "cp $DATA $OUT/cp.csv"
@@ -44,7 +44,7 @@ for name, r in res.items():
 PY
 
 echo "peak RSS (KB):"
-for cmd in "$pk -S $MEM --temporary-directory $OUT -o $OUT/pksort.csv $DATA" "$pk -S 64M --temporary-directory $OUT -o $OUT/pksort64.csv $DATA" \
+for cmd in "$pk -S $MEM --temporary-directory $OUT --force -o $OUT/pksort.csv $DATA" "$pk -S 64M --temporary-directory $OUT --force -o $OUT/pksort64.csv $DATA" \
            "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
            "env LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"; do
     /usr/bin/time -f "%M  $cmd" $cmd 2>&1 >/dev/null | tail -1

@@ -11,6 +11,17 @@
 # interrupted load load exactly what is missing. One OUT directory belongs to one dump and one
 # target; `make -f examples/migrate.mk clean OUT=...` removes it.
 #
+# Fails closed: TARGET is required to load (an unset TARGET is refused, never PG* defaults
+# alone); OUT records the dump (path, size, time) and the target (a checksum of TARGET and the
+# PG* variables that choose the server) it was made for, and a run with another DUMP, or
+# another TARGET once the schema was loaded, is refused with a message, doing nothing (use
+# another OUT, `clean`, or `forget-target` to load the same conversion into a new target); a
+# pksort that fails in `pksort | csvsplit` fails the table's split, even if it wrote nothing
+# (its exit status is checked, as pipefail would); a table whose name holds a control
+# character is refused (migrate it by hand). Every step that re-creates its own outputs after
+# a failed attempt removes them first or passes --force (the toolkit refuses to replace a
+# file it did not create, dumpshard(7)).
+#
 # Variables (make VAR=value):
 #   DUMP         the dump file or archive directory (required to convert)
 #   TARGET       the database: libpq URL or key=value string; PG* variables and ~/.pgpass are
@@ -40,6 +51,10 @@
 # Layout of OUT: schema.sql, post.sql, manifest.json, csv/ (pgdump2csv); bad/ (csvcheck's bad
 # records and why, per table); shards/TABLE/ and shards/TABLE.json (csvsplit); import.sql
 # (cockroachdb); tables.mk (the table list, made from csv/ after the conversion).
+#
+# Targets: all (default), convert, check, split, load, verify, clean, help, and forget-target
+# (removes the load stamps and the recorded target, so the next run loads the same conversion
+# into the TARGET it is given).
 #
 # Tables are named by their CSV file's name (pgdump2csv writes every byte of a name outside
 # [A-Za-z0-9_-] as %XX), decoded back to `schema.table` when a tool needs it. A name longer
@@ -108,9 +123,17 @@ export MIGRATE_DECODE := BEGIN { for (i = 1; i < 256; i++) h[sprintf("%02X", i)]
   { s = $$0; o = ""; while ((p = index(s, "%")) > 0) { \
       o = o substr(s, 1, p - 1) sprintf("%c", h[substr(s, p + 1, 2)]); s = substr(s, p + 3) } \
     printf "%s", o s }
-name = T=$$(printf '%s\n' '$(call fname,$(1))' | LC_ALL=C awk "$$MIGRATE_DECODE")
+# The decoded name keeps a trailing newline (`$$(...)` would drop it: `orders` + newline
+# became `orders`), and a name with a control character (or NUL, which awk cannot decode) is
+# refused: it cannot be named safely on a command line or a terminal.
+name = case '$(call fname,$(1))' in *%[01][0-9A-F]*|*%7F*) \
+    echo 'migrate.mk: table $(call fname,$(1)): its name holds a control character; refused (migrate it by hand)' >&2; \
+    exit 2;; esac && \
+  T=$$(printf '%s\n' '$(call fname,$(1))' | LC_ALL=C awk "$$MIGRATE_DECODE"; echo .) && T=$${T%.} && \
+  case "$$T" in *[[:cntrl:]]*) echo 'migrate.mk: table $(call fname,$(1)): its name holds a control character; refused' >&2; \
+    exit 2;; esac
 
-.PHONY: all convert check split load verify clean help
+.PHONY: all convert check split load verify clean help forget-target migrate-identity
 ifeq ($(TARGET_KIND),cockroachdb)
 all: $(OUT)/import.sql
 else
@@ -123,10 +146,48 @@ help:
 clean:
 	rm -rf '$(OUT)'
 
+# --- what OUT was made for ---------------------------------------------------------------------
+# Goals that load into or read the target: all of them but the conversion's, unless
+# cockroachdb (which loads nothing; only `verify` reads the target).
+ifeq ($(IMPORT),)
+NEEDS_TARGET := $(filter-out convert check split clean help forget-target,$(or $(MAKECMDGOALS),all))
+else
+NEEDS_TARGET := $(filter verify,$(MAKECMDGOALS))
+endif
+
+# Runs first in every run that builds anything (every stamp follows $(S)/converted, which has
+# this as an order-only prerequisite), even when every stamp is up to date: a reused OUT with
+# another DUMP or TARGET must not print "Nothing to be done" and exit 0. The dump is known by
+# its absolute path, size and modification time; the target by a checksum (so that no
+# password is written down) of TARGET and the PG* variables that choose the server.
+migrate-identity:
+	@$(if $(NEEDS_TARGET),test -n "$$MIGRATE_TARGET" || { \
+	  echo 'migrate.mk: set TARGET=the target database (a libpq URL or key=value string); an unset TARGET is refused rather than taken from PG* variables' >&2; exit 2; } &&) \
+	mkdir -p '$(S)' && \
+	if [ -n "$$MIGRATE_DUMP" ]; then \
+	  id="$$(realpath -- "$$MIGRATE_DUMP" 2>/dev/null || printf '%s' "$$MIGRATE_DUMP") $$(stat -L -c '%s %Y' -- "$$MIGRATE_DUMP" 2>/dev/null || stat -L -f '%z %m' -- "$$MIGRATE_DUMP" 2>/dev/null)"; \
+	  if [ -e '$(S)/converted' ] && [ -e '$(S)/dump.id' ]; then \
+	    [ "$$(cat '$(S)/dump.id')" = "$$id" ] || { \
+	      echo 'migrate.mk: $(OUT) holds the conversion of another dump (or this dump changed since: '"$$(cat '$(S)/dump.id')"'); use another OUT, or `make -f examples/migrate.mk clean OUT=$(OUT)` to start over' >&2; exit 2; }; \
+	  else printf '%s' "$$id" > '$(S)/dump.id'; fi; \
+	fi && \
+	if [ -n "$$MIGRATE_TARGET" ]; then \
+	  id="$$(printf 'TARGET=%s\nPGHOST=%s\nPGHOSTADDR=%s\nPGPORT=%s\nPGDATABASE=%s\nPGSERVICE=%s\n' "$$MIGRATE_TARGET" "$${PGHOST-}" "$${PGHOSTADDR-}" "$${PGPORT-}" "$${PGDATABASE-}" "$${PGSERVICE-}" | cksum)"; \
+	  if [ -e '$(S)/schema' ] && [ -e '$(S)/target.id' ]; then \
+	    [ "$$(cat '$(S)/target.id')" = "$$id" ] || { \
+	      echo 'migrate.mk: $(OUT) was loaded into another target than this TARGET (with these PG* variables); use another OUT, or `make -f examples/migrate.mk forget-target OUT=$(OUT)` to load this conversion into the new target' >&2; exit 2; }; \
+	  elif [ -n '$(NEEDS_TARGET)' ]; then printf '%s' "$$id" > '$(S)/target.id'; fi; \
+	fi
+$(S)/converted: | migrate-identity
+
+# The load stamps and the recorded target: the next run loads into the TARGET it is given.
+forget-target:
+	rm -f '$(S)/target.id' '$(S)/schema' '$(S)/post-data' '$(S)/verified' '$(S)/'*.loaded
+
 # --- convert ------------------------------------------------------------------------------
 $(S)/converted:
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
-	mkdir -p '$(S)' '$(OUT)/csv'
+	rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
 	$(PGDUMP2CSV) $(CONVERT_FLAGS) --schema '$(OUT)/schema.sql' --post-data '$(OUT)/post.sql' \
 	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
 	touch '$@'
@@ -139,15 +200,17 @@ $(OUT)/tables.mk: $(S)/converted
 	    [ -e "$$f" ] || continue; b=$${f##*/}; printf ' %s' "$${b%$(CSV_EXT)}" | sed 's/%/+/g'; \
 	  done; echo; } > '$@'
 
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help forget-target,$(MAKECMDGOALS)),)
 include $(OUT)/tables.mk
 endif
 
 # --- per table ----------------------------------------------------------------------------
 # check: exit 1 (bad records, kept in bad/) stops the table; CHECK_FLAGS may allow a rate.
-# sort + split: pksort by the primary key into csvsplit. Without the pipefail a POSIX shell
-# lacks, a failing pksort still fails the pipe: it ends its stdout inside a quoted field, so
-# csvsplit refuses the stream (exit 2) and removes its shards. A table whose key pksort
+# sort + split: pksort by the primary key into csvsplit. A POSIX shell has no pipefail, so
+# pksort's exit status is written to a file and checked after the pipe: a pksort that fails
+# before writing anything (TMPDIR full or unwritable) left csvsplit a valid empty stream, and
+# the table was split, stamped and loaded with 0 rows. (A pksort that fails after writing
+# ends its stdout inside a quoted field, so csvsplit refuses the stream too.) A table whose key pksort
 # cannot take from the data (no primary key, or one with a generated column) is split
 # unsorted; `pksort --check` of empty input says which. Its shard manifest then records the
 # first column as a text key (csvsplit would otherwise take the primary key from the
@@ -156,7 +219,7 @@ endif
 # of an earlier, failed run.
 define TABLE_RULES
 $(S)/$(1).checked: $(S)/converted
-	mkdir -p '$(OUT)/bad'
+	mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv'
 	$$(call name,$(1)) && $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -q \
 	    --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' \
 	    --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
@@ -173,7 +236,12 @@ $(S)/$(1).split: $(S)/$(1).checked
 	    $(if $(IMPORT),--import-sql "$$$${MIGRATE_IMPORT_URL%%\?*}/$(subst %,%25,$(call fname,$(1)))$$$$q") \
 	    "$$$$@" > '$(OUT)/import/$(call fname,$(1)).sql'; } && \
 	if why=$$$$($(PKSORT) --check $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" </dev/null 2>&1); then \
-	    $(PKSORT) $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" $(SORT_FLAGS) -- "$$$$in" | shard; \
+	    st='$(S)/$(call fname,$(1)).sort-status' && \
+	    { $(PKSORT) $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" $(SORT_FLAGS) -- "$$$$in"; echo $$$$? > "$$$$st"; } | shard && \
+	    test "$$$$(cat "$$$$st")" = 0 || { \
+	        echo "migrate.mk: $(call fname,$(1)): pksort | csvsplit failed (pksort exit status $$$$(cat "$$$$st" 2>/dev/null)); the split is discarded" >&2; \
+	        rm -f "$$$$st" '$(OUT)/shards/$(call fname,$(1)).json'; exit 1; }; \
+	    rm -f "$$$$st"; \
 	else \
 	    echo "migrate.mk: $$$$T: split unsorted ($$$$why)" >&2; \
 	    shard -k 1:text --nulls first -- "$$$$in"; \

@@ -144,13 +144,20 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             remove_registered();
+            // A stream declared but never begun (output::stdout_stream_pending) is cut too.
+            crate::output::mark_stdout_incomplete();
             let mut err = std::io::stderr().lock();
             match &e {
                 // Already reported in detail by the tool; just the verdict.
                 Error::Found(msg) if msg.is_empty() => {}
                 Error::StoppedEarly => {}
                 _ => {
-                    let _ = writeln!(err, "{prog}: {e}");
+                    // Names in messages come from untrusted dumps: no terminal escapes.
+                    let _ = writeln!(
+                        err,
+                        "{prog}: {}",
+                        crate::names::terminal_safe(&e.to_string())
+                    );
                 }
             }
             ExitCode::from(e.exit_code())

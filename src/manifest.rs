@@ -10,6 +10,80 @@ use crate::error::{Error, IoContext, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// A JSON file that could not be read as `what` (e.g. "manifest"), in words: what is wrong
+/// and where (line and column), without the names of the Rust types it was read into
+/// (`expected struct Probe`) or serde's phrasing of them.
+pub fn json_error(name: &str, what: &str, e: &serde_json::Error) -> Error {
+    use serde_json::error::Category;
+    let raw = e.to_string();
+    // serde_json appends " at line L column C"; the position is given once, below.
+    let msg = match raw.rfind(" at line ") {
+        Some(i) => &raw[..i],
+        None => raw.as_str(),
+    };
+    let words = match e.classify() {
+        Category::Eof => "the file ends before the JSON is complete".to_string(),
+        Category::Syntax => format!(
+            "not JSON: {}",
+            match msg {
+                "expected ident" => "a bare word that is not true, false or null",
+                "expected value" => "expected a value",
+                m => m,
+            }
+        ),
+        Category::Io => msg.to_string(),
+        Category::Data => plain_types(msg),
+    };
+    let at = if e.line() > 0 {
+        format!(" (line {}, column {})", e.line(), e.column())
+    } else {
+        String::new()
+    };
+    Error::file(name, format!("not a valid {what}: {words}{at}"))
+}
+
+/// serde's data error text with Rust type names said in JSON's words.
+fn plain_types(msg: &str) -> String {
+    let mut out = Vec::new();
+    let mut words = msg.split(' ').peekable();
+    while let Some(w) = words.next() {
+        match w {
+            "struct" | "enum" | "tuple" if words.peek().is_some() => {
+                let next = words.next().unwrap_or_default();
+                let tail: String = next
+                    .chars()
+                    .skip_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.push(format!(
+                    "{}{tail}",
+                    match w {
+                        "struct" => "a JSON object",
+                        "enum" => "one of the known values",
+                        _ => "a list",
+                    }
+                ));
+            }
+            "sequence" | "sequence," => out.push(w.replace("sequence", "list")),
+            "map" | "map," => out.push(w.replace("map", "object")),
+            w => {
+                let t = w.trim_end_matches(',');
+                let plain = match t {
+                    "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64" | "usize" => {
+                        Some("a whole number")
+                    }
+                    "f32" | "f64" => Some("a number"),
+                    _ => None,
+                };
+                match plain {
+                    Some(p) => out.push(format!("{p}{}", &w[t.len()..])),
+                    None => out.push(w.to_string()),
+                }
+            }
+        }
+    }
+    out.join(" ").replace("a a ", "a ").replace("an a ", "a ")
+}
+
 /// The `format` value every manifest carries.
 pub const FORMAT: &str = "dumpshard-manifest";
 /// The manifest version this library writes and reads.
@@ -132,8 +206,18 @@ impl Manifest {
 
     /// Parses manifest JSON (simd-json; the buffer is used as scratch space).
     pub fn parse(bytes: &mut [u8], name: &str) -> Result<Manifest> {
-        let m: Manifest = simd_json::serde::from_slice(bytes)
-            .map_err(|e| Error::file(name, format!("not a valid manifest: {e}")))?;
+        // simd-json parses in place; its errors name Rust types and a character index, so on
+        // an error the original bytes are parsed again by serde_json for words and a line.
+        let orig = bytes.to_vec();
+        let m: Manifest = match simd_json::serde::from_slice(bytes) {
+            Ok(m) => m,
+            Err(simd) => {
+                return Err(match serde_json::from_slice::<Manifest>(&orig) {
+                    Err(e) => json_error(name, "manifest", &e),
+                    Ok(_) => Error::file(name, format!("not a valid manifest ({simd})")),
+                });
+            }
+        };
         if m.format != FORMAT {
             return Err(Error::file(
                 name,
@@ -174,11 +258,13 @@ impl Manifest {
         match found.as_slice() {
             [t] => Ok(t),
             [] => Err(Error::Usage(format!(
-                "table '{name}' is not in the manifest (it has: {})",
+                "table '{}' is not in the manifest (it has: {})",
+                crate::names::Escaped(name),
                 self.names()
             ))),
             _ => Err(Error::Usage(format!(
-                "table name '{name}' is ambiguous; qualify it with its schema"
+                "table name '{}' is ambiguous; qualify it with its schema",
+                crate::names::Escaped(name)
             ))),
         }
     }
@@ -206,7 +292,7 @@ impl Manifest {
     fn names(&self) -> String {
         self.tables
             .iter()
-            .map(|t| t.qualified())
+            .map(|t| crate::names::display_name(&t.qualified()))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -260,6 +346,40 @@ pub fn relative_file(manifest: &Path, file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Manifest errors say what is wrong in JSON's words, with a line and column, never the
+    /// Rust types behind them (issue 19 item 17: `expected struct Probe`).
+    #[test]
+    fn manifest_errors_are_words_with_positions() {
+        let cases: [(&str, &[&str]); 5] = [
+            ("\"x\"", &["a JSON object", "line 1"]),
+            (
+                "{\"format\": \"dumpshard-manifest\",\n \"version\": \"one\"}",
+                &["whole number", "line 2"],
+            ),
+            (
+                "{\"format\": \"dumpshard-manifest\", \"version\": 1",
+                &["ends before", "line 1"],
+            ),
+            (
+                "{\"format\": \"dumpshard-manifest\", \"version\": 1}",
+                &["missing field `tables`"],
+            ),
+            ("not json", &["not JSON: a bare word", "line 1, column"]),
+        ];
+        for (text, want) in cases {
+            let err = Manifest::parse(&mut text.as_bytes().to_vec(), "m.json")
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("m.json: not a valid manifest: "), "{err}");
+            for w in want {
+                assert!(err.contains(w), "{text:?}: {err}");
+            }
+            for internal in ["struct", "Manifest", "u32", "Serde(", "character"] {
+                assert!(!err.contains(internal), "{text:?}: {err}");
+            }
+        }
+    }
 
     #[test]
     fn relative_files_resolve_back() {

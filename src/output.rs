@@ -1,7 +1,8 @@
 //! Writing outputs safely: files appear under their final name only when complete
 //! (an unnamed temp file linked into place, or a named one renamed), stdout is buffered, and
 //! `.gz` outputs are compressed. [`Guard`] refuses, before anything is written, an output
-//! that would replace an input or another output of the same run.
+//! that would replace an input or another output of the same run, and (the toolkit's one
+//! overwrite rule) an output file that exists already, unless the tool was given `--force`.
 //!
 //! Every writer here must be finished with an explicit call (`commit`/`finish`): `Drop` cannot
 //! report errors, so a writer dropped without it removes its temporary file instead of leaving
@@ -301,6 +302,18 @@ pub fn mark_stdout_incomplete() {
     let _ = out.flush();
 }
 
+/// Declares, before anything is written, that standard output will carry a CSV stream: a
+/// tool that then fails before its writer exists (pksort's spill directory full or missing,
+/// found only after reading its input) still ends standard output with [`INCOMPLETE`] (the
+/// error path of `cli::run` calls [`mark_stdout_incomplete`]), so that the next tool of a pipe
+/// fails instead of taking no output for an empty table.
+pub fn stdout_stream_pending() {
+    stdout_state()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .open = true;
+}
+
 /// Buffered standard output that knows whether it was finished: dropped unfinished (the tool
 /// failed), it ends the stream with [`INCOMPLETE`].
 pub struct StdoutCsv {
@@ -579,6 +592,12 @@ fn absolute(p: &Path) -> PathBuf {
 /// after which every [`AtomicFile::create`] of the process checks its destination against it:
 /// files a tool names itself (pgdump2csv's table files, csvsplit's shards) are refused when
 /// they would replace an input or an output created earlier in the run.
+///
+/// The one overwrite rule of the toolkit (dumpshard(7), FILES): an output file that exists
+/// before the run is refused (exit 2, a usage error naming its option and the remedy) unless
+/// [`Guard::force`]; declared outputs are checked at [`Guard::install`], before anything is
+/// written, files the tool names itself when created. Devices, FIFOs and `-` are not files
+/// anyone could lose and are written in place.
 #[derive(Debug, Default)]
 pub struct Guard {
     entries: Vec<Entry>,
@@ -586,6 +605,13 @@ pub struct Guard {
     created: String,
     /// Output directories, with their options.
     dirs: Vec<(String, PathBuf)>,
+    /// `--force`: an existing file may be replaced. Without it, the toolkit's one overwrite
+    /// rule holds: an output file that exists before the run (and so was not created by it)
+    /// is refused.
+    force: bool,
+    /// Directories whose files with one of these name endings the run writes, with their
+    /// options: refused at install when any exists (unless `force`).
+    dir_files: Vec<(String, PathBuf, Vec<String>)>,
 }
 
 fn guard_state() -> &'static Mutex<Option<Guard>> {
@@ -601,7 +627,15 @@ impl Guard {
             entries: Vec::new(),
             created: created.to_string(),
             dirs: Vec::new(),
+            force: false,
+            dir_files: Vec::new(),
         }
+    }
+
+    /// `--force`: existing files may be replaced by this run's outputs (see [`Guard`]).
+    pub fn force(mut self, force: bool) -> Guard {
+        self.force = force;
+        self
     }
 
     fn add(mut self, option: &str, path: Option<&Path>, output: bool) -> Guard {
@@ -641,6 +675,19 @@ impl Guard {
         self
     }
 
+    /// Files the tool names itself in `dir` (named by `option`), whose names end in one of
+    /// `endings`: refused at [`Guard::install`] when any exists, unless `--force`, so that a
+    /// rerun into an earlier run's directory stops before writing anything rather than at
+    /// its first table.
+    pub fn output_files_in(mut self, option: &str, dir: Option<&Path>, endings: &[&str]) -> Guard {
+        if let Some(d) = dir {
+            let endings = endings.iter().map(|e| e.to_string()).collect();
+            self.dir_files
+                .push((option.to_string(), d.to_path_buf(), endings));
+        }
+        self
+    }
+
     /// An output named by `option` (`None`, `-`, devices and FIFOs are ignored).
     pub fn output(self, option: &str, path: Option<&Path>) -> Guard {
         self.add(option, path, true)
@@ -671,6 +718,42 @@ impl Guard {
                     return Err(overlap(o, &o.path, other));
                 }
             }
+        }
+        if self.force {
+            return Ok(());
+        }
+        if let Some(e) = self
+            .entries
+            .iter()
+            .find(|e| e.output && e.id.inode.is_some())
+        {
+            return Err(exists(&e.option, &e.path));
+        }
+        for (option, dir, endings) in &self.dir_files {
+            let Ok(rd) = fs::read_dir(dir) else { continue };
+            let mut old: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| endings.iter().any(|x| n.ends_with(x.as_str())))
+                .collect();
+            if old.is_empty() {
+                continue;
+            }
+            old.sort();
+            let more = match old.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
+            old.truncate(3);
+            return Err(Error::Usage(format!(
+                "{option} {}: files of an earlier run exist already: {}{more} (remove them, or use --force to replace them)",
+                dir.display(),
+                old.iter()
+                    .map(|n| crate::names::Escaped(n).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
         }
         Ok(())
     }
@@ -710,10 +793,25 @@ impl Guard {
         }
         match own {
             Some(i) => self.entries[i].claimed = true,
-            None => self.entries.push(created),
+            None => {
+                // A file the tool names itself (a table file, a shard) that exists already:
+                // left by an earlier run or by someone else, and not this run's to replace.
+                if !self.force && id.inode.is_some() {
+                    return Err(exists(&self.created, dest));
+                }
+                self.entries.push(created)
+            }
         }
         Ok(())
     }
+}
+
+/// The one overwrite rule's refusal: `option`'s file `path` exists and `--force` was not given.
+pub fn exists(option: &str, path: &Path) -> Error {
+    Error::Usage(format!(
+        "{option} {}: exists already (remove it, or use --force to replace it)",
+        path.display()
+    ))
 }
 
 fn overlap(out: &Entry, path: &Path, other: &Entry) -> Error {
@@ -835,8 +933,25 @@ mod tests {
         g.check_new(&out).unwrap();
         let err = g.check_new(&out).unwrap_err().to_string();
         assert!(err.contains("-o") && err.contains("a shard"), "{err}");
-        let err = g.check_new(&d.join("in.csv")).map(|_| ());
-        assert!(err.is_ok(), "not an input of this guard");
+        // An existing file that is not an input of this guard: refused by the overwrite
+        // rule, allowed with --force.
+        let err = g.check_new(&d.join("in.csv")).unwrap_err().to_string();
+        assert!(
+            err.contains("exists already") && err.contains("--force"),
+            "{err}"
+        );
+        let mut g = Guard::new("a shard").force(true);
+        assert!(g.check_new(&d.join("in.csv")).is_ok(), "--force");
+        // A declared output that exists: refused at install, before anything is written.
+        let err = Guard::new("")
+            .output("-o", Some(&d.join("in.csv")))
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("-o") && err.contains("exists already"),
+            "{err}"
+        );
         let mut g = Guard::new("a shard").input("FILE", Some(&d.join("in.csv")));
         let err = g.check_new(&d.join("link.csv")).unwrap_err().to_string();
         assert!(err.contains("would overwrite FILE"), "{err}");

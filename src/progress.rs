@@ -175,6 +175,8 @@ pub fn phase(what: impl Into<String>) {
 /// Prints `line` on stderr, above the bar when one is drawn (a warning in mid-run would
 /// otherwise be drawn over, or leave a torn bar behind).
 pub fn message(line: &str) {
+    // Names in warnings come from untrusted dumps: no terminal escapes.
+    let line = &*crate::names::terminal_safe(line);
     let bar = METER
         .get()
         .and_then(|m| m.bar.lock().ok()?.as_ref().map(|(b, _)| b.clone()));

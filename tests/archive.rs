@@ -899,7 +899,8 @@ fn tables_of_a_directory_archive_convert_at_once() {
     }
     assert!(!out.join("public.t.csv").exists());
     fs::write(&fifo, ROWS).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o =
+        crate::support::cmd::wait_output_timeout(child, crate::support::cmd::TIMEOUT, "the tool");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(fs::read_to_string(out.join("public.t.csv")).unwrap(), CSV);
     assert_eq!(fs::read_to_string(&u).unwrap(), CSV);

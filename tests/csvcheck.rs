@@ -407,6 +407,8 @@ fn large_input_across_chunks() {
             "--bad-rows",
             "bad.csv",
             "-q",
+            // The second pass replaces the first one's bad rows.
+            "--force",
         ];
         if sorted {
             args.push("--sorted");
@@ -621,7 +623,8 @@ fn close_stdout_early(data: &[u8], extra: &[&str]) -> (Option<i32>, String, temp
     let mut buf = [0u8; 100];
     out.read_exact(&mut buf).unwrap();
     drop(out);
-    let o = child.wait_with_output().unwrap();
+    let o =
+        crate::support::cmd::wait_output_timeout(child, crate::support::cmd::TIMEOUT, "the tool");
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     (o.status.code(), err, d)
 }

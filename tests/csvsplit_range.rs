@@ -456,6 +456,8 @@ fn filter_uploads_every_shard_with_manifest_crcs() {
             UPLOADER,
             "--write-manifest",
             "m.json",
+            // Each mode replaces the manifest of the one before.
+            "--force",
             "in.csv",
         ]);
         let o = filter_run(d, &a);
@@ -633,7 +635,11 @@ fn interrupted_split_stops_the_filters_it_was_feeding() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = child.wait().unwrap();
+    let out = crate::support::cmd::wait_timeout(
+        &mut child,
+        crate::support::cmd::TIMEOUT,
+        "csvsplit after SIGTERM",
+    );
     assert_eq!(out.code(), Some(128 + 15));
     drop(si);
     // Without the kill, the filter would now see the end of its input and finish.

@@ -7,11 +7,12 @@
 //! CockroachDB mode's IMPORT INTO statements.
 
 use crate::support::cli;
+use crate::support::cmd::Cmd;
 use crate::support::pg;
 
 use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,25 +45,31 @@ fn have_gnu_make() -> bool {
 /// `make -f examples/migrate.mk -j4 VARS...` from the repository root, with the server's
 /// libpq environment (or none) and no make or PG* variables inherited from the caller.
 fn make(pg: Option<&Pg>, vars: &[String]) -> Output {
-    let mut c = Command::new("make");
+    make_with(pg, &bin_dir(), vars)
+}
+
+/// [`make`] with the tools taken from `bin` (a directory of wrappers, e.g. a failing
+/// pksort), through the one test harness (which bounds the wait).
+fn make_with(pg: Option<&Pg>, bin: &Path, vars: &[String]) -> Output {
+    let mut c = Cmd::program("make");
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS" {
-            c.env_remove(k);
+            c = c.env_remove(k);
         }
     }
     if let Some(pg) = pg {
-        c.env("PGHOST", pg.socket_dir())
+        c = c
+            .env("PGHOST", pg.socket_dir())
             .env("PGPORT", pg.port().to_string())
             .env("PGUSER", pg::SUPERUSER);
     }
     c.current_dir(root())
         .args(["-f", "examples/migrate.mk", "-j4"])
-        .arg(format!("BIN={}", bin_dir().display()))
+        .arg(format!("BIN={}", bin.display()))
         .args(vars)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run make")
+        .run()
+        .output
 }
 
 fn must(out: Output, what: &str) -> String {
@@ -314,4 +321,194 @@ fn cockroachdb_import_statements() {
     assert_eq!(statements, tables - 2, "{sql}");
     assert!(out.join("shards/public.customer/0000.csv.gz").exists());
     assert!(!out.join(".stamps/schema").exists(), "nothing is loaded");
+}
+
+/// A directory of the toolkit's binaries (symlinks) in which pksort is replaced by a script
+/// that fails before writing anything, as pksort does when its TMPDIR is full or unwritable
+/// (`pksort --check` still answers, so tables are sorted, not split unsorted).
+fn bin_with_failing_pksort(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for t in ["pgdump2csv", "csvcheck", "csvsplit", "csvload"] {
+        std::os::unix::fs::symlink(bin_dir().join(t), bin.join(t)).unwrap();
+    }
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" --check \"*) exec '{}' \"$@\";; esac\necho 'pksort: /nonexistent/tmp: No space left on device' >&2\nexit 2\n",
+        bin_dir().join("pksort").display()
+    );
+    std::fs::write(bin.join("pksort"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("pksort"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+fn crdb_vars(dump: &Path, out: &Path) -> Vec<String> {
+    vec![
+        var("DUMP", dump.to_str().unwrap()),
+        var("OUT", out.to_str().unwrap()),
+        var("TARGET_KIND", "cockroachdb"),
+    ]
+}
+
+/// Issue 19 item 8: a pksort that fails before writing anything in `pksort | csvsplit`
+/// fails the table's split (no stamp, no shard manifest), and once "the disk is fixed" the
+/// same command completes with every row. Failed before: the splits were stamped with 0
+/// rows and every rerun said there was nothing to do.
+#[test]
+fn failing_pksort_fails_the_split_and_the_rerun_recovers() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vars = crdb_vars(&cli::dump_path("nasty.sql"), &out);
+    let bad = make_with(None, &bin_with_failing_pksort(tmp.path()), &vars);
+    assert!(!bad.status.success(), "a failing pksort must fail the run");
+    assert!(
+        text(&bad.stderr).contains("pksort | csvsplit failed"),
+        "{}",
+        text(&bad.stderr)
+    );
+    assert!(!out.join(".stamps/public.customer.split").exists());
+    assert!(!out.join("shards/public.customer.json").exists());
+    assert!(!out.join("import.sql").exists());
+    must(make(None, &vars), "make (rerun, pksort fixed)");
+    let m = std::fs::read_to_string(out.join("shards/public.customer.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&m).unwrap();
+    let rows: u64 = v["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["records"].as_u64().unwrap())
+        .sum();
+    assert_eq!(rows, 1000, "public.customer's rows after the rerun");
+}
+
+/// Issue 19 item 8: an unset TARGET is refused before anything is done (it loaded into
+/// whatever PG* pointed at, exit 0).
+#[test]
+fn unset_target_is_refused() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = make(
+        None,
+        &[
+            var("DUMP", cli::dump_path("nasty.sql").to_str().unwrap()),
+            var("OUT", out.to_str().unwrap()),
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("set TARGET"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        !out.join(".stamps/converted").exists(),
+        "nothing is converted"
+    );
+}
+
+/// Issue 19 item 8: a reused OUT with another DUMP is refused, doing nothing (it printed
+/// "Nothing to be done" and exited 0).
+#[test]
+fn reused_out_with_another_dump_is_refused() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    must(
+        make(None, &crdb_vars(&cli::dump_path("nasty.sql"), &out)),
+        "make (first dump)",
+    );
+    let again = make(None, &crdb_vars(&cli::dump_path("nasty.sql.gz"), &out));
+    assert!(!again.status.success(), "{}", text(&again.stdout));
+    assert!(
+        text(&again.stderr).contains("another dump"),
+        "{}",
+        text(&again.stderr)
+    );
+    // The same dump again: nothing to do, exit 0.
+    must(
+        make(None, &crdb_vars(&cli::dump_path("nasty.sql"), &out)),
+        "make (same dump)",
+    );
+}
+
+/// Issue 19 item 8: a table named `orders` + newline is refused, never loaded into
+/// `orders`; the other tables go on (-k).
+#[test]
+fn table_name_with_a_control_character_is_refused() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dump = tmp.path().join("d.sql");
+    std::fs::write(
+        &dump,
+        "CREATE TABLE public.orders (id integer PRIMARY KEY);\n\nCREATE TABLE public.\"orders\n\" (id integer PRIMARY KEY);\n\nCOPY public.orders (id) FROM stdin;\n1\n\\.\n\nCOPY public.\"orders\n\" (id) FROM stdin;\n2\n\\.\n\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let mut vars = crdb_vars(&dump, &out);
+    vars.push(var("CONVERT_FLAGS", "--no-dump-check"));
+    vars.push("-k".into());
+    let o = make(None, &vars);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("control character"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(out.join(".stamps/public.orders.split").exists());
+    let stamps: Vec<String> = std::fs::read_dir(out.join(".stamps"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("%0A"))
+        .collect();
+    assert!(stamps.is_empty(), "{stamps:?}");
+}
+
+/// Issue 19 item 8: a reused OUT with another TARGET is refused once the schema was loaded
+/// (it printed "Nothing to be done" with the new target empty); `forget-target` loads the
+/// same conversion into the new one.
+#[test]
+fn reused_out_with_another_target_is_refused() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("t1");
+    pg.createdb("t2");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vars = |t: &str| {
+        vec![
+            var("DUMP", cli::dump_path("nasty.sql").to_str().unwrap()),
+            var("OUT", out.to_str().unwrap()),
+            var("TARGET", t),
+        ]
+    };
+    must(make(Some(&pg), &vars("dbname=t1")), "make (t1)");
+    let o = make(Some(&pg), &vars("dbname=t2"));
+    assert!(!o.status.success(), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("another target"),
+        "{}",
+        text(&o.stderr)
+    );
+    let n = pg.psql(
+        "t2",
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'",
+    );
+    assert_eq!(n.trim(), "0", "nothing loaded into t2");
+    let mut forget = vars("dbname=t2");
+    forget.push("forget-target".into());
+    must(make(Some(&pg), &forget), "make forget-target");
+    must(make(Some(&pg), &vars("dbname=t2")), "make (t2)");
+    assert_eq!(fingerprints(&pg, "t2"), fingerprints(&pg, "t1"));
 }

@@ -246,7 +246,7 @@ fn guard_key(s: &str) -> String {
 fn every_script_has_its_own_restrict_guard() {
     let d = tempfile::tempdir().unwrap();
     let (schema, post) = (d.path().join("s.sql"), d.path().join("p.sql"));
-    let args = [
+    let args = vec![
         "--schema",
         schema.to_str().unwrap(),
         "--post-data",
@@ -261,7 +261,9 @@ fn every_script_has_its_own_restrict_guard() {
     let (ks, kp) = (guard_key(&s), guard_key(&p));
     assert_ne!(ks, kp);
     assert!(p.contains("ADD CONSTRAINT a_pkey"), "{p}");
-    // A new run, a new key.
+    // A new run (replacing the first one's scripts), a new key.
+    let mut args = args;
+    args.push("--force");
     let o = run(dump(TWO_TABLES).as_bytes(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_ne!(guard_key(&std::fs::read_to_string(&schema).unwrap()), ks);
@@ -395,7 +397,7 @@ fn table_pattern_matching_nothing_is_an_error() {
     // A table with no data still counts as found.
     let o = run(
         dump("CREATE TABLE public.e (id integer);\n").as_bytes(),
-        &["-t", "e", "-o", d.path().to_str().unwrap()],
+        &["-t", "e", "-o", d.path().to_str().unwrap(), "--force"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -547,7 +549,12 @@ fn unwritable_outputs() {
             .unwrap()
             .read_to_string(&mut err)
             .unwrap();
-        assert_eq!(child.wait().unwrap().code(), Some(2), "{err}");
+        let st = crate::support::cmd::wait_timeout(
+            &mut child,
+            crate::support::cmd::TIMEOUT,
+            "pgdump2csv",
+        );
+        assert_eq!(st.code(), Some(2), "{err}");
         assert!(err.contains("No space left on device"), "{err}");
     }
 }
@@ -619,6 +626,9 @@ fn excluded_tables_are_skipped_before_their_inserts_are_read() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(files(d.path()), ["public.a.csv"]);
-    let o = run(dump(body).as_bytes(), &["-o", d.path().to_str().unwrap()]);
+    let o = run(
+        dump(body).as_bytes(),
+        &["-o", d.path().to_str().unwrap(), "--force"],
+    );
     assert_fails(&o, &["<stdin>:12:", "unexpected 'now'"]);
 }

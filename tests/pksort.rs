@@ -787,7 +787,15 @@ fn duplicate_policies() {
         "2,a\n2,c\n2,e\n"
     );
     let out = pksort(
-        &["-k", "1:int", "--on-dup", "first", "--dups-out", "d.csv"],
+        &[
+            "-k",
+            "1:int",
+            "--on-dup",
+            "first",
+            "--dups-out",
+            "d.csv",
+            "--force",
+        ],
         input,
         dir.path(),
     );
@@ -802,7 +810,15 @@ fn duplicate_policies() {
         "2,c\n2,e\n"
     );
     let got = ok(&pksort(
-        &["-k", "1:int", "--on-dup", "last", "--dups-out", "d.csv"],
+        &[
+            "-k",
+            "1:int",
+            "--on-dup",
+            "last",
+            "--dups-out",
+            "d.csv",
+            "--force",
+        ],
         input,
         dir.path(),
     ));
@@ -1164,7 +1180,11 @@ fn closed_stdout_ends_quietly_while_merging_runs() {
         out.read_exact(&mut first).unwrap();
         assert_eq!(&first, b"1,some pay");
         drop(out);
-        let o = child.wait_with_output().unwrap();
+        let o = crate::support::cmd::wait_output_timeout(
+            child,
+            crate::support::cmd::TIMEOUT,
+            "the tool",
+        );
         assert_eq!(o.status.code(), Some(0), "stderr: {}", show(&o.stderr));
         assert!(o.stderr.is_empty(), "stderr: {}", show(&o.stderr));
     }
@@ -1384,7 +1404,8 @@ fn interrupt_leaves_no_files() {
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
     }
-    let o = child.wait_with_output().unwrap();
+    let o =
+        crate::support::cmd::wait_output_timeout(child, crate::support::cmd::TIMEOUT, "the tool");
     drop(sin);
     assert_eq!(o.status.code(), Some(130), "{}", show(&o.stderr));
     assert_eq!(

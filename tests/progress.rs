@@ -46,6 +46,8 @@ fn args(tool: &str, dir: &Path, csv: &Path) -> Vec<String> {
             "2:int,1:int".into(),
             "-o".into(),
             s(&dir.join("sorted.csv")),
+            // Each run replaces the one before (the overwrite rule).
+            "--force".into(),
             s(csv),
         ],
         "csvsplit" => vec![
@@ -64,6 +66,7 @@ fn args(tool: &str, dir: &Path, csv: &Path) -> Vec<String> {
         "pgdump2csv" => vec![
             "-o".into(),
             s(&dir.join("tables")),
+            "--force".into(),
             s(&fixtures().join("dumps/nasty.sql")),
         ],
         other => panic!("no tool {other}"),

@@ -5,6 +5,7 @@
 //! 128 + N and SIGKILL leaves no temporary file, `-j` is capped, and messages say what is
 //! wrong.
 
+use crate::support::cmd::wait_timeout;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ fn nasty_dump() -> PathBuf {
 /// Runs a bash script in `dir` with the binaries as $PGDUMP2CSV, $PKSORT, $CSVSPLIT,
 /// $CSVCHECK and the nasty dump as $DUMP.
 fn bash(dir: &Path, script: &str) -> Output {
-    Command::new("bash")
+    crate::support::cmd::Cmd::program("bash")
         .arg("-c")
         .arg(script)
         .current_dir(dir)
@@ -32,9 +33,8 @@ fn bash(dir: &Path, script: &str) -> Output {
         .env("CSVSPLIT", CSVSPLIT)
         .env("CSVCHECK", CSVCHECK)
         .env("DUMP", nasty_dump())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run bash")
+        .run()
+        .output
 }
 
 fn text(b: &[u8]) -> String {
@@ -259,13 +259,23 @@ fn signals_exit_128_plus_their_number() {
         (libc::SIGINT, 130),
         (libc::SIGHUP, 129),
     ] {
-        let mut child = Command::new(PKSORT)
-            .args(["-k", "1"])
+        let mut c = Command::new(PKSORT);
+        c.args(["-k", "1"])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        // Default dispositions in the child: under nohup SIGHUP is ignored, the tool keeps
+        // ignoring what it inherited ignored (as nohup asks), and the test waited forever.
+        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut c, || {
+                for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                    libc::signal(s, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
+        let mut child = c.spawn().unwrap();
         // Held open until the child is gone: `wait` would otherwise close it first, and
         // pksort, seeing the end of an empty input, could finish with 0 before its signal
         // thread got the CPU (a flaky failure on a loaded machine).
@@ -273,7 +283,11 @@ fn signals_exit_128_plus_their_number() {
         wait_for_thread(child.id(), "signals");
         // SAFETY: kill on our own child's pid.
         unsafe { libc::kill(child.id() as i32, sig) };
-        let st = child.wait().unwrap();
+        let st = wait_timeout(
+            &mut child,
+            Duration::from_secs(120),
+            &format!("pksort after signal {sig}"),
+        );
         drop(stdin);
         assert_eq!(st.code(), Some(code), "signal {sig}");
     }
@@ -324,7 +338,11 @@ fn sigkill_leaves_no_temporary_file() {
         sin.write_all(&b"1,some record\n".repeat(100_000)).unwrap();
     }
     child.kill().unwrap();
-    child.wait().unwrap();
+    wait_timeout(
+        &mut child,
+        Duration::from_secs(120),
+        "csvsplit after SIGKILL",
+    );
     assert_eq!(entries(&out), Vec::<String>::new(), "SIGKILL left files");
 }
 

@@ -22,6 +22,7 @@ mod csvload_pg;
 mod csvsplit;
 mod csvsplit_copy;
 mod csvsplit_range;
+mod fail_closed;
 mod fixtures_csv;
 mod fuzz_regressions;
 mod install;

@@ -19,5 +19,6 @@ complete -c csvcheck -l json -d 'Write the report as JSON on standard output (or
 complete -c csvcheck -l filter -d 'Write the good records to standard output, byte for byte'
 complete -c csvcheck -s q -l quiet -d 'Print nothing on stderr unless something is wrong (no progress bar, no summary)'
 complete -c csvcheck -s v -l verbose -d 'The summary line, printed anyway unless -q (accepted as in every dumpshard tool). Its shape, as in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N bad; SECS s, RATE MB/s`'
+complete -c csvcheck -l force -d 'Replace output files that exist already. Without it, a run refuses (exit 2, before writing anything) an output file it did not create itself: the toolkit\'s one overwrite rule (dumpshard(7), FILES)'
 complete -c csvcheck -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c csvcheck -s V -l version -d 'Print version'

@@ -13,5 +13,6 @@ complete -c pgdump2csv -l gzip -d 'Compress the CSV files with gzip (`.csv.gz`):
 complete -c pgdump2csv -l no-dump-check -d 'Accept input without pg_dump\'s header and "dump complete" footer (hand-written SQL). Without it such input is rejected, which catches truncated dumps'
 complete -c pgdump2csv -s q -l quiet -d 'No progress bar and no warnings on stderr (errors still print)'
 complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s, RATE MB/s`'
+complete -c pgdump2csv -l force -d 'Replace output files that exist already. Without it, a run refuses (exit 2, before writing anything) an output file it did not create itself: the toolkit\'s one overwrite rule (dumpshard(7), FILES)'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'

@@ -20,5 +20,6 @@ complete -c pksort -s c -l check -d 'Only check that each input is sorted (and u
 complete -c pksort -l merge -d 'The inputs are already sorted: only merge them (an unsorted input is an error). GNU sort\'s `-m`; in dumpshard `-m` is --manifest'
 complete -c pksort -s q -l quiet -d 'No progress bar on a terminal (errors and the count of dropped duplicates still print)'
 complete -c pksort -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N files, N records, SIZE; N dropped; SECS s, RATE MB/s`'
+complete -c pksort -l force -d 'Replace output files that exist already. Without it, a run refuses (exit 2, before writing anything) an output file it did not create itself: the toolkit\'s one overwrite rule (dumpshard(7), FILES)'
 complete -c pksort -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pksort -s V -l version -d 'Print version'

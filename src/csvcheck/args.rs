@@ -141,6 +141,12 @@ pub struct Args {
     /// records, SIZE; N bad; SECS s, RATE MB/s`.
     #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,
+
+    /// Replace output files that exist already. Without it, a run refuses (exit 2, before
+    /// writing anything) an output file it did not create itself: the toolkit's one overwrite
+    /// rule (dumpshard(7), FILES).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// One column to check.

@@ -46,6 +46,7 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--report", args.report.as_deref())
         .output("--bad-rows", args.bad_rows.as_deref())
         .output("--bad-rows-reasons", args.bad_rows_reasons.as_deref())
+        .force(args.force)
         .install()?;
     args.jobs = Some(crate::cli::threads("--jobs", args.jobs)?);
     let cfg = Config::from_args(args)?;

@@ -459,7 +459,7 @@ fn load_all(
                             tallies.lock().unwrap()[job.table].rows += n;
                         }
                         Ok(Outcome::Refused(msg, n)) => {
-                            eprintln!("csvload: {msg}");
+                            eprintln!("csvload: {}", crate::names::terminal_safe(&msg));
                             tallies.lock().unwrap()[job.table].rows += n;
                             refused.fetch_add(1, Ordering::SeqCst);
                             failed_tables.lock().unwrap()[job.table] = true;
@@ -530,7 +530,7 @@ fn summary(plan: &Plan, tallies: &[Tally], refused: usize) {
         let _ = writeln!(
             err,
             "{:<40} {:>6} {:>12} {:>9.2} {:>9.1}",
-            t.display(),
+            crate::names::Escaped(t.display()),
             y.files,
             y.rows,
             secs,
@@ -572,9 +572,14 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
         let found = load::count_rows(client, t).map_err(|e| server_message(&e));
         let (shown, ok) = match &found {
             Ok(n) => (n.to_string(), *n == expected),
-            Err(m) => (format!("error: {m}"), false),
+            Err(m) => (format!("error: {}", crate::names::Escaped(m)), false),
         };
-        let mut lines = vec![(t.display(), expected.to_string(), shown, ok)];
+        let mut lines = vec![(
+            crate::names::display_name(&t.display()),
+            expected.to_string(),
+            shown,
+            ok,
+        )];
         if let Some(k) = &t.key_range {
             lines.extend(key_check(client, t, k));
         }
@@ -587,8 +592,9 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
                     out,
                     "{:<40} {:>12} {:>12}  {}",
                     name,
-                    want,
-                    got,
+                    // Key values come from manifests: shown escaped too.
+                    crate::names::Escaped(&want),
+                    crate::names::Escaped(&got),
                     if ok { "ok" } else { "DIFFERENT" }
                 )
                 .map_err(w)?;
@@ -639,7 +645,13 @@ fn key_check(
             })
             .map_err(|e| server_message(&e))
     });
-    let label = |m: &str| format!("{} {m}({})", t.display(), k.column);
+    let label = |m: &str| {
+        format!(
+            "{} {m}({})",
+            crate::names::Escaped(t.display()),
+            crate::names::Escaped(&k.column)
+        )
+    };
     match res {
         Ok((emin, emax, fmin, fmax)) => vec![
             (label("min"), emin.clone(), fmin.clone(), emin == fmin),

@@ -259,7 +259,7 @@ impl Plan {
             let bytes = std::fs::read(mpath).map_err(|e| Error::io(mpath, e))?;
             let name = mpath.display().to_string();
             let probe: Probe = serde_json::from_slice(&bytes)
-                .map_err(|e| Error::file(&name, format!("not a valid manifest: {e}")))?;
+                .map_err(|e| manifest::json_error(&name, "manifest", &e))?;
             match probe.format.as_deref() {
                 Some(manifest::FORMAT) => {
                     let m = Manifest::parse(&mut bytes.clone(), &name)?;
@@ -311,7 +311,7 @@ impl Plan {
                 }
                 Some("dumpshard-csvsplit") => {
                     let m: SplitManifest = serde_json::from_slice(&bytes)
-                        .map_err(|e| Error::file(&name, format!("not a valid manifest: {e}")))?;
+                        .map_err(|e| manifest::json_error(&name, "csvsplit manifest", &e))?;
                     debug_assert_eq!(m.format, "dumpshard-csvsplit");
                     let [t] = tables else {
                         return Err(Error::Usage(format!(

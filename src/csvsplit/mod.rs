@@ -470,6 +470,7 @@ pub fn run(args: Args) -> Result<()> {
         .input("--split-points", args.split_points.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
         .output("--write-split-points", args.write_split_points.as_deref())
+        .force(args.force)
         .install()?;
     let cfg = Config::from_args(args)?;
     for (opt, f) in [
@@ -496,10 +497,11 @@ pub fn run(args: Args) -> Result<()> {
         let names: Vec<String> = old
             .iter()
             .take(5)
-            .map(|(_, p)| p.display().to_string())
+            .map(|(_, p)| crate::names::display_path(p))
             .collect();
+        // The wording of the one overwrite rule (crate::output::exists).
         return Err(Error::Usage(format!(
-            "files of an earlier run match --output: {}{} (remove them, or use --force to replace them)",
+            "--output: files of an earlier run exist already: {}{} (remove them, or use --force to replace them)",
             names.join(", "),
             if old.len() > 5 {
                 format!(" and {} more", old.len() - 5)
@@ -1363,7 +1365,7 @@ fn report(cfg: &Config, split: &Split) -> Result<()> {
     for d in done.iter().filter(|d| d.copy_end_lines > 0 && !cfg.quiet) {
         eprintln!(
             "csvsplit: warning: {}: {} line(s) that are exactly \\. inside quoted values; psql 17 and older end \\copy data there, so load this shard with csvload or a server-side COPY",
-            d.path.display(),
+            crate::names::display_path(&d.path),
             d.copy_end_lines
         );
     }

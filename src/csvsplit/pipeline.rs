@@ -19,6 +19,7 @@ use crate::output::AtomicFile;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
 use std::ops::Range;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -129,15 +130,48 @@ struct FilterProc {
     stdin: Option<ChildStdin>,
 }
 
+/// A filter whose input is complete: the process, and a read end of its input pipe kept
+/// open by csvsplit, so that what the filter did not read before it exited stays countable.
+struct Finished {
+    child: Child,
+    /// `None` where the pipe could not be reopened (no /proc): the check is then skipped,
+    /// as only a shard larger than the pipe's buffer is caught by the write failing.
+    leftover: Option<std::fs::File>,
+}
+
 impl FilterProc {
-    /// Closes the input; the process runs on.
-    fn finish_input(mut self) -> Option<Child> {
+    /// Closes the input; the process runs on. A second read end of the pipe is opened first
+    /// (through /proc/self/fd, as for a FIFO): a filter that exits 0 after reading only part
+    /// of a shard that fitted in the pipe's buffer would otherwise look like one that read
+    /// it all, since the writes succeeded before it exited.
+    fn finish_input(mut self) -> Option<Finished> {
+        let leftover = self.stdin.as_ref().and_then(|w| {
+            use std::os::fd::AsRawFd;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(format!("/proc/self/fd/{}", w.as_raw_fd()))
+                .ok()
+        });
         drop(self.stdin.take());
         let c = self.child.take();
         if let Some(c) = &c {
             crate::cli::unregister_child(c.id());
         }
-        c
+        c.map(|child| Finished { child, leftover })
+    }
+}
+
+/// Bytes still in the pipe `f` (FIONREAD), 0 when they cannot be counted.
+fn unread(f: &std::fs::File) -> usize {
+    use std::os::fd::AsRawFd;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which lives across the call.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if r == 0 {
+        usize::try_from(n).unwrap_or(0)
+    } else {
+        0
     }
 }
 
@@ -163,7 +197,7 @@ struct Filters {
     /// Filter sinks of open shards.
     open: usize,
     /// Filters whose input is complete, oldest first.
-    running: VecDeque<(PathBuf, Child)>,
+    running: VecDeque<(PathBuf, Finished)>,
     /// Complete shards spooled while every slot was taken.
     waiting: VecDeque<(PathBuf, std::fs::File)>,
 }
@@ -191,14 +225,23 @@ impl Filters {
 
     /// Waits for the oldest filter whose input is complete; an error names its shard.
     fn reap_one(&mut self) -> Result<()> {
-        let Some((name, mut child)) = self.running.pop_front() else {
+        let Some((name, mut f)) = self.running.pop_front() else {
             return Ok(());
         };
-        let st = child.wait().map_err(|e| Error::io(&name, e))?;
-        if st.success() {
-            return Ok(());
+        let st = f.child.wait().map_err(|e| Error::io(&name, e))?;
+        if !st.success() {
+            return Err(filter_error(&name, &self.cmd, &describe(st)));
         }
-        Err(filter_error(&name, &self.cmd, &describe(st)))
+        match f.leftover.as_ref().map(unread) {
+            Some(n) if n > 0 => Err(filter_error(
+                &name,
+                &self.cmd,
+                &format!(
+                    "it exited (status 0) before reading the end of the shard ({n} bytes unread)"
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Whether a new filter may start now, after waiting for finished ones if needed.
@@ -233,8 +276,8 @@ impl Filters {
 impl Drop for Filters {
     fn drop(&mut self) {
         // An error elsewhere: filters with complete input may finish; none is left behind.
-        for (_, c) in &mut self.running {
-            let _ = c.wait();
+        for (_, f) in &mut self.running {
+            let _ = f.child.wait();
         }
     }
 }

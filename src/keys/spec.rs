@@ -198,6 +198,8 @@ impl KeySpec {
                         let pg = c.type_name.as_deref().unwrap_or("text");
                         let (t, known) = KeyType::from_pg(pg);
                         if !known {
+                            let (label, pg) =
+                                (crate::names::Escaped(&label), crate::names::Escaped(pg));
                             eprintln!(
                                 "{tool}: warning: key column {label} has type {pg}, which is \
                                  compared as text (bytewise); give -k {label}:TYPE to override"

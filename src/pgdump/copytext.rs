@@ -323,6 +323,33 @@ mod tests {
         assert_eq!(conv(2, b"", b"1\t2\r\n3\t4\r\n").unwrap().0, 2);
     }
 
+    /// Empty strings are not NULLs, wherever they are in a row: a leading empty string
+    /// turning into NULL was caught only by a random property test, in 7 of 8 runs (issue 19,
+    /// Tests (b)). Fixed cases for the first field, the last, a one-column row, a row of
+    /// empties, and both NULL tokens.
+    #[test]
+    fn empty_strings_stay_empty_strings() {
+        // NULL is the unquoted empty field: an empty string is `""`.
+        let cases: [(usize, &[u8], &[u8]); 7] = [
+            (2, b"\tx\n", b"\"\",x\n"),
+            (2, b"x\t\n", b"x,\"\"\n"),
+            (1, b"\n", b"\"\"\n"),
+            (3, b"\t\t\n", b"\"\",\"\",\"\"\n"),
+            (2, b"\\N\t\n", b",\"\"\n"),
+            (2, b"\t\\N\n", b"\"\",\n"),
+            (2, b"\tx\n\ty\n", b"\"\",x\n\"\",y\n"),
+        ];
+        for (n, block, want) in cases {
+            let (_, out) = conv(n, b"", block).unwrap();
+            assert_eq!(out, want, "{}", String::from_utf8_lossy(block));
+        }
+        // NULL is `\N`: an empty string is still written quoted, NULL is `\N`.
+        let (_, out) = conv(2, b"\\N", b"\t\\N\n").unwrap();
+        assert_eq!(out, b"\"\",\\N\n");
+        let (_, out) = conv(2, b"\\N", b"\\N\t\n").unwrap();
+        assert_eq!(out, b"\\N,\"\"\n");
+    }
+
     #[test]
     fn zero_columns() {
         let (n, out) = conv(0, b"", b"\n\n").unwrap();

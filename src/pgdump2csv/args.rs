@@ -140,6 +140,12 @@ pub struct Args {
     /// RATE MB/s`.
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
+
+    /// Replace output files that exist already. Without it, a run refuses (exit 2, before
+    /// writing anything) an output file it did not create itself: the toolkit's one overwrite
+    /// rule (dumpshard(7), FILES).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options after validation.

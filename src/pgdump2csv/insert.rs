@@ -156,7 +156,8 @@ impl Converter<'_> {
         if uncertain && !self.cfg.quiet && self.order_warned.insert(key.clone()) {
             crate::progress::message(&format!(
                 "pgdump2csv: warning: {}.{} inherits columns, and INSERTs without column names do not show its column order (a column added to a parent later comes last in the child); check the CSV, or re-dump with --column-inserts",
-                key.0, key.1
+                crate::names::Escaped(&key.0),
+                crate::names::Escaped(&key.1)
             ));
         }
     }

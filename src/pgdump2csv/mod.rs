@@ -66,9 +66,15 @@ pub fn run(mut args: Args) -> Result<()> {
     crate::output::Guard::new("a table file under -o")
         .input("DUMP", args.dump.as_deref())
         .output_dir("-o", args.output_dir.as_deref())
+        .output_files_in(
+            "-o",
+            args.output_dir.as_deref(),
+            &[if args.gzip { ".csv.gz" } else { ".csv" }],
+        )
         .output("--schema", args.schema.as_deref())
         .output("--post-data", args.post_data.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
+        .force(args.force)
         .install()?;
     let mut cfg = Config::from_args(args)?;
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);

@@ -43,3 +43,54 @@ pub(super) fn check_int(v: &[u8], min: i64, max: i64, t: &str) -> Result<(), Str
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgtypes::PgType;
+
+    /// The range edges of int2, int4 and int8 and one past each, as PostgreSQL's `int2in`,
+    /// `int4in` and `int8in` accept and refuse them: checked before only by tests that need
+    /// a server (issue 19, Tests (c)).
+    #[test]
+    fn range_edges() {
+        let cases: [(PgType, &str, bool); 16] = [
+            (PgType::Int2, "32767", true),
+            (PgType::Int2, "-32768", true),
+            (PgType::Int2, "32768", false),
+            (PgType::Int2, "-32769", false),
+            (PgType::Int4, "2147483647", true),
+            (PgType::Int4, "-2147483648", true),
+            (PgType::Int4, "2147483648", false),
+            (PgType::Int4, "-2147483649", false),
+            (PgType::Int8, "9223372036854775807", true),
+            (PgType::Int8, "-9223372036854775808", true),
+            (PgType::Int8, "9223372036854775808", false),
+            (PgType::Int8, "-9223372036854775809", false),
+            // Leading zeros and whitespace do not change the value.
+            (PgType::Int2, " +0032767 ", true),
+            (PgType::Int2, "-000032769", false),
+            // Far past any range: no overflow inside the check.
+            (
+                PgType::Int8,
+                "99999999999999999999999999999999999999999",
+                false,
+            ),
+            (PgType::Int4, "-", false),
+        ];
+        for (t, v, ok) in cases {
+            let r = t.check(v.as_bytes());
+            assert_eq!(r.is_ok(), ok, "{} {v:?}: {r:?}", t.name());
+            if let Err(e) = r
+                && v != "-"
+            {
+                assert!(e.contains("out of range"), "{} {v:?}: {e}", t.name());
+            }
+        }
+        assert_eq!(int_value(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(int_value(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(int_value(b"9223372036854775808"), None);
+        assert_eq!(int_value(b"-9223372036854775809"), None);
+        assert_eq!(int_value(b"-32769"), Some(-32769));
+    }
+}

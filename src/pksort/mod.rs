@@ -176,6 +176,12 @@ pub struct Args {
     /// RATE MB/s`.
     #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
+
+    /// Replace output files that exist already. Without it, a run refuses (exit 2, before
+    /// writing anything) an output file it did not create itself: the toolkit's one overwrite
+    /// rule (dumpshard(7), FILES).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What to do.
@@ -332,7 +338,11 @@ pub fn run(args: Args) -> Result<()> {
         .input("--manifest", args.manifest.as_deref())
         .output("-o", args.output.as_deref())
         .output("--dups-out", args.dups_out.as_deref())
+        .force(args.force)
         .install()?;
+    if !args.check && args.output.as_deref().is_none_or(crate::input::is_stdin) {
+        output::stdout_stream_pending();
+    }
     let cfg = Config::from_args(args)?;
     let ins: Vec<Option<&Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
     progress::start("pksort", cfg.quiet, &ins);
@@ -451,7 +461,7 @@ impl Outputs {
             eprintln!(
                 "pksort: dropped {dropped} record(s) with duplicate keys{}",
                 match &cfg.dups_out {
-                    Some(p) => format!(" (written to {})", p.display()),
+                    Some(p) => format!(" (written to {})", crate::names::display_path(p)),
                     None => String::new(),
                 }
             );

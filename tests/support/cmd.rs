@@ -3,6 +3,11 @@
 //! writes more than a pipe buffer before it has read all its input cannot deadlock the test;
 //! stdout and stderr are captured; a failed expectation panics with the command line, the exit
 //! code or signal, and both streams (truncated), so a failure says what ran and what it said.
+//!
+//! Every wait on a child is bounded ([`TIMEOUT`], or [`Cmd::timeout`]): a child still running
+//! then is killed and the test fails saying so, instead of hanging the suite (a signal test
+//! hung forever under nohup, where SIGHUP is ignored). Tests that spawn a child themselves
+//! wait for it with [`wait_timeout`].
 
 #![allow(dead_code)]
 
@@ -10,7 +15,77 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a test waits for a child before it kills it and fails: far above any test's run
+/// in the debug profile on a loaded 2-core machine, yet finite.
+pub const TIMEOUT: Duration = Duration::from_secs(900);
+
+/// Waits for `child` at most `limit`; a child still running then is killed (SIGKILL) and the
+/// test fails, naming `what`.
+pub fn wait_timeout(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child
+            .try_wait()
+            .unwrap_or_else(|e| panic!("wait for {what}: {e}"))
+        {
+            return st;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}; killed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// `Child::wait_with_output` bounded by `limit` (see [`wait_timeout`]): the child's piped
+/// stdout and stderr are read on their own threads.
+pub fn wait_output_timeout(mut child: Child, limit: Duration, what: &str) -> Output {
+    fn drain<R: std::io::Read + Send + 'static>(r: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    }
+    drop(child.stdin.take());
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let status = wait_timeout(&mut child, limit, what);
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// Kills process `pid` (SIGKILL) unless told within `limit` that it was waited for; the
+/// returned sender says so, the handle says whether it had to kill.
+fn watchdog(
+    pid: u32,
+    limit: Duration,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<bool>) {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let h = std::thread::spawn(move || match rx.recv_timeout(limit) {
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            if let Ok(pid) = libc::pid_t::try_from(pid) {
+                // SAFETY: a signal to our own child, not yet waited for (the waiting thread
+                // is still blocked in wait).
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            true
+        }
+        _ => false,
+    });
+    (tx, h)
+}
 
 /// The path of the toolkit binary `tool` built for these tests. Cargo sets
 /// `CARGO_BIN_EXE_<name>` only at compile time and only by literal name, hence the match.
@@ -51,6 +126,7 @@ pub struct Cmd {
     dir: Option<PathBuf>,
     input: Input,
     out: Out,
+    timeout: Duration,
 }
 
 /// How much of each stream a failure message shows: enough for an error message or the first
@@ -72,7 +148,15 @@ impl Cmd {
             dir: None,
             input: Input::Null,
             out: Out::Capture,
+            timeout: TIMEOUT,
         }
+    }
+
+    /// Fails the test (killing the child) if it runs longer than `limit` (default
+    /// [`TIMEOUT`]).
+    pub fn timeout(mut self, limit: Duration) -> Cmd {
+        self.timeout = limit;
+        self
     }
 
     pub fn arg(mut self, a: impl AsRef<OsStr>) -> Cmd {
@@ -188,6 +272,7 @@ impl Cmd {
         let mut child = c
             .spawn()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.line()));
+        let (waited, dog) = watchdog(child.id(), self.timeout);
         // A thread writes stdin while wait_with_output drains stdout and stderr: neither side
         // can fill a pipe and wait on the other. A tool that exits before reading everything
         // makes the write fail with EPIPE; that is the tool's business, so it is ignored.
@@ -216,6 +301,14 @@ impl Cmd {
         let mut output = child
             .wait_with_output()
             .unwrap_or_else(|e| panic!("wait for {}: {e}", self.line()));
+        let _ = waited.send(());
+        if dog.join().unwrap_or(false) {
+            panic!(
+                "{}: still running after {:?}; killed",
+                self.line(),
+                self.timeout
+            );
+        }
         if let Some(w) = writer {
             w.join().expect("stdin writer thread");
         }
