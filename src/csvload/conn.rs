@@ -331,17 +331,11 @@ impl Target {
         }
         let mut failures = Vec::new();
         // prefer-standby: a standby if any, else any server (libpq's second pass).
-        let passes: &[Attrs] = match self.attrs {
-            Attrs::PreferStandby => &[Attrs::Standby, Attrs::Any],
-            a => std::slice::from_ref(match a {
-                Attrs::Any => &Attrs::Any,
-                Attrs::ReadWrite => &Attrs::ReadWrite,
-                Attrs::ReadOnly => &Attrs::ReadOnly,
-                Attrs::Primary => &Attrs::Primary,
-                _ => &Attrs::Standby,
-            }),
+        let passes = match self.attrs {
+            Attrs::PreferStandby => vec![Attrs::Standby, Attrs::Any],
+            a => vec![a],
         };
-        for &want in passes {
+        for want in passes {
             for &i in &order {
                 let h = &self.hosts[i];
                 match self
@@ -366,8 +360,8 @@ impl Target {
             ))
         } else {
             usage(&format!(
-                "cannot connect to database {db} on any of its hosts:\n  {}",
-                failures.join("\n  ")
+                "cannot connect to database {db} on any of its hosts: {}",
+                failures.join("; ")
             ))
         })
     }
@@ -490,7 +484,9 @@ fn words(e: &postgres::Error, mode: SslMode, h: &HostSpec) -> String {
                 None => "wrong password for this user".into(),
             }),
             "28000" => Some(
-                "the role does not exist, or pg_hba.conf has no entry that lets it in this way"
+                "the server refused this login: the role does not exist, no pg_hba.conf entry \
+                 lets it in this way, or the entry's requirement (e.g. a client certificate) \
+                 was not met"
                     .into(),
             ),
             "53300" => Some("the server has no free connection slot (lower -j)".into()),
