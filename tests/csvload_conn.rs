@@ -209,6 +209,48 @@ impl TlsServer {
 /// `cert` for role certuser), a server certificate for `localhost` and 127.0.0.1/127.0.0.2,
 /// role app (password app-pw) owning database d with a table t of 3 rows.
 fn tls_server(ssl: bool) -> Option<TlsServer> {
+    tls_server_with(ssl, false)
+}
+
+/// Re-signs `server.csr` as a certificate that expired on 2020-01-02 (`openssl ca`, the only
+/// way openssl 3.0 sets dates in the past).
+fn expire_server_cert(d: &Path) {
+    std::fs::write(
+        d.join("ca.cnf"),
+        "[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\n\
+         default_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("index.txt"), "").unwrap();
+    std::fs::write(d.join("serial"), "01\n").unwrap();
+    openssl(
+        d,
+        &[
+            "ca",
+            "-batch",
+            "-config",
+            "ca.cnf",
+            "-cert",
+            "ca.crt",
+            "-keyfile",
+            "ca.key",
+            "-in",
+            "server.csr",
+            "-out",
+            "server.crt",
+            "-startdate",
+            "20200101000000Z",
+            "-enddate",
+            "20200102000000Z",
+            "-extfile",
+            "server.ext",
+            "-notext",
+        ],
+    );
+}
+
+/// [`tls_server`], with an expired server certificate when `expired`.
+fn tls_server_with(ssl: bool, expired: bool) -> Option<TlsServer> {
     let certs = tempfile::tempdir().unwrap();
     let d = certs.path();
     make_ca(d, "ca");
@@ -227,6 +269,9 @@ fn tls_server(ssl: bool) -> Option<TlsServer> {
         "certuser",
         "extendedKeyUsage=clientAuth\n",
     );
+    if expired {
+        expire_server_cert(d);
+    }
     let mut o = Opts {
         listen: Some("127.0.0.1,127.0.0.2".into()),
         settings: vec![
@@ -469,6 +514,29 @@ fn every_sslmode_against_a_tls_only_server() {
         h,
     );
     expect_ok(&o, "sslmode=require over PGSSLMODE");
+}
+
+#[test]
+fn expired_server_certificate_is_named() {
+    let Some(s) = tls_server_with(true, true) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let ca = s.cert("ca.crt");
+    for mode in ["verify-ca", "verify-full"] {
+        let o = verify_only(
+            &s,
+            &s.conn(&format!("sslmode={mode} sslrootcert={ca}")),
+            &[],
+            home.path(),
+        );
+        expect_refused(&o, mode, &["the certificate has expired"]);
+    }
+    // require without a root certificate checks nothing, as libpq.
+    expect_ok(
+        &verify_only(&s, &s.conn("sslmode=require"), &[], home.path()),
+        "require",
+    );
 }
 
 #[test]

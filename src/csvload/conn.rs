@@ -343,7 +343,7 @@ impl Target {
                     .and_then(|mut c| check_attrs(&mut c, want).map(|()| c))
                 {
                     Ok(c) => return Ok(c),
-                    Err(why) => failures.push(format!("{}: {why}", h.describe())),
+                    Err(why) => failures.push((h.describe(), why)),
                 }
             }
         }
@@ -352,18 +352,16 @@ impl Target {
             .get_dbname()
             .or(self.base.get_user())
             .unwrap_or("");
-        Err(if failures.len() == 1 {
-            usage(&format!(
-                "cannot connect to {}/{db}: {}",
-                self.hosts[0].describe(),
-                failures[0].split_once(": ").map_or("", |x| x.1)
-            ))
-        } else {
-            usage(&format!(
+        Err(usage(&match failures.as_slice() {
+            [(host, why)] => format!("cannot connect to {host}/{db}: {why}"),
+            all => format!(
                 "cannot connect to database {db} on any of its hosts: {}",
-                failures.join("; ")
-            ))
-        })
+                all.iter()
+                    .map(|(host, why)| format!("{host}: {why}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        }))
     }
 
     /// One host, with libpq's sslmode fallbacks. The error is in words.
