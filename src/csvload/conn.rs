@@ -169,7 +169,6 @@ impl Target {
                 )));
             }
         }
-        let tls = Tls::new(&ssl, home).map_err(|e| usage(&e))?;
         let random = match p.take("load_balance_hosts").as_deref() {
             None | Some("") | Some("disable") => false,
             Some("random") => true,
@@ -312,6 +311,8 @@ impl Target {
             }
             specs.push(spec);
         }
+        let sockets_only = specs.iter().all(HostSpec::unix);
+        let tls = Tls::new(&ssl, home, sockets_only).map_err(|e| usage(&e))?;
         Ok(Target {
             base,
             hosts: specs,
@@ -751,15 +752,21 @@ mod tests {
                 .map(|e| e.to_string())
                 .unwrap_or_default()
         };
-        assert!(e("sslmode=verify-ca dbname=a").contains("root certificate file"));
+        assert!(e("host=h sslmode=verify-ca dbname=a").contains("root certificate file"));
         assert!(
-            e("sslmode=verify-full sslrootcert=/nonexistent/ca.pem").contains("does not exist")
+            e("host=h sslmode=verify-full sslrootcert=/nonexistent/ca.pem")
+                .contains("does not exist")
         );
         assert!(e("sslmode=require sslrootcert=system").contains("weak sslmode \"require\""));
         assert!(e("sslmode=nonsense").contains("invalid sslmode value"));
         assert!(e("sslpassword=x").contains("not supported"));
+        // Certificate files are read only when TLS may be used: never on a Unix socket.
+        assert_eq!(e("host=/tmp sslmode=verify-full"), "");
+        assert!(e("host=/tmp,h sslmode=verify-full").contains("root certificate file"));
+        assert!(e("host=/tmp sslmode=verify-full sslrootcert=system").is_empty());
+        assert!(e("host=/tmp sslmode=require sslrootcert=system").contains("weak sslmode"));
         // Without a root certificate file require checks no chain; with sslrootcert it does.
-        let t = target("sslmode=require", &[], None).unwrap();
+        let t = target("host=h sslmode=require", &[], None).unwrap();
         assert!(t.tls.verifies.starts_with("nothing"), "{}", t.tls.verifies);
     }
 

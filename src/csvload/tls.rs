@@ -120,8 +120,10 @@ fn home_file(home: Option<&Path>, name: &str) -> Option<PathBuf> {
 }
 
 impl Tls {
-    /// Resolves the settings as libpq does (`home`: where `~/.postgresql` is).
-    pub fn new(p: &SslParams, home: Option<&Path>) -> Result<Tls, String> {
+    /// Resolves the settings as libpq does (`home`: where `~/.postgresql` is). With
+    /// `sockets_only` (every host a Unix socket, where TLS is never used) the certificate
+    /// files are not read, as libpq reads them only when it starts TLS.
+    pub fn new(p: &SslParams, home: Option<&Path>, sockets_only: bool) -> Result<Tls, String> {
         let system = p.rootcert.as_deref() == Some("system");
         let mode = match p.mode.as_deref().filter(|m| !m.is_empty()) {
             Some(m) => SslMode::parse(m).ok_or_else(|| {
@@ -140,7 +142,7 @@ impl Tls {
                 mode.name()
             ));
         }
-        if mode == SslMode::Disable {
+        if mode == SslMode::Disable || sockets_only {
             return Ok(Tls {
                 mode,
                 verifies: "nothing".into(),
