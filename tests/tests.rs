@@ -17,6 +17,7 @@ mod csvcheck_fixtures;
 mod csvcheck_pg;
 mod csvcheck_pg_prop;
 mod csvcheck_prop;
+mod csvload_conn;
 mod csvload_load_pg;
 mod csvload_pg;
 mod csvsplit;

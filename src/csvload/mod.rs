@@ -7,10 +7,12 @@
 //! `--post-data` SQL, then verification of every table's row count against the manifests.
 
 pub mod conn;
+pub mod conninfo;
 pub mod load;
 pub mod plan;
 pub mod session;
 pub mod sqlfile;
+pub mod tls;
 
 use crate::error::{Error, Result};
 use load::{Journal, Opts, Outcome};
@@ -32,11 +34,17 @@ pub const MAX_JOBS: usize = 64;
 #[derive(Debug, clap::Parser)]
 #[command(name = "csvload", version)]
 pub struct Args {
-    /// The target database: a libpq URL (`postgresql://user@host:port/db`) or `key=value`
-    /// string (`host=/run/postgresql dbname=db`; a host starting with `/` is a unix-socket
-    /// directory). What it leaves open comes from PGHOST, PGPORT, PGUSER, PGDATABASE,
-    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGAPPNAME and PGCONNECT_TIMEOUT, as
-    /// in psql. TLS is not built in: sslmode=require is refused.
+    /// The target database, as psql's -d takes it: a libpq URL
+    /// (`postgresql://user@host:port/db?sslmode=verify-full`), a `key=value` string
+    /// (`host=/run/postgresql dbname=db`; a host starting with `/` is a unix-socket directory)
+    /// or a database name. Several hosts (`host=a,b port=5432,5433`,
+    /// `postgresql://a:5432,b:5433/db`) are tried in turn (`load_balance_hosts=random`: in a
+    /// random order per connection, spreading -j over them; `target_session_attrs`). TLS as
+    /// in libpq: sslmode disable/allow/prefer (default)/require/verify-ca/verify-full,
+    /// sslrootcert (default ~/.postgresql/root.crt; `system`: the OS store), sslcert/sslkey.
+    /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
+    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
+    /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
     #[arg(value_name = "DATABASE", default_value = "")]
     pub database: String,
 

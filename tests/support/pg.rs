@@ -52,23 +52,51 @@ pub struct Pg {
     stopped: bool,
 }
 
+/// What [`Pg::start_with`] changes in the default server: TCP, TLS, authentication.
+#[derive(Default, Clone)]
+pub struct Opts {
+    /// `listen_addresses` (e.g. `127.0.0.1,127.0.0.2`); the port is then a free TCP port
+    /// (see [`Pg::port`]). Default: no TCP.
+    pub listen: Option<String>,
+    /// Files written into the data directory before start, owned by the server user, mode
+    /// 0600 (server certificates and keys, named relative to the data directory).
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Extra `-c name=value` settings (e.g. `ssl=on`); values are quoted here.
+    pub settings: Vec<(String, String)>,
+    /// The whole pg_hba.conf, replacing initdb's (keep `local all all trust` for the test's
+    /// own psql).
+    pub hba: Option<String>,
+}
+
+/// A TCP port that was free a moment ago on 127.0.0.1 (bound, read, released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
 impl Pg {
     /// Starts a server, or returns None after printing a loud
     /// "SKIPPED: no PostgreSQL server (...)" to stderr.
     /// Panics instead of skipping when env DUMPSHARD_REQUIRE_PG=1.
     pub fn start() -> Option<Pg> {
-        Self::start_opts(false)
+        Self::start_with(&Opts::default())
     }
 
     /// Like [`Pg::start`], but the server also listens on TCP at 127.0.0.1:[`Pg::port`]
     /// (trust authentication, as on the socket), for tests that put something between a
     /// client and the server.
     pub fn start_tcp() -> Option<Pg> {
-        Self::start_opts(true)
+        Self::start_with(&Opts {
+            listen: Some("127.0.0.1".into()),
+            ..Opts::default()
+        })
     }
 
-    fn start_opts(tcp: bool) -> Option<Pg> {
-        match Self::try_start(tcp) {
+    /// Like [`Pg::start`], with the changes of `opts`.
+    pub fn start_with(opts: &Opts) -> Option<Pg> {
+        match Self::try_start(opts) {
             Ok(pg) => Some(pg),
             Err(why) => {
                 if std::env::var("DUMPSHARD_REQUIRE_PG").as_deref() == Ok("1") {
@@ -86,7 +114,7 @@ impl Pg {
         }
     }
 
-    fn try_start(tcp: bool) -> Result<Pg, String> {
+    fn try_start(o: &Opts) -> Result<Pg, String> {
         let t0 = Instant::now();
         let bindir = find_bindir().ok_or("no initdb/pg_ctl/postgres found; set PGBIN")?;
         let run_as = if is_root() {
@@ -124,15 +152,11 @@ impl Pg {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         // The port only names the socket file (the directory is private), but keep it
         // distinct per server anyway: the SysV shared memory key derives from it.
-        let mut port =
-            20000 + ((std::process::id().wrapping_mul(37).wrapping_add(n * 101)) % 30000) as u16;
-        if tcp {
-            // A port free right now (the kernel's pick), for the TCP listener.
-            port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map_err(|e| format!("no free TCP port: {e}"))?
-                .port();
-        }
+        let port = if o.listen.is_some() {
+            free_port()
+        } else {
+            20000 + ((std::process::id().wrapping_mul(37).wrapping_add(n * 101)) % 30000) as u16
+        };
 
         let mut pg = Pg {
             root,
@@ -166,6 +190,23 @@ impl Pg {
             ));
         }
 
+        let server_ids = match &pg.run_as {
+            Some(user) => Some(user_ids(user)?),
+            None => None,
+        };
+        let mut extra: Vec<(String, Vec<u8>)> = o.files.clone();
+        if let Some(h) = &o.hba {
+            extra.push(("pg_hba.conf".into(), h.clone().into_bytes()));
+        }
+        for (name, bytes) in &extra {
+            let path = pg.data.join(name);
+            fs::write(&path, bytes).map_err(|e| format!("write {}: {e}", path.display()))?;
+            set_mode(&path, 0o600)?;
+            if let Some((uid, gid)) = server_ids {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                    .map_err(|e| format!("chown {}: {e}", path.display()))?;
+            }
+        }
         let log = pg.root.path().join("server.log");
         if pg.run_as.is_some() {
             // pg_ctl (running as the server user) writes the log file.
@@ -175,16 +216,19 @@ impl Pg {
                 let _ = std::os::unix::fs::chown(&log, Some(uid), Some(gid));
             }
         }
-        let opts = format!(
+        let mut opts = format!(
             "-c listen_addresses='{}' -c unix_socket_directories='{}' -c port={} \
              -c fsync=off -c full_page_writes=off -c synchronous_commit=off \
              -c shared_buffers=16MB -c max_connections=20 -c max_wal_size=256MB \
              -c timezone=UTC -c datestyle='iso, mdy' -c intervalstyle=postgres \
              -c lc_messages=C -c log_min_messages=warning",
-            if tcp { "127.0.0.1" } else { "" },
+            o.listen.as_deref().unwrap_or(""),
             pg.sock.display(),
             pg.port
         );
+        for (k, v) in &o.settings {
+            opts.push_str(&format!(" -c {k}='{}'", v.replace('\'', "''")));
+        }
         let pg_ctl = pg.server_cmd("pg_ctl", |c| {
             c.arg("-D").arg(&pg.data);
             c.arg("-l").arg(&log);
