@@ -35,5 +35,6 @@ mod progress;
 mod readme;
 mod roundtrip_pg;
 mod safety;
+mod schemaconv;
 mod scripts;
 mod vocabulary;

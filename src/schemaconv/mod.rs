@@ -576,6 +576,9 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                 (format!("{base} {what}"), name)
             }
         }
+        "reset" if k(1) == "session" && k(2) == "authorization" => {
+            ("RESET SESSION AUTHORIZATION".into(), String::new())
+        }
         "" => ("(empty)".into(), String::new()),
         w => (w.to_uppercase(), String::new()),
     }

@@ -96,6 +96,14 @@ pub static RULES: &[Rule] = &[
         PG_RESTORE
     ),
     rule!(
+        "no-owner-session-reset",
+        Any,
+        "RESET SESSION AUTHORIZATION",
+        Drop,
+        "-O/--no-owner: the schema runs as the user who loads it, as with pg_restore -O",
+        PG_RESTORE
+    ),
+    rule!(
         "no-privileges",
         Any,
         "GRANT",

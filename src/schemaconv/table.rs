@@ -288,11 +288,27 @@ impl Tables {
             {
                 has_pk = true;
             }
-            if matches!(
-                first,
-                "constraint" | "primary" | "unique" | "check" | "foreign" | "exclude" | "like"
-            ) && !matches!(toks[a].tok, Tok::Ident { quoted: true, .. })
+            // EXCLUDE is not reserved: a column may be called that (as pgdump::ddl reads it).
+            let exclude = first == "exclude"
+                && toks
+                    .get(a + 1)
+                    .is_some_and(|t| t.tok.is_op("(") || t.tok.is_kw("using"));
+            if (exclude
+                || matches!(
+                    first,
+                    "constraint" | "primary" | "unique" | "check" | "foreign" | "like"
+                ))
+                && !matches!(toks[a].tok, Tok::Ident { quoted: true, .. })
             {
+                // A primary key declared here gets the --yb-sharding annotation too.
+                let el = match self.annotate_pk(toks, src, a, b) {
+                    Some(new) if !crdb => {
+                        changed = true;
+                        applied.push("yb-pk-inline");
+                        new
+                    }
+                    _ => el,
+                };
                 constraints.push(el);
                 continue;
             }
@@ -367,15 +383,7 @@ impl Tables {
             j += 1;
         }
         if !has_pk && let Some((cname, keycols)) = self.pks.get(&f.key) {
-            let list: Vec<String> = keycols
-                .iter()
-                .enumerate()
-                .map(|(n, c)| match (crdb, self.sharding) {
-                    (false, YbSharding::Hash) if n == 0 => format!("{c} HASH"),
-                    (false, YbSharding::Hash | YbSharding::Range) => format!("{c} ASC"),
-                    _ => c.clone(),
-                })
-                .collect();
+            let list = self.key_list(keycols);
             let named = if cname.is_empty() {
                 String::new()
             } else {
@@ -419,6 +427,49 @@ impl Tables {
         }
         out.extend_from_slice(&src[at..]);
         (applied, Some(out))
+    }
+
+    /// The key columns as the target wants them listed (YugabyteDB: with --yb-sharding's
+    /// HASH/ASC).
+    fn key_list(&self, cols: &[String]) -> Vec<String> {
+        let yb = self.target == Target::Yugabytedb;
+        cols.iter()
+            .enumerate()
+            .map(|(n, c)| match (yb, self.sharding) {
+                (true, YbSharding::Hash) if n == 0 => format!("{c} HASH"),
+                (true, YbSharding::Hash | YbSharding::Range) => format!("{c} ASC"),
+                _ => c.clone(),
+            })
+            .collect()
+    }
+
+    /// A `PRIMARY KEY (...)` table constraint (tokens `a..b`) with its columns annotated for
+    /// YugabyteDB; `None` when there is nothing to do (not a key, --yb-sharding keep, or
+    /// already annotated).
+    fn annotate_pk(&self, toks: &[Spanned], src: &[u8], a: usize, b: usize) -> Option<String> {
+        if self.sharding == YbSharding::Keep {
+            return None;
+        }
+        let k = (a..b.saturating_sub(2)).find(|&i| {
+            toks[i].tok.is_kw("primary")
+                && toks[i + 1].tok.is_kw("key")
+                && toks[i + 2].tok.is_op("(")
+        })?;
+        let close = close_of(toks, k + 2)?;
+        let cols: Vec<String> = items(toks, k + 2, close)
+            .into_iter()
+            .map(|(x, y)| text(src, toks[x].start, toks[y - 1].end))
+            .collect();
+        if toks[k + 2..close]
+            .iter()
+            .any(|t| ["hash", "asc", "desc"].iter().any(|w| t.tok.is_kw(w)))
+        {
+            return None;
+        }
+        let mut s = text(src, toks[a].start, toks[k + 2].end);
+        s.push_str(&self.key_list(&cols).join(", "));
+        s.push_str(&text(src, toks[close].start, toks[b - 1].end));
+        Some(s)
     }
 
     /// A column definition (tokens `a..b`) rewritten for CockroachDB (domain or range type),
