@@ -8,10 +8,20 @@ complete -c pgdump2csv -l post-data -d 'Write what comes after the data (primary
 complete -c pgdump2csv -l write-manifest -d 'Write a JSON manifest (format dumpshard-manifest, version 1) describing every table written: file, columns with types and NOT NULL, primary key, rows, bytes. The old spelling `--manifest` still works for this release, with a warning' -r -F
 complete -c pgdump2csv -l manifest -d 'The old spelling of --write-manifest: deprecated, to be removed in the next release, because `--manifest` reads a manifest in every other dumpshard tool. Works, and warns' -r -F
 complete -c pgdump2csv -s j -l jobs -d 'At most N threads working: with 1, one thread decompresses, converts and writes; with more, decompression runs on a thread of its own beside the conversion, up to N tables of an archive read from a file (directory, custom or tar) are converted at once, and the rest convert data (and --gzip) in parallel blocks. An archive from a pipe is read in one pass. Each table in flight holds about 25 MB of buffers [default: number of CPUs; at most 4 per CPU, 256 in all]' -r
+complete -c pgdump2csv -l target-kind -d 'Write --schema and --post-data for this target: postgresql (the dump\'s DDL as written), cockroachdb or yugabytedb (primary keys inside CREATE TABLE, and each other statement kept, rewritten or dropped by a table of rules citing the vendor\'s documentation; see --report). The DDL (not the data) is then held in memory until the end of the dump' -r -f -a "postgresql\t'PostgreSQL: the dump\'s DDL as written'
+cockroachdb\t'CockroachDB'
+yugabytedb\t'YugabyteDB (YSQL)'"
+complete -c pgdump2csv -l yb-sharding -d 'With --target-kind yugabytedb, how primary keys are sharded: hash (`PRIMARY KEY (a HASH, b ASC)`: spreads writes, no range scans on the first column), range (`(a ASC, b ASC)`: ordered, but a load in key order writes one tablet at a time), keep (no annotation: YugabyteDB\'s default)' -r -f -a "hash\t'`PRIMARY KEY (a HASH, b ASC)`: the first key column hashed, the rest ordered'
+range\t'`PRIMARY KEY (a ASC, b ASC)`: range sharding on the whole key'
+keep\t'`PRIMARY KEY (a, b)`: no annotation, YugabyteDB\'s own default applies'"
+complete -c pgdump2csv -l report -d 'Write the assessment of the schema conversion to FILE: JSON (every statement\'s kind, object, action kept/rewritten/dropped/unknown, rule, documentation link, line in the dump; the tables\' rows, bytes and suggested shard counts), or, when FILE ends in `.html`, one self-contained page' -r -F
 complete -c pgdump2csv -l header -d 'Start every CSV with a header record of column names'
 complete -c pgdump2csv -l gzip -d 'Compress the CSV files with gzip (`.csv.gz`): one gzip member per MiB of CSV, compressed on the --jobs threads; the bytes are the same whatever --jobs'
 complete -c pgdump2csv -l no-dump-check -d 'Accept input without pg_dump\'s header and "dump complete" footer (hand-written SQL). Without it such input is rejected, which catches truncated dumps'
 complete -c pgdump2csv -s q -l quiet -d 'No progress bar and no warnings on stderr (errors still print)'
 complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s, RATE MB/s`'
+complete -c pgdump2csv -s O -l no-owner -d 'Leave the statements that set owners out of --schema and --post-data (`ALTER ... OWNER TO`, `SET SESSION AUTHORIZATION`), as pg_restore -O does: the objects then belong to whoever runs the schema, so a non-superuser that owns the target database can load it'
+complete -c pgdump2csv -s x -l no-privileges -d 'Leave access privileges out of --schema and --post-data (`GRANT`, `REVOKE`, `ALTER DEFAULT PRIVILEGES`), as pg_restore -x does'
+complete -c pgdump2csv -l strict -d 'Exit 2 (after writing --report) if any statement was dropped or is unknown to the rules, and write neither --schema nor --post-data'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'
