@@ -320,7 +320,10 @@ fn cockroachdb_import_statements() {
     // and the report names each change.
     let schema = std::fs::read_to_string(out.join("schema.sql")).unwrap();
     let post = std::fs::read_to_string(out.join("post.sql")).unwrap();
-    assert!(schema.contains("CONSTRAINT customer_pkey PRIMARY KEY (id)"), "{schema}");
+    assert!(
+        schema.contains("CONSTRAINT customer_pkey PRIMARY KEY (id)"),
+        "{schema}"
+    );
     assert!(!post.contains("PRIMARY KEY"), "{post}");
     let report = std::fs::read_to_string(out.join("schema-report.html")).unwrap();
     assert!(report.contains("crdb-pk-moved") && report.contains("crdb-domain"));

@@ -22,6 +22,6 @@ complete -c pgdump2csv -s q -l quiet -d 'No progress bar and no warnings on stde
 complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on stderr, the same shape in every tool (see dumpshard(7)): `read SIZE, N records; wrote N tables, N records, SIZE; N dropped; SECS s, RATE MB/s`'
 complete -c pgdump2csv -s O -l no-owner -d 'Leave the statements that set owners out of --schema and --post-data (`ALTER ... OWNER TO`, `SET SESSION AUTHORIZATION`), as pg_restore -O does: the objects then belong to whoever runs the schema, so a non-superuser that owns the target database can load it'
 complete -c pgdump2csv -s x -l no-privileges -d 'Leave access privileges out of --schema and --post-data (`GRANT`, `REVOKE`, `ALTER DEFAULT PRIVILEGES`), as pg_restore -x does'
-complete -c pgdump2csv -l strict -d 'Exit 2 (after writing --report) if any statement was dropped or is unknown to the rules, and write neither --schema nor --post-data'
+complete -c pgdump2csv -l strict -d 'Exit 2 (after writing --report) if the target\'s rules dropped a statement or did not know one, and write neither --schema nor --post-data (what -O and -x leave out does not count)'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'

@@ -176,8 +176,9 @@ pub struct Args {
     )]
     pub yb_sharding: crate::schemaconv::YbSharding,
 
-    /// Exit 2 (after writing --report) if any statement was dropped or is unknown to the
-    /// rules, and write neither --schema nor --post-data.
+    /// Exit 2 (after writing --report) if the target's rules dropped a statement or did not
+    /// know one, and write neither --schema nor --post-data (what -O and -x leave out does
+    /// not count).
     #[arg(long)]
     pub strict: bool,
 

@@ -349,11 +349,19 @@ impl Session {
         &self.entries
     }
 
-    /// How many statements were dropped or unknown to the rules (what --strict refuses).
+    /// How many statements the target's rules dropped or did not know (what --strict
+    /// refuses); what -O and -x leave out was asked for and does not count.
     pub fn strict_failures(&self) -> usize {
         self.entries
             .iter()
-            .filter(|e| matches!(e.action, Outcome::Dropped | Outcome::Unknown))
+            .filter(|e| match e.action {
+                Outcome::Unknown => true,
+                Outcome::Dropped => !e
+                    .changes
+                    .iter()
+                    .any(|c| c.rule.starts_with("no-owner") || c.rule.starts_with("no-privileges")),
+                _ => false,
+            })
             .count()
     }
 }
@@ -499,15 +507,11 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
             let (name, after) = name_at(toks, src, i);
             let mut kind = format!("CREATE {}", words.join(" "));
             match obj_kind.as_str() {
-                "type" => {
-                    if k(after) == "as" {
-                        match k(after + 1) {
-                            "enum" => kind.push_str(" AS ENUM"),
-                            "range" => kind.push_str(" AS RANGE"),
-                            _ => kind.push_str(" AS composite"),
-                        }
-                    }
-                }
+                "type" if k(after) == "as" => match k(after + 1) {
+                    "enum" => kind.push_str(" AS ENUM"),
+                    "range" => kind.push_str(" AS RANGE"),
+                    _ => kind.push_str(" AS composite"),
+                },
                 "table" if seq("partition", "of") => kind.push_str(" PARTITION OF"),
                 _ => {}
             }

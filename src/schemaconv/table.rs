@@ -57,8 +57,8 @@ fn items(toks: &[Spanned], open: usize, close: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = open + 1;
-    for i in open + 1..close {
-        let t = &toks[i].tok;
+    for (i, t) in toks.iter().enumerate().take(close).skip(open + 1) {
+        let t = &t.tok;
         if t.is_op("(") || t.is_op("[") {
             depth += 1;
         } else if t.is_op(")") || t.is_op("]") {
