@@ -697,3 +697,37 @@ proptest! {
         }
     }
 }
+
+/// A primary key is left out of post-data only when it went into its CREATE TABLE: a typed
+/// table (`CREATE TABLE t OF type`), which the converter does not rewrite, keeps its ALTER.
+#[test]
+fn key_of_a_table_not_rewritten_stays_in_post_data() {
+    let d = tempfile::tempdir().unwrap();
+    let dump = d.path().join("d.sql");
+    std::fs::write(
+        &dump,
+        "CREATE TYPE public.comp AS (a integer, b text);\n\
+         CREATE TABLE public.t OF public.comp;\n\
+         COPY public.t (a, b) FROM stdin;\n1\tx\n\\.\n\
+         ALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (a);\n",
+    )
+    .unwrap();
+    for kind in ["cockroachdb", "yugabytedb"] {
+        let p = d.path().join(format!("{kind}.sql"));
+        Cmd::new("pgdump2csv")
+            .args([
+                "-q",
+                "--no-dump-check",
+                "--target-kind",
+                kind,
+                "--post-data",
+            ])
+            .arg(&p)
+            .arg("--schema")
+            .arg(d.path().join(format!("{kind}-schema.sql")))
+            .arg(&dump)
+            .ok();
+        let post = std::fs::read_to_string(&p).unwrap();
+        assert!(post.contains("PRIMARY KEY (a)"), "{kind}: {post}");
+    }
+}

@@ -566,6 +566,22 @@ pub static TABLE_RULES: &[Rule] = &[
         "INHERITS is kept: YSQL's current (stable) documentation describes table inheritance, while yb-voyager's known issues say older releases refuse it ('INHERITS not supported yet'): check your version",
         YB_INHERIT
     ),
+    rule!(
+        "crdb-pk-alter-kept",
+        Cockroachdb,
+        "ALTER TABLE ADD PRIMARY KEY",
+        Keep,
+        "the table's CREATE TABLE is in a form the converter does not rewrite (or was not in the dump), so the key stays where pg_dump put it: review the table",
+        CRDB_PK
+    ),
+    rule!(
+        "yb-pk-alter-kept",
+        Yugabytedb,
+        "ALTER TABLE ADD PRIMARY KEY",
+        Keep,
+        "the table's CREATE TABLE is in a form the converter does not rewrite (or was not in the dump), so the key stays where pg_dump put it: review the table",
+        YB_VOYAGER_PG
+    ),
 ];
 
 /// Whether `kind` matches `pattern` (`*`: one or more words).

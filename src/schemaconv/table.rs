@@ -30,6 +30,8 @@ pub(super) struct Tables {
     pks: HashMap<(String, String), (String, Vec<String>)>,
     /// Each converted table's column definitions (name, text), for its inheritance children.
     columns: HashMap<(String, String), Vec<(String, String)>>,
+    /// Tables whose primary key was written into their CREATE TABLE.
+    inlined: std::collections::HashSet<(String, String)>,
 }
 
 fn text(src: &[u8], a: usize, b: usize) -> String {
@@ -105,6 +107,7 @@ impl Tables {
             domains: HashMap::new(),
             pks: HashMap::new(),
             columns: HashMap::new(),
+            inlined: std::collections::HashSet::new(),
         }
     }
 
@@ -219,6 +222,23 @@ impl Tables {
         let Some(r) = rules::find(self.target, kind) else {
             return (Outcome::Unknown, Vec::new(), src.to_vec());
         };
+        // A key is only left out of post-data once it is in its CREATE TABLE: a table created
+        // in a form the converter does not rewrite (PARTITION OF, OF type) keeps its ALTER.
+        if kind == "ALTER TABLE ADD PRIMARY KEY"
+            && !facts.is_some_and(|f| self.inlined.contains(&f.key))
+        {
+            let r = rules::table_rule(if self.target == Target::Cockroachdb {
+                "crdb-pk-alter-kept"
+            } else {
+                "yb-pk-alter-kept"
+            });
+            let c = Change {
+                rule: r.id,
+                reason: r.reason,
+                doc: r.doc,
+            };
+            return (Outcome::Kept, vec![c], src.to_vec());
+        }
         let main = Change {
             rule: r.id,
             reason: r.reason,
@@ -395,6 +415,7 @@ impl Tables {
             } else {
                 "yb-pk-inline"
             });
+            self.inlined.insert(f.key.clone());
             changed = true;
         }
         self.columns.insert(f.key.clone(), cols.clone());
