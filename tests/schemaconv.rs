@@ -357,6 +357,31 @@ fn converted_schema_loads_into_postgresql_with_the_same_data() {
     pg.createdb("src");
     pg.psql_file("src", &dump);
     let want = fingerprints(&pg, "src");
+    // A custom archive of the same database converts to the same CockroachDB schema.
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("src.dump");
+    let dumped = pg
+        .client("pg_dump")
+        .args(["-Fc", "-d", "src", "-f"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(dumped.status.success());
+    let from_archive = cli::convert(&archive, Input::Path, &["--target-kind", "cockroachdb"]);
+    let plain = cli::convert(&dump, Input::Path, &["--target-kind", "cockroachdb"]);
+    for (a, b) in [
+        (&from_archive.schema, &plain.schema),
+        (&from_archive.post, &plain.post),
+    ] {
+        let strip = |p: &Path| -> String {
+            normalized(p)
+                .lines()
+                .filter(|l| !l.starts_with("-- Dumped"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(a), strip(b), "archive vs plain: {}", a.display());
+    }
     for (i, extra) in [
         &["--target-kind", "cockroachdb"][..],
         &["--target-kind", "yugabytedb", "--yb-sharding", "keep"][..],
