@@ -250,7 +250,7 @@ impl<'c> Converter<'c> {
             next_entry: 0,
             groups: Vec::new(),
             group_of: HashMap::new(),
-            conv: crate::schemaconv::Session::new(cfg.conversion),
+            conv: crate::schemaconv::Session::new(cfg.conversion, cfg.report.is_some()),
         })
     }
 

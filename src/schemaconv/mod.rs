@@ -164,6 +164,9 @@ enum Item {
 /// The conversion of one dump's DDL.
 pub struct Session {
     opts: Options,
+    /// Whether anything is to be decided or recorded: not for the default (PostgreSQL, no -O,
+    /// no -x, no report), which then writes every statement untouched without looking at it.
+    active: bool,
     entries: Vec<Entry>,
     items: Vec<Item>,
 }
@@ -179,10 +182,14 @@ pub enum Now {
 }
 
 impl Session {
-    /// A session for these options.
-    pub fn new(opts: Options) -> Session {
+    /// A session for these options; `report`: whether the entries are wanted.
+    pub fn new(opts: Options, report: bool) -> Session {
         Session {
             opts,
+            active: report
+                || opts.no_owner
+                || opts.no_privileges
+                || opts.target != TargetKind::Postgresql,
             entries: Vec::new(),
             items: Vec::new(),
         }
@@ -222,6 +229,9 @@ impl Session {
         std_strings: bool,
         table: Option<TableFacts>,
     ) -> Now {
+        if !self.active {
+            return Now::Write;
+        }
         let toks = tokenize(stmt, std_strings).unwrap_or_default();
         let (kind, object) = classify(&toks, stmt);
         let idx = self.entries.len();
@@ -273,6 +283,9 @@ impl Session {
     /// Whether the rules keep this statement as written (for the session settings repeated
     /// at the top of --post-data).
     pub fn keeps(&self, stmt: &[u8], std_strings: bool) -> bool {
+        if !self.active {
+            return true;
+        }
         let toks = tokenize(stmt, std_strings).unwrap_or_default();
         let (kind, _) = classify(&toks, stmt);
         if rules::flag_rule(&kind, self.opts.no_owner, self.opts.no_privileges).is_some() {
