@@ -31,9 +31,18 @@
 #                  yugabytedb   the same, committing every BATCH_ROWS (default 20000) records
 #                  cockroachdb  do not load: write $(OUT)/import.sql, the IMPORT INTO
 #                               statements (csvsplit --import-sql) for the shards once
-#                               uploaded under IMPORT_URL (see docs/cockroachdb.md); run the
-#                               edited schema and those statements yourself, then
-#                               `make -f examples/migrate.mk verify` checks the row counts
+#                               uploaded under IMPORT_URL (see docs/cockroachdb.md); run
+#                               $(OUT)/schema.sql, those statements and $(OUT)/post.sql
+#                               yourself, then `make -f examples/migrate.mk verify` checks
+#                               the row counts
+#                The schema is written for TARGET_KIND (pgdump2csv --target-kind: primary
+#                keys inside CREATE TABLE for yugabytedb and cockroachdb, and what the
+#                target refuses rewritten or dropped); $(OUT)/schema-report.html says what
+#                changed and why, with links to the vendor's documentation
+#   NO_OWNER     1: pgdump2csv -O, no `ALTER ... OWNER TO` (load as a user who is not the
+#                dump's owner, e.g. a non-superuser that owns the target database)
+#   NO_PRIVILEGES 1: pgdump2csv -x, no GRANT/REVOKE (the dump's roles do not exist there)
+#   YB_SHARDING  yugabytedb: hash (default) | range | keep (pgdump2csv --yb-sharding)
 #   OUT          working directory (default migrate-out); no spaces
 #   BIN          directory of the dumpshard tools (default: found on PATH)
 #   SHARD_SIZE   csvsplit -b: bytes of CSV per shard (default 256M)
@@ -48,7 +57,7 @@
 #                CONVERT_FLAGS="--null '\N'" for cockroachdb (see docs/cockroachdb.md),
 #                SORT_FLAGS='-S 2G', CHECK_FLAGS='--max-error-rate 0.1%'
 #
-# Layout of OUT: schema.sql, post.sql, manifest.json, csv/ (pgdump2csv); bad/ (csvcheck's bad
+# Layout of OUT: schema.sql, post.sql, manifest.json, schema-report.html, csv/ (pgdump2csv); bad/ (csvcheck's bad
 # records and why, per table); shards/TABLE/ and shards/TABLE.json (csvsplit); import.sql
 # (cockroachdb); tables.mk (the table list, made from csv/ after the conversion).
 #
@@ -75,6 +84,13 @@ LOAD_JOBS ?= 2
 BATCH_ROWS ?= $(if $(filter yugabytedb,$(TARGET_KIND)),20000,)
 IMPORT_URL ?= nodelocal://1/dumpshard
 CONVERT_FLAGS ?=
+NO_OWNER ?=
+NO_PRIVILEGES ?=
+YB_SHARDING ?= hash
+# The schema for the target (issue 21) and pg_restore's -O/-x (issue 20).
+SCHEMA_FLAGS := --target-kind $(TARGET_KIND) --report '$(OUT)/schema-report.html' \
+    $(if $(filter yugabytedb,$(TARGET_KIND)),--yb-sharding $(YB_SHARDING)) \
+    $(if $(filter 1,$(NO_OWNER)),-O) $(if $(filter 1,$(NO_PRIVILEGES)),-x)
 CHECK_FLAGS ?=
 SORT_FLAGS ?=
 SPLIT_FLAGS ?=
@@ -187,8 +203,8 @@ forget-target:
 # --- convert ------------------------------------------------------------------------------
 $(S)/converted:
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
-	rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
-	$(PGDUMP2CSV) $(CONVERT_FLAGS) --schema '$(OUT)/schema.sql' --post-data '$(OUT)/post.sql' \
+	rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
+	$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --schema '$(OUT)/schema.sql' --post-data '$(OUT)/post.sql' \
 	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
 	touch '$@'
 convert: $(S)/converted

@@ -24,5 +24,6 @@ pub mod pgtypes;
 pub mod pksort;
 pub mod progress;
 pub mod records;
+pub mod schemaconv;
 
 pub use error::{Error, Pos, Result};

@@ -262,6 +262,8 @@ fn custom_archive_in_batches() {
                 var("OUT", out.to_str().unwrap()),
                 var("TARGET", "dbname=target"),
                 var("TARGET_KIND", "yugabytedb"),
+                // PostgreSQL has no HASH/ASC in a primary key: YugabyteDB's default sharding.
+                var("YB_SHARDING", "keep"),
                 var("BATCH_ROWS", "7"),
             ],
         ),
@@ -321,6 +323,17 @@ fn cockroachdb_import_statements() {
     assert_eq!(statements, tables - 2, "{sql}");
     assert!(out.join("shards/public.customer/0000.csv.gz").exists());
     assert!(!out.join(".stamps/schema").exists(), "nothing is loaded");
+    // The schema is CockroachDB's (issue 21): every primary key inline, none in post-data,
+    // and the report names each change.
+    let schema = std::fs::read_to_string(out.join("schema.sql")).unwrap();
+    let post = std::fs::read_to_string(out.join("post.sql")).unwrap();
+    assert!(
+        schema.contains("CONSTRAINT customer_pkey PRIMARY KEY (id)"),
+        "{schema}"
+    );
+    assert!(!post.contains("PRIMARY KEY"), "{post}");
+    let report = std::fs::read_to_string(out.join("schema-report.html")).unwrap();
+    assert!(report.contains("crdb-pk-moved") && report.contains("crdb-domain"));
 }
 
 /// A directory of the toolkit's binaries (symlinks) in which pksort is replaced by a script

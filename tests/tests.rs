@@ -39,5 +39,6 @@ mod readme;
 mod roundtrip_pg;
 mod safety;
 mod scale_out;
+mod schemaconv;
 mod scripts;
 mod vocabulary;

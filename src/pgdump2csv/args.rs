@@ -146,6 +146,54 @@ pub struct Args {
     /// rule (dumpshard(7), FILES).
     #[arg(long)]
     pub force: bool,
+
+    /// Leave the statements that set owners out of --schema and --post-data (`ALTER ...
+    /// OWNER TO`, `SET SESSION AUTHORIZATION`), as pg_restore -O does: the objects then belong
+    /// to whoever runs the schema, so a non-superuser that owns the target database can load it.
+    #[arg(short = 'O', long = "no-owner")]
+    pub no_owner: bool,
+
+    /// Leave access privileges out of --schema and --post-data (`GRANT`, `REVOKE`, `ALTER
+    /// DEFAULT PRIVILEGES`), as pg_restore -x does.
+    #[arg(short = 'x', long = "no-privileges")]
+    pub no_privileges: bool,
+
+    /// Write --schema and --post-data for this target: postgresql (the dump's DDL as written),
+    /// cockroachdb or yugabytedb (primary keys inside CREATE TABLE, and each other statement
+    /// kept, rewritten or dropped by a table of rules citing the vendor's documentation; see
+    /// --report). The DDL (not the data) is then held in memory until the end of the dump.
+    #[arg(
+        long = "target-kind",
+        value_name = "KIND",
+        value_enum,
+        default_value = "postgresql"
+    )]
+    pub target_kind: crate::schemaconv::TargetKind,
+
+    /// With --target-kind yugabytedb, how primary keys are sharded: hash (`PRIMARY KEY (a
+    /// HASH, b ASC)`: spreads writes, no range scans on the first column), range (`(a ASC, b
+    /// ASC)`: ordered, but a load in key order writes one tablet at a time), keep (no
+    /// annotation: YugabyteDB's default).
+    #[arg(
+        long = "yb-sharding",
+        value_name = "MODE",
+        value_enum,
+        default_value = "hash"
+    )]
+    pub yb_sharding: crate::schemaconv::YbSharding,
+
+    /// Exit 2 (after writing --report) if the target's rules dropped a statement or did not
+    /// know one, and write neither --schema nor --post-data (what -O and -x leave out does
+    /// not count).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Write the assessment of the schema conversion to FILE: JSON (every statement's kind,
+    /// object, action kept/rewritten/dropped/unknown, rule, documentation link, line in the
+    /// dump; the tables' rows, bytes and suggested shard counts), or, when FILE ends in
+    /// `.html`, one self-contained page.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// Options after validation.
@@ -181,6 +229,12 @@ pub struct Config {
     pub quiet: bool,
     /// Print the summary line.
     pub verbose: bool,
+    /// The schema conversion's options (--target-kind, -O, -x, --yb-sharding).
+    pub conversion: crate::schemaconv::Options,
+    /// --strict.
+    pub strict: bool,
+    /// --report.
+    pub report: Option<PathBuf>,
 }
 
 /// Where table data goes.
@@ -211,7 +265,10 @@ impl Config {
             (Some(d), _) => Dest::Dir(d.clone()),
             (None, false) => Dest::Stdout,
             (None, true)
-                if a.schema.is_some() || a.write_manifest.is_some() || a.post_data.is_some() =>
+                if a.schema.is_some()
+                    || a.write_manifest.is_some()
+                    || a.post_data.is_some()
+                    || a.report.is_some() =>
             {
                 Dest::None
             }
@@ -242,6 +299,14 @@ impl Config {
             archive: None,
             quiet: a.quiet,
             verbose: a.verbose,
+            conversion: crate::schemaconv::Options {
+                target: a.target_kind,
+                no_owner: a.no_owner,
+                no_privileges: a.no_privileges,
+                yb_sharding: a.yb_sharding,
+            },
+            strict: a.strict,
+            report: a.report,
         })
     }
 

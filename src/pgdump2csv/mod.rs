@@ -30,6 +30,7 @@ mod insert;
 mod schema;
 mod statement;
 mod tables;
+mod target;
 
 pub use args::{Args, Config, Dest};
 use buf::Buf;
@@ -75,6 +76,7 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--post-data", args.post_data.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
         .force(args.force)
+        .output("--report", args.report.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
@@ -186,6 +188,8 @@ struct Converter<'c> {
     groups: Vec<Group>,
     /// `data` index -> `groups` index.
     group_of: HashMap<usize, usize>,
+    /// The schema conversion for the target (--target-kind, -O, -x, --report).
+    conv: crate::schemaconv::Session,
 }
 
 /// The archive data entries of one output table, converted in order by one worker.
@@ -252,6 +256,7 @@ impl<'c> Converter<'c> {
             next_entry: 0,
             groups: Vec::new(),
             group_of: HashMap::new(),
+            conv: crate::schemaconv::Session::new(cfg.conversion, cfg.report.is_some()),
         })
     }
 
@@ -267,8 +272,19 @@ impl<'c> Converter<'c> {
         }
     }
 
-    /// Writes schema text to the file of the current phase.
+    /// Writes schema text to the file of the current phase (held for the conversion when
+    /// the target needs the whole DDL first).
     fn emit(&mut self, text: &[u8]) -> Result<()> {
+        if self.conv.deferred() {
+            let d = self.dest();
+            self.conv.text(d, text);
+            return Ok(());
+        }
+        self.write_out(text)
+    }
+
+    /// Writes to the schema file of the current phase.
+    fn write_out(&mut self, text: &[u8]) -> Result<()> {
         let target = match (self.phase, &mut self.post) {
             (Phase::Post, Some(p)) => Some(p),
             _ => self.schema.as_mut(),
@@ -369,12 +385,56 @@ impl<'c> Converter<'c> {
         Ok(())
     }
 
+    /// The tables written, as the manifest describes them (`file` relative to `mpath`).
+    fn manifest_tables(&self, mpath: Option<&std::path::Path>) -> Vec<manifest::Table> {
+        let mut tables = Vec::new();
+        for t in &self.data {
+            let key = (t.schema.clone(), t.name.clone());
+            let def = self.def(&key);
+            let all = self.all_columns(&key).unwrap_or_default();
+            let columns = t
+                .cols
+                .iter()
+                .map(|c| {
+                    let cd = all.iter().find(|x| &x.name == c);
+                    manifest::Column {
+                        name: c.clone(),
+                        type_name: cd.map(|x| x.type_name.clone()),
+                        not_null: cd.is_some_and(|x| x.not_null)
+                            || def.is_some_and(|d| d.pk.contains(c) || d.not_null.contains(c)),
+                    }
+                })
+                .collect();
+            tables.push(manifest::Table {
+                schema: t.schema.clone(),
+                name: t.name.clone(),
+                file: match (mpath, &t.path) {
+                    (Some(m), Some(p)) => Some(manifest::relative_file(m, p)),
+                    _ => None,
+                },
+                columns,
+                primary_key: def.map(|d| d.pk.clone()).unwrap_or_default(),
+                rows: t.rows,
+                bytes: t.bytes,
+                header: self.cfg.header,
+                null: self.cfg.null.clone(),
+                compression: self.cfg.gzip.map(|_| "gzip".to_string()),
+            });
+        }
+        tables
+    }
+
     /// Commits all outputs and writes the manifest.
     fn finish(mut self) -> Result<()> {
         self.close_open()?;
         if let Some(s) = self.stdout.take() {
             s.finish()?;
         }
+        // The manifest's tables (also the data side of --report).
+        let tables = self.manifest_tables(self.cfg.manifest.as_deref());
+        // The converted DDL and the report; with --strict a failure stops before anything
+        // else is committed.
+        self.finish_conversion(&tables)?;
         for (f, key) in [
             (self.schema.take(), &self.schema_key),
             (self.post.take(), &self.post_key),
@@ -388,36 +448,7 @@ impl<'c> Converter<'c> {
         if let Some(mpath) = &self.cfg.manifest {
             let mut m = Manifest::new(&self.buf.name);
             m.archive = self.cfg.archive.clone();
-            for t in &self.data {
-                let key = (t.schema.clone(), t.name.clone());
-                let def = self.def(&key);
-                let all = self.all_columns(&key).unwrap_or_default();
-                let columns = t
-                    .cols
-                    .iter()
-                    .map(|c| {
-                        let cd = all.iter().find(|x| &x.name == c);
-                        manifest::Column {
-                            name: c.clone(),
-                            type_name: cd.map(|x| x.type_name.clone()),
-                            not_null: cd.is_some_and(|x| x.not_null)
-                                || def.is_some_and(|d| d.pk.contains(c) || d.not_null.contains(c)),
-                        }
-                    })
-                    .collect();
-                m.tables.push(manifest::Table {
-                    schema: t.schema.clone(),
-                    name: t.name.clone(),
-                    file: t.path.as_ref().map(|p| manifest::relative_file(mpath, p)),
-                    columns,
-                    primary_key: def.map(|d| d.pk.clone()).unwrap_or_default(),
-                    rows: t.rows,
-                    bytes: t.bytes,
-                    header: self.cfg.header,
-                    null: self.cfg.null.clone(),
-                    compression: self.cfg.gzip.map(|_| "gzip".to_string()),
-                });
-            }
+            m.tables = tables;
             let mut f = AtomicFile::create(mpath)?;
             f.write_all(&m.to_json()).at(mpath)?;
             f.commit()?;

@@ -185,7 +185,6 @@ impl Converter<'_> {
             Stmt::Insert => Err(self.err(sig, "internal error: INSERT not streamed")),
             other => {
                 self.close_open()?;
-                let unit = self.buf.avail()[..unit_end].to_vec();
                 let mut session_setting = false;
                 match &other {
                     Stmt::CreateTable { .. } => {
@@ -237,11 +236,15 @@ impl Converter<'_> {
                         session_setting = w.starts_with(b"SET ");
                     }
                 }
-                if session_setting && self.phase == Phase::Pre {
+                if session_setting
+                    && self.phase == Phase::Pre
+                    && self.conv.keeps(&stmt, self.std_strings)
+                {
                     self.preamble
                         .extend_from_slice(&self.buf.avail()[sig..unit_end]);
                 }
-                self.emit(&unit)?;
+                // The target's rules decide what is written (crate::schemaconv).
+                self.route(sig, end, unit_end, &other)?;
                 self.buf.advance(unit_end);
                 Ok(())
             }
