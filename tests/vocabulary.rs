@@ -1,7 +1,7 @@
 //! The toolkit's one option vocabulary (issue 11), checked over every binary: the shared flags
 //! have one spelling and one meaning, `--manifest` only ever reads, old spellings still work
-//! (the two that changed meaning warn), and clap's usage errors take the toolkit's
-//! `TOOL: error: ...` form with exit 2.
+//! (the two that changed meaning warn), and clap's usage errors take GNU's
+//! two-line form (`TOOL: unknown option --x`, `Try 'TOOL --help'.`) with exit 2.
 
 use crate::support::cmd::Cmd;
 use std::fs;
