@@ -75,6 +75,10 @@ pub fn start(tool: &'static str, quiet: bool, inputs: &[Option<&Path>]) {
         thread: Mutex::new(None),
     });
     STOP.store(false, Ordering::Relaxed);
+    // The data is counted from here: a schema file or manifest read before (csvcheck's
+    // --ddl) is not part of what the bar and the summary report as read.
+    READ.store(0, Ordering::Relaxed);
+    RECORDS.store(0, Ordering::Relaxed);
     let total = total_size(inputs);
     TOTAL.store(total.unwrap_or(0), Ordering::Relaxed);
     if !wanted(quiet) {
