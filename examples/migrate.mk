@@ -127,7 +127,7 @@ clean:
 $(S)/converted:
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
 	mkdir -p '$(S)' '$(OUT)/csv'
-	$(PGDUMP2CSV) $(CONVERT_FLAGS) --schema '$(OUT)/schema.sql' --post-data '$(OUT)/post.sql' \
+	$(PGDUMP2CSV) $(CONVERT_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
 	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
 	touch '$@'
 convert: $(S)/converted

@@ -1,6 +1,6 @@
 //! pgdump2csv on the archives the real pg_dump writes of the fixture database: custom
 //! (`-Fc`, `-Fc -Z0`, `-Fc` into a pipe so the TOC has no offsets), directory (`-Fd -j 2`)
-//! and tar (`-Ft`). Every output (CSV files, --schema, --post-data, the manifest's tables)
+//! and tar (`-Ft`). Every output (CSV files, --write-schema, --write-post-data, the manifest's tables)
 //! must be byte-identical to converting the plain dump of the same server, whether the
 //! tables are converted one after another (`-j 1`) or concurrently (`-j 4`).
 //!
@@ -51,9 +51,9 @@ fn convert(input: Option<&Path>, stdin: Stdio, out: &Path, extra: &[&str]) {
     let mut c = Command::new(bin());
     c.arg("-o")
         .arg(out.join("csv"))
-        .arg("--schema")
+        .arg("--write-schema")
         .arg(out.join("schema.sql"))
-        .arg("--post-data")
+        .arg("--write-post-data")
         .arg(out.join("post.sql"))
         .arg("--write-manifest")
         .arg(out.join("csv/m.json"))
@@ -539,9 +539,9 @@ fn a_corrupt_table_stops_a_concurrent_run() {
             .arg(out.join("csv"))
             .arg("--write-manifest")
             .arg(out.join("m.json"))
-            .arg("--schema")
+            .arg("--write-schema")
             .arg(out.join("schema.sql"))
-            .arg("--post-data")
+            .arg("--write-post-data")
             .arg(out.join("post.sql"))
             .output()
             .unwrap();

@@ -961,7 +961,7 @@ fn manifest_with_ddl_checks_enums_and_the_summary_explains() {
             "--write-manifest",
             "m.json",
         ])
-        .args(["--schema", "s.sql"])
+        .args(["--write-schema", "s.sql"])
         .current_dir(d)
         .expect(0);
     std::fs::write(d.join("x.csv"), "1,paid\n2,payed\n1,open\n").unwrap();

@@ -732,7 +732,7 @@ fn a_bad_enum_label_is_flagged_as_postgresql_refuses_it() {
             "out",
             "--write-manifest",
             "m.json",
-            "--schema",
+            "--write-schema",
             "s.sql",
         ])
         .current_dir(d)

@@ -63,11 +63,12 @@ pub fn run(mut args: Args) -> Result<()> {
         eprintln!("pgdump2csv: --manifest is deprecated, use --write-manifest");
         args.write_manifest = Some(m);
     }
+    args.resolve_old_spellings()?;
     crate::output::Guard::new("a table file under -o")
         .input("DUMP", args.dump.as_deref())
         .output_dir("-o", args.output_dir.as_deref())
-        .output("--schema", args.schema.as_deref())
-        .output("--post-data", args.post_data.as_deref())
+        .output("--write-schema", args.schema.as_deref())
+        .output("--write-post-data", args.post_data.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
@@ -343,6 +344,18 @@ impl<'c> Converter<'c> {
                     "no matching tables were found for --table '{}'",
                     p.text()
                 )));
+            }
+        }
+        if self.cfg.include.is_empty() {
+            for p in &self.cfg.schemas {
+                if !self.seen.iter().any(|(s, t)| p.matches(s, t)) {
+                    let text = p.text();
+                    return Err(Error::Usage(format!(
+                        "no matching tables were found for --schema '{}'{}",
+                        text.strip_suffix(".*").unwrap_or(text),
+                        self.cfg.no_match_hint()
+                    )));
+                }
             }
         }
         Ok(())
