@@ -140,6 +140,16 @@ pub struct Args {
     #[arg(short = 'N', long = "exclude-schema", value_name = "PATTERN")]
     pub exclude_schema: Vec<String>,
 
+    /// Print the dump's tables on stdout, one per line, tab-separated under a header:
+    /// schema, name, rows, bytes (of the table's CSV) and primary key (columns joined by `,`),
+    /// and keep nothing. Works on plain dumps and archives alike; the data is read once (the
+    /// CSV goes to a temporary directory that is removed). With -t/-T/-n/-N, only those.
+    #[arg(
+        long = "list",
+        conflicts_with_all = ["output_dir", "schema", "post_data", "post_data_old", "write_manifest", "manifest", "gzip", "header"]
+    )]
+    pub list: bool,
+
     /// Accept input without pg_dump's header and "dump complete" footer (hand-written SQL).
     /// Without it such input is rejected, which catches truncated dumps.
     #[arg(long = "no-dump-check")]
