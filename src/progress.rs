@@ -141,9 +141,10 @@ fn stdin_is_pipe() -> bool {
     std::fs::metadata("/dev/stdin").is_ok_and(|m| m.file_type().is_fifo())
 }
 
-/// An exclusive `flock` on the terminal stderr is, held while a bar is drawn on it.
+/// An exclusive `flock` on the terminal stderr is, held while a bar is drawn on it (`None`
+/// when the terminal cannot be locked at all: drawn then without coordination, as before).
 struct TerminalLock {
-    _held: std::fs::File,
+    _held: Option<std::fs::File>,
 }
 
 impl TerminalLock {
@@ -153,14 +154,21 @@ impl TerminalLock {
         use std::os::unix::fs::OpenOptionsExt;
         // A new open file description of the terminal: flock locks belong to descriptions,
         // and the one stderr has is shared by every stage the shell started.
-        let f = std::fs::OpenOptions::new()
+        let Ok(f) = std::fs::OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_NOCTTY)
             .open("/proc/self/fd/2")
-            .ok()?;
+        else {
+            return Some(TerminalLock { _held: None });
+        };
         // SAFETY: flock on a descriptor this function owns.
-        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        (rc == 0).then_some(TerminalLock { _held: f })
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Some(TerminalLock { _held: Some(f) });
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EWOULDBLOCK) => None,
+            _ => Some(TerminalLock { _held: None }),
+        }
     }
 }
 
