@@ -97,7 +97,7 @@ pub struct Args {
     pub schema: Option<PathBuf>,
 
     /// Write what comes after the data (primary keys, indexes, foreign keys, triggers,
-    /// setval) to FILE instead of --schema, so tables can be loaded bare and indexed after.
+    /// setval) to FILE instead of --write-schema, so tables can be loaded bare and indexed after.
     /// The dump's session settings are repeated at its top so it runs on its own, inside its
     /// own `\restrict`/`\unrestrict` pair.
     #[arg(long = "write-post-data", value_name = "FILE")]
