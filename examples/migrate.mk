@@ -204,7 +204,7 @@ forget-target:
 $(S)/converted:
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
 	rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
-	$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --schema '$(OUT)/schema.sql' --post-data '$(OUT)/post.sql' \
+	$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
 	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
 	touch '$@'
 convert: $(S)/converted

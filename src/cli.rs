@@ -166,17 +166,71 @@ pub fn run(prog: &str, body: impl FnOnce() -> Result<()>) -> ExitCode {
 }
 
 /// Parses the command line. `--help` and `--version` print and exit 0 as clap does; a usage
-/// error becomes [`Error::Usage`], so that [`run`] prints it in the toolkit's form, first
-/// line `TOOL: error: message` (clap's tip and usage lines follow), and exits 2.
+/// error becomes [`Error::Usage`], so that [`run`] prints it in GNU's two-line form and exits 2:
+///
+/// ```text
+/// pksort: unknown option --x
+/// Try 'pksort --help'.
+/// ```
+///
+/// clap's tip, usage and "for more information" lines are folded into the first line (a
+/// suggestion as `(did you mean '--nulls'?)`) or dropped: `--help` says the rest.
 pub fn parse_args<A: clap::Parser>() -> Result<A> {
     use clap::error::ErrorKind;
     A::try_parse().map_err(|e| match e.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
-        // Rendered without colour: the line is read by people and by scripts alike.
-        _ => Error::Usage(e.render().to_string().trim_end().to_string()),
+        _ => {
+            let cmd = A::command();
+            Error::Usage(format!(
+                "{}\nTry '{} --help'.",
+                usage_message(&e),
+                cmd.get_bin_name().unwrap_or(cmd.get_name())
+            ))
+        }
     })
+}
+
+/// The one line that says what is wrong with the command line, from a clap error.
+fn usage_message(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k: ContextKind| match e.get(k)? {
+        ContextValue::String(s) => Some(s.clone()),
+        ContextValue::Strings(v) => Some(v.join("', '")),
+        ContextValue::StyledStr(s) => Some(s.to_string()),
+        _ => None,
+    };
+    let mut msg = match (e.kind(), text(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(a)) if a.starts_with('-') => {
+            format!("unknown option {a}")
+        }
+        (ErrorKind::UnknownArgument, Some(a)) => format!("unexpected argument '{a}'"),
+        _ => {
+            // Rendered without colour: read by people and by scripts alike. The message is
+            // what comes before the first blank line; its indented lines (say, the missing
+            // arguments) join it, and tips are left out.
+            let rendered = e.render().to_string();
+            let head = rendered.split("\n\n").next().unwrap_or_default();
+            let mut lines = head.lines();
+            let mut m = lines
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string();
+            for l in lines.map(str::trim).filter(|l| !l.starts_with("tip:")) {
+                if !l.is_empty() {
+                    m.push(' ');
+                    m.push_str(l);
+                }
+            }
+            m
+        }
+    };
+    if let Some(s) = text(ContextKind::SuggestedArg) {
+        msg.push_str(&format!(" (did you mean '{s}'?)"));
+    }
+    msg
 }
 
 /// The most worker threads a tool starts: 4 per CPU, at most 256. More only cost memory

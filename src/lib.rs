@@ -1,4 +1,5 @@
-//! dumpshard: shared library behind the `pgdump2csv`, `pksort`, `csvsplit` and `csvcheck` filters.
+//! dumpshard: shared library behind the five tools `pgdump2csv`, `csvcheck`, `pksort`,
+//! `csvsplit` and `csvload` (ARCHITECTURE.md in the repository maps the layers and data flow).
 //!
 //! The pieces every tool needs live here: opening inputs with compression sniffing
 //! ([`input`]), atomic outputs ([`output`]), one error type with positions and exit codes

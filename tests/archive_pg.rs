@@ -1,6 +1,6 @@
 //! pgdump2csv on the archives the real pg_dump writes of the fixture database: custom
 //! (`-Fc`, `-Fc -Z0`, `-Fc` into a pipe so the TOC has no offsets), directory (`-Fd -j 2`)
-//! and tar (`-Ft`). Every output (CSV files, --schema, --post-data, the manifest's tables)
+//! and tar (`-Ft`). Every output (CSV files, --write-schema, --write-post-data, the manifest's tables)
 //! must be byte-identical to converting the plain dump of the same server, whether the
 //! tables are converted one after another (`-j 1`) or concurrently (`-j 4`).
 //!
@@ -51,9 +51,9 @@ fn convert(input: Option<&Path>, stdin: Stdio, out: &Path, extra: &[&str]) {
     let mut c = Command::new(bin());
     c.arg("-o")
         .arg(out.join("csv"))
-        .arg("--schema")
+        .arg("--write-schema")
         .arg(out.join("schema.sql"))
-        .arg("--post-data")
+        .arg("--write-post-data")
         .arg(out.join("post.sql"))
         .arg("--write-manifest")
         .arg(out.join("csv/m.json"))
@@ -539,9 +539,9 @@ fn a_corrupt_table_stops_a_concurrent_run() {
             .arg(out.join("csv"))
             .arg("--write-manifest")
             .arg(out.join("m.json"))
-            .arg("--schema")
+            .arg("--write-schema")
             .arg(out.join("schema.sql"))
-            .arg("--post-data")
+            .arg("--write-post-data")
             .arg(out.join("post.sql"))
             .output()
             .unwrap();
@@ -565,4 +565,56 @@ fn a_corrupt_table_stops_a_concurrent_run() {
             assert!(f.ends_with(".csv"), "{name}: {f} left behind");
         }
     }
+}
+
+/// `pgdump2csv --list` (issue 23, as `pg_restore -l`): the tables with rows, bytes and primary
+/// key, the same for the plain dump and every archive form, and nothing left behind (no
+/// output files, no temporary directory). Failed before: no such option.
+#[test]
+fn list_names_the_tables_of_plain_dumps_and_archives_alike() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("listed");
+    pg.psql(
+        "listed",
+        "CREATE SCHEMA s; CREATE TABLE s.a (id int PRIMARY KEY, v text);
+         CREATE TABLE public.b (k1 int, k2 text, PRIMARY KEY (k1, k2));
+         CREATE TABLE public.c (x int);
+         INSERT INTO s.a SELECT g, 'v' || g FROM generate_series(1, 50) g;
+         INSERT INTO public.b VALUES (1, 'x'), (2, 'y');",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let mut listings = Vec::new();
+    for (args, to) in [
+        (&[][..], "plain.sql"),
+        (&["-Fc"][..], "c.dump"),
+        (&["-Fd"][..], "dir"),
+        (&["-Ft"][..], "t.tar"),
+    ] {
+        pg_dump_to(&pg, "listed", args, &t.join(to));
+        let o = std::process::Command::new(bin())
+            .arg("--list")
+            .arg(t.join(to))
+            .env("TMPDIR", t)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{to}: {o:?}");
+        listings.push((to, String::from_utf8(o.stdout).unwrap()));
+    }
+    assert_eq!(
+        listings[0].1,
+        "schema\tname\trows\tbytes\tprimary_key\n\
+         public\tb\t2\t8\tk1,k2\n\
+         public\tc\t0\t0\t\n\
+         s\ta\t50\t332\tid\n"
+    );
+    for (to, l) in &listings[1..] {
+        assert_eq!(l, &listings[0].1, "{to}");
+    }
+    let mut left: Vec<_> = std::fs::read_dir(t)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["c.dump", "dir", "plain.sql", "t.tar"], "left behind");
 }

@@ -1,8 +1,8 @@
 //! The contract every tool keeps, checked table-driven over all five binaries (issue 11): a
 //! closed stdout ends quietly with 0, a full disk (/dev/full) is a one-line `TOOL: ...` error
 //! with exit 2, a missing input file exits 2 naming it, garbage input gets the tool's
-//! documented answer, `--help`/`--version` exit 0, a usage error is `TOOL: error: ...` with
-//! exit 2, and the man page and completions are current (`DUMPSHARD_BLESS=1 cargo test
+//! documented answer, `--help`/`--version` exit 0, a usage error is two lines (`TOOL: message`,
+//! `Try 'TOOL --help'.`) with exit 2, and the man page and completions are current (`DUMPSHARD_BLESS=1 cargo test
 //! man_page` rewrites them). csvload needs a server for everything else, so it is in the rows
 //! it can answer without one. Tool-specific variants (pksort's spill files on a full disk,
 //! csvcheck's exit 3 when stopped early, csvsplit's partial shards) stay in the tool's module.
@@ -133,23 +133,42 @@ fn help_and_version_exit_0_on_stdout() {
 }
 
 #[test]
-fn usage_errors_are_one_toolkit_line_and_exit_2() {
+fn usage_errors_are_two_gnu_lines_and_exit_2() {
     let d = tempfile::tempdir().unwrap();
     for t in tools() {
         let r = Cmd::new(t.name)
             .arg("--no-such-option")
             .current_dir(d.path())
             .expect(2);
-        let err = r.stderr_str();
         r.check(
-            err.lines().next()
-                == Some(&format!(
-                    "{}: error: unexpected argument '--no-such-option' found",
+            r.stderr_str()
+                == format!(
+                    "{0}: unknown option --no-such-option\nTry '{0} --help'.\n",
                     t.name
-                )),
-            "first line is `TOOL: error: ...`",
+                ),
+            "`TOOL: unknown option --x` and `Try 'TOOL --help'.`, nothing else",
         );
         r.check(r.stdout().is_empty(), "nothing on stdout");
+        // A bad value and a near miss: still two lines, the suggestion folded into the first.
+        for (args, first) in [
+            (
+                &["-j", "x"][..],
+                format!(
+                    "{}: invalid value 'x' for '--jobs <N>': invalid digit found in string",
+                    t.name
+                ),
+            ),
+            (
+                &["--jbos", "2"][..],
+                format!("{}: unknown option --jbos (did you mean '--jobs'?)", t.name),
+            ),
+        ] {
+            let r = Cmd::new(t.name).args(args).current_dir(d.path()).expect(2);
+            r.check(
+                r.stderr_str() == format!("{first}\nTry '{} --help'.\n", t.name),
+                "two lines",
+            );
+        }
     }
 }
 

@@ -200,7 +200,12 @@ fn problems_name_file_line_byte_column_and_excerpt() {
         "{}",
         o.stderr
     );
-    assert!(o.stderr.contains("type: 2 (id: 2)"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("type: 2 values their column's type does not accept (by column: id 2)"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -933,4 +938,61 @@ fn sorted_check_at_a_chunk_boundary() {
             assert_eq!(bad_records(&v), [(want.to_string(), 131_073)], "{v}");
         }
     }
+}
+
+/// Issue 23: each summary count says what it counts, and an enum known from --ddl beside a
+/// manifest is checked (before, -m and --ddl conflicted, and the manifest alone left enum
+/// columns unchecked, so `payed` passed).
+#[test]
+fn manifest_with_ddl_checks_enums_and_the_summary_explains() {
+    let d = tmp();
+    let d = d.path();
+    std::fs::write(
+        d.join("d.sql"),
+        "CREATE TYPE public.st AS ENUM ('paid', 'open');\n\
+         CREATE TABLE public.o (id integer NOT NULL, s public.st);\n\
+         COPY public.o (id, s) FROM stdin;\n1\tpaid\n\\.\n\
+         ALTER TABLE ONLY public.o ADD CONSTRAINT o_pkey PRIMARY KEY (id);\n",
+    )
+    .unwrap();
+    Cmd::new("pgdump2csv")
+        .args([
+            "--no-dump-check",
+            "d.sql",
+            "-o",
+            "out",
+            "--write-manifest",
+            "m.json",
+        ])
+        .args(["--write-schema", "s.sql"])
+        .current_dir(d)
+        .expect(0);
+    std::fs::write(d.join("x.csv"), "1,paid\n2,payed\n1,open\n").unwrap();
+    let o = run_in(d, &["-m", "m.json", "--ddl", "s.sql", "x.csv"], b"");
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("invalid input value for enum public.st: \"payed\""),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains(
+            "csvcheck:   type: 1 values their column's type does not accept (by column: s 1)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("duplicate-key: 1 records with the primary key of an earlier record"),
+        "{}",
+        o.stderr
+    );
+    // The summary counts the data, not the schema file read before it.
+    assert!(
+        o.stderr.contains("csvcheck: read 22 B, 3 records;"),
+        "{}",
+        o.stderr
+    );
 }

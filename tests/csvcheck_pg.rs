@@ -697,3 +697,92 @@ fn documented_strictness_is_exactly_that() {
         );
     }
 }
+
+/// The enum gap of issue 23: a real database with an enum and a domain, dumped by pg_dump,
+/// converted by pgdump2csv (manifest and schema file); a CSV with the label `payed` (not one
+/// of the enum's) passed `csvcheck -m`, which did not know the enum, and then failed at load.
+/// With the schema file as --ddl beside the manifest csvcheck flags exactly the record
+/// PostgreSQL refuses, and its good records load.
+#[test]
+fn a_bad_enum_label_is_flagged_as_postgresql_refuses_it() {
+    let Some(pg) = pg::Pg::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pg.createdb("enums");
+    pg.psql(
+        "enums",
+        "CREATE TYPE public.paystate AS ENUM ('paid', 'open');
+         CREATE DOMAIN public.qty AS integer NOT NULL CHECK (VALUE > 0);
+         CREATE TABLE public.orders (id integer PRIMARY KEY, st public.paystate, n public.qty);
+         INSERT INTO public.orders VALUES (1, 'paid', 3), (2, 'open', 4);",
+    );
+    let dump = pg
+        .client("pg_dump")
+        .args(["-d", "enums", "-f"])
+        .arg(d.join("d.sql"))
+        .output()
+        .unwrap();
+    assert!(dump.status.success(), "{dump:?}");
+    let conv = Command::new(env!("CARGO_BIN_EXE_pgdump2csv"))
+        .args([
+            "d.sql",
+            "-o",
+            "out",
+            "--write-manifest",
+            "m.json",
+            "--write-schema",
+            "s.sql",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(conv.status.success(), "{conv:?}");
+    let csv = "5,paid,1\n6,payed,2\n7,open,3\n";
+    std::fs::write(d.join("new.csv"), csv).unwrap();
+    let check = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap()
+    };
+    let o = check(&["-m", "m.json", "--ddl", "s.sql", "--filter", "new.csv"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("new.csv:2: (record 2, byte 9) type: column st: invalid input value for enum public.paystate: \"payed\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("CHECK constraints of domain public.qty are not verified"),
+        "{err}"
+    );
+    assert!(
+        err.contains("type: 1 values their column's type does not accept (by column: st 1)"),
+        "{err}"
+    );
+    std::fs::write(d.join("good.csv"), &o.stdout).unwrap();
+    // Without the schema file: told how to get the enum checked.
+    let o = check(&["-m", "m.json", "new.csv"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("give the schema file with --ddl"),
+        "{o:?}"
+    );
+    // PostgreSQL agrees: the whole file is refused at record 2, the good records load.
+    let copy = "COPY public.orders FROM STDIN WITH (FORMAT csv)";
+    let refused = pg
+        .try_copy_in("enums", copy, &d.join("new.csv"))
+        .unwrap_err();
+    assert!(
+        refused.contains("invalid input value for enum paystate: \"payed\""),
+        "{refused}"
+    );
+    pg.copy_in("enums", copy, &d.join("good.csv"));
+    assert_eq!(
+        pg.psql("enums", "SELECT count(*) FROM public.orders")
+            .trim(),
+        "4"
+    );
+}

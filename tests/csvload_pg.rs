@@ -102,6 +102,16 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
         "{}",
         text(&out.stderr)
     );
+    // Nothing loaded, so no speed claimed (it said `0 rows` at `44.3 MB/s`).
+    let err = text(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("csvload: read "))
+        .unwrap();
+    assert!(
+        line.contains("read 0 B, 0 records") && !line.contains("MB/s"),
+        "{line}"
+    );
     assert_eq!(fingerprints(&pg, "b"), fb, "a rerun changed the data");
     // -q: nothing on stderr (and -v is accepted).
     let mut q = args.clone();

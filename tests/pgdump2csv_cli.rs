@@ -91,9 +91,9 @@ fn directory_schema_post_data_and_manifest() {
         &[
             "-o",
             &p("csv"),
-            "--schema",
+            "--write-schema",
             &p("schema.sql"),
-            "--post-data",
+            "--write-post-data",
             &p("post.sql"),
             "--write-manifest",
             &p("m.json"),
@@ -127,8 +127,11 @@ fn directory_schema_post_data_and_manifest() {
     assert_eq!(a.columns[0].type_name.as_deref(), Some("integer"));
     assert!(a.columns[0].not_null && !a.columns[1].not_null);
     assert_eq!(m.table("b").unwrap().rows, 1);
-    // Without --post-data everything goes to --schema, in dump order.
-    let o = run(dump(TWO_TABLES).as_bytes(), &["--schema", &p("all.sql")]);
+    // Without --write-post-data everything goes to --write-schema, in dump order.
+    let o = run(
+        dump(TWO_TABLES).as_bytes(),
+        &["--write-schema", &p("all.sql")],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let all = std::fs::read_to_string(p("all.sql")).unwrap();
     assert!(all.find("CREATE TABLE public.b").unwrap() < all.find("PRIMARY KEY").unwrap());
@@ -213,7 +216,7 @@ fn dollar_quoted_bodies_and_meta_commands_are_not_data() {
     let schema = d.path().join("s.sql");
     let o = run(
         dump(body).as_bytes(),
-        &["-t", "t", "--schema", schema.to_str().unwrap()],
+        &["-t", "t", "--write-schema", schema.to_str().unwrap()],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "5\n");
@@ -247,9 +250,9 @@ fn every_script_has_its_own_restrict_guard() {
     let d = tempfile::tempdir().unwrap();
     let (schema, post) = (d.path().join("s.sql"), d.path().join("p.sql"));
     let args = vec![
-        "--schema",
+        "--write-schema",
         schema.to_str().unwrap(),
-        "--post-data",
+        "--write-post-data",
         post.to_str().unwrap(),
     ];
     let o = run(dump(TWO_TABLES).as_bytes(), &args);
@@ -276,7 +279,7 @@ fn connect_lines_stay_outside_restricted_mode() {
     let schema = d.path().join("s.sql");
     let o = run(
         dump(body).as_bytes(),
-        &["--schema", schema.to_str().unwrap()],
+        &["--write-schema", schema.to_str().unwrap()],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let s = std::fs::read_to_string(&schema).unwrap();
@@ -297,7 +300,7 @@ fn comments_around_the_dumps_own_guard_stay() {
     );
     let dir = tempfile::tempdir().unwrap();
     let schema = dir.path().join("s.sql");
-    let o = run(d.as_bytes(), &["--schema", schema.to_str().unwrap()]);
+    let o = run(d.as_bytes(), &["--write-schema", schema.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = std::fs::read_to_string(&schema).unwrap();
     guard_key(&s);
@@ -332,7 +335,7 @@ fn smuggled_meta_commands_are_refused() {
     for (body, needle) in cases {
         let o = run(
             dump(body).as_bytes(),
-            &["--schema", schema.to_str().unwrap()],
+            &["--write-schema", schema.to_str().unwrap()],
         );
         // HEAD has 7 lines; the bad line is on line 8 or 9.
         assert_fails(&o, &[needle, "<stdin>:"]);
@@ -340,7 +343,7 @@ fn smuggled_meta_commands_are_refused() {
     }
     let o = run(
         dump(cases[0].0).as_bytes(),
-        &["--schema", schema.to_str().unwrap()],
+        &["--write-schema", schema.to_str().unwrap()],
     );
     assert_fails(&o, &["<stdin>:9:", "\\!"]);
 }
@@ -362,7 +365,7 @@ fn dump_cut_inside_its_last_unrestrict_line_is_refused() {
     let full = format!("{HEAD}\\restrict abcdef\n\n{TWO_TABLES}{FOOT}\\unrestrict abcdef\n\n");
     let d = tempfile::tempdir().unwrap();
     let post = d.path().join("p.sql");
-    let args = ["-t", "a", "--post-data", post.to_str().unwrap()];
+    let args = ["-t", "a", "--write-post-data", post.to_str().unwrap()];
     let o = run(full.as_bytes(), &args);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(&post).unwrap();
@@ -487,7 +490,7 @@ fn truncated_and_malformed_dumps() {
     );
     let latin = dump("SET client_encoding = 'LATIN1';\n");
     assert_fails(
-        &run(latin.as_bytes(), &["--schema", "/dev/null"]),
+        &run(latin.as_bytes(), &["--write-schema", "/dev/null"]),
         &["LATIN1", "-E UTF8"],
     );
     let bad_insert = dump("INSERT INTO public.t (a) VALUES (now());\n");

@@ -46,7 +46,7 @@ fn readme_pipeline_loads_the_sample_exactly() {
     sh(
         dir,
         &format!(
-            "gzip -dc {} | {p2c} --schema schema.sql --post-data post.sql --write-manifest m.json -o csv/",
+            "gzip -dc {} | {p2c} --write-schema schema.sql --write-post-data post.sql --write-manifest m.json -o csv/",
             dump.display()
         ),
     );

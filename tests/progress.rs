@@ -75,9 +75,8 @@ fn args(tool: &str, dir: &Path, csv: &Path) -> Vec<String> {
 
 const TOOLS: [&str; 4] = ["pgdump2csv", "pksort", "csvsplit", "csvcheck"];
 
-/// Runs `tool` with stderr on a pseudo-terminal (stdout and stdin not); returns its exit
-/// code and everything written to the terminal.
-fn under_pty(tool: &str, args: &[String]) -> (Option<i32>, String) {
+/// A pseudo-terminal of 40 rows and 120 columns: (master, slave).
+fn pty() -> (OwnedFd, OwnedFd) {
     let (mut master, mut slave) = (0, 0);
     let ws = libc::winsize {
         ws_row: 40,
@@ -98,7 +97,27 @@ fn under_pty(tool: &str, args: &[String]) -> (Option<i32>, String) {
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: both descriptors were just opened and are owned by nobody else.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+}
+
+/// Everything written to the terminal until every holder of its slave side has closed it.
+fn read_all(master: OwnedFd) -> String {
+    let mut m = File::from(master);
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match m.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// Runs `tool` with stderr on a pseudo-terminal (stdout and stdin not); returns its exit
+/// code and everything written to the terminal.
+fn under_pty(tool: &str, args: &[String]) -> (Option<i32>, String) {
+    let (master, slave) = pty();
     let mut child = Command::new(bin(tool))
         .args(args)
         .env("TERM", "xterm")
@@ -109,17 +128,9 @@ fn under_pty(tool: &str, args: &[String]) -> (Option<i32>, String) {
         .expect("start the tool");
     // The parent's copy of the slave went into the Command and is closed now, so reading the
     // master ends (EIO) when the child exits.
-    let mut m = File::from(master);
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        match m.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-    }
+    let seen = read_all(master);
     let status = child.wait().unwrap();
-    (status.code(), String::from_utf8_lossy(&seen).into_owned())
+    (status.code(), seen)
 }
 
 /// Runs `tool` with stderr a pipe; returns exit code and stderr.
@@ -186,7 +197,10 @@ fn parse(line: &str) -> Line {
     let (n, unit) = outs.split_once(' ').expect(&m);
     size(wsize);
     let (nbad, word) = dropped.split_once(' ').expect(&m);
-    let (secs, rate) = time.split_once(" s, ").expect(&m);
+    // No rate when nothing was read.
+    let (secs, rate) = time
+        .split_once(" s, ")
+        .unwrap_or_else(|| (time.strip_suffix(" s").expect(&m), "0 MB/s"));
     let _: f64 = secs.parse().expect(&m);
     let _: f64 = rate.strip_suffix(" MB/s").expect(&m).parse().expect(&m);
     Line {
@@ -342,5 +356,131 @@ fn summary_counts_what_was_dropped_and_bad() {
         (l.read_records, l.bad, l.word.as_str()),
         (3, 1, "bad"),
         "{err}"
+    );
+}
+
+/// The screen a terminal would show after `tty`, as far as the bars use it: `\r` goes to the
+/// line's start, `ESC[2K` erases the line, `ESC[nA` moves up, `\n` goes down; other escapes
+/// are skipped. Also returns, in order, the tool names that began each drawn frame (the text
+/// written after an erase), so interleaved bars show.
+fn screen(tty: &str) -> (Vec<String>, Vec<String>) {
+    let mut lines = vec![String::new()];
+    let (mut row, mut frames) = (0usize, Vec::new());
+    let mut frame_start = false;
+    let mut chars = tty.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => lines[row].clear(),
+            '\n' => {
+                row += 1;
+                if row == lines.len() {
+                    lines.push(String::new());
+                }
+            }
+            '\x1b' => {
+                let mut seq = String::new();
+                if chars.peek() == Some(&'[') {
+                    chars.next();
+                    while let Some(&d) = chars.peek() {
+                        chars.next();
+                        seq.push(d);
+                        if d.is_ascii_alphabetic() {
+                            break;
+                        }
+                    }
+                }
+                if seq == "2K" {
+                    lines[row].clear();
+                    frame_start = true;
+                } else if let Some(n) = seq.strip_suffix('A') {
+                    row = row.saturating_sub(n.parse().unwrap_or(1));
+                } else if seq == "J" || seq == "0J" {
+                    lines.truncate(row + 1);
+                    lines[row].clear();
+                }
+            }
+            c => {
+                if frame_start {
+                    frame_start = false;
+                    let rest: String = std::iter::once(c)
+                        .chain(chars.clone().take_while(|&d| d != ':'))
+                        .collect();
+                    frames.push(rest);
+                }
+                lines[row].push(c);
+            }
+        }
+    }
+    (lines, frames)
+}
+
+/// `pksort | csvsplit` with both stderrs on one terminal (issue 23): one bar at a time (the
+/// bars never interleave: all of pksort's frames come before csvsplit's), and nothing left on
+/// the screen when both are done. Before, both drew on the same line at once and a stale
+/// `csvsplit: 0 B 0 B/s` stayed behind.
+#[test]
+fn a_pipeline_shows_one_bar_and_leaves_none() {
+    let d = tempfile::tempdir().unwrap();
+    // Twice the usual input: pksort reads long enough for both to be drawing at once.
+    let csv = big_csv(d.path());
+    let twice = d.path().join("twice.csv");
+    let mut all = std::fs::read(&csv).unwrap();
+    all.extend_from_within(..);
+    std::fs::write(&twice, all).unwrap();
+    let (master, slave) = pty();
+    let slave2 = slave.try_clone().unwrap();
+    let mut sort = Command::new(bin("pksort"))
+        .args(["-k", "2:int,1:int", "--on-dup", "first"])
+        .arg(&twice)
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let mut split = Command::new(bin("csvsplit"))
+        .args(["--rows", "50000", "-o"])
+        .arg(d.path().join("p/{n}.csv"))
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(sort.stdout.take().unwrap()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(slave2))
+        .spawn()
+        .unwrap();
+    // A watchdog: a hung pipeline fails the test instead of hanging it.
+    let pids = (sort.id(), split.id());
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = done.clone();
+    std::thread::spawn(move || {
+        for _ in 0..1200 {
+            if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        for pid in [pids.0, pids.1] {
+            // SAFETY: a signal to our own child, not yet waited for.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    });
+    let tty = read_all(master);
+    let (a, b) = (sort.wait().unwrap(), split.wait().unwrap());
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(a.success() && b.success(), "{a:?} {b:?}: {tty:?}");
+    let (lines, frames) = screen(&tty);
+    assert!(
+        frames.iter().any(|f| f == "pksort"),
+        "no bar at all: {tty:?}"
+    );
+    let first_csvsplit = frames.iter().position(|f| f == "csvsplit");
+    if let Some(i) = first_csvsplit {
+        assert!(
+            frames[i..].iter().all(|f| f != "pksort"),
+            "the bars interleave: {frames:?}"
+        );
+    }
+    assert!(
+        lines.iter().all(|l| l.trim().is_empty()),
+        "left on the screen: {lines:?}"
     );
 }

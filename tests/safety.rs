@@ -70,9 +70,9 @@ fn outputs_never_overwrite_inputs_or_each_other() {
     let cols = "--columns id:int,v:text --header";
     // (command, the two options the message must name)
     let cases: Vec<(String, [&str; 2])> = vec![
-        ("$PGDUMP2CSV d.sql -o out --schema d.sql".into(), ["--schema", "DUMP"]),
-        ("$PGDUMP2CSV d.sql -o out --post-data ./d.sql".into(), ["--post-data", "DUMP"]),
-        ("$PGDUMP2CSV d.sql -o out --schema s.sql --write-manifest s.sql".into(), ["--write-manifest", "--schema"]),
+        ("$PGDUMP2CSV d.sql -o out --write-schema d.sql".into(), ["--write-schema", "DUMP"]),
+        ("$PGDUMP2CSV d.sql -o out --write-post-data ./d.sql".into(), ["--write-post-data", "DUMP"]),
+        ("$PGDUMP2CSV d.sql -o out --write-schema s.sql --write-manifest s.sql".into(), ["--write-manifest", "--write-schema"]),
         ("$PGDUMP2CSV < d.sql -o out --write-manifest out/public.customer.csv".into(), ["--write-manifest", "is also a table file under -o"]),
         (format!("$CSVCHECK {cols} in.csv --bad-rows in.csv"), ["--bad-rows", "FILE"]),
         (format!("$CSVCHECK {cols} in.csv --bad-rows-reasons link.csv"), ["--bad-rows-reasons", "FILE"]),

@@ -1,4 +1,4 @@
-//! The scripts the toolkit writes (pgdump2csv `--schema`/`--post-data`, csvsplit
+//! The scripts the toolkit writes (pgdump2csv `--write-schema`/`--write-post-data`, csvsplit
 //! `--copy-sql`/`--import-sql`) run under a real psql exactly what the toolkit meant, and
 //! never what a dump or a table name smuggles in. Needs PostgreSQL (tests/support/pg.rs);
 //! set DUMPSHARD_REQUIRE_PG=1 so that they cannot skip.
@@ -78,9 +78,9 @@ fn schema_scripts_of_a_real_dump_run_and_smuggled_commands_do_not() {
             "dump.sql",
             "-o",
             "csv",
-            "--schema",
+            "--write-schema",
             "schema.sql",
-            "--post-data",
+            "--write-post-data",
             "post.sql",
         ],
     ));
@@ -122,7 +122,13 @@ fn schema_scripts_of_a_real_dump_run_and_smuggled_commands_do_not() {
     let o = run_in(
         d,
         "pgdump2csv",
-        &["evil.sql", "-o", "csv2", "--schema", "evil-schema.sql"],
+        &[
+            "evil.sql",
+            "-o",
+            "csv2",
+            "--write-schema",
+            "evil-schema.sql",
+        ],
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
@@ -178,7 +184,7 @@ fn copy_sql_with_nasty_names() {
             "dump.sql",
             "-o",
             "csv",
-            "--schema",
+            "--write-schema",
             "schema.sql",
             "--write-manifest",
             "m.json",
@@ -326,7 +332,7 @@ fn cluster_dump_schema_runs() {
     ok(&run_in(
         d,
         "pgdump2csv",
-        &["all.sql", "-o", "csv", "--schema", "schema.sql"],
+        &["all.sql", "-o", "csv", "--write-schema", "schema.sql"],
     ));
     assert_eq!(
         std::fs::read_to_string(d.join("csv/public.b.csv")).unwrap(),

@@ -1,7 +1,7 @@
 //! The toolkit's one option vocabulary (issue 11), checked over every binary: the shared flags
 //! have one spelling and one meaning, `--manifest` only ever reads, old spellings still work
-//! (the two that changed meaning warn), and clap's usage errors take the toolkit's
-//! `TOOL: error: ...` form with exit 2.
+//! (the two that changed meaning warn), and clap's usage errors take GNU's
+//! two-line form (`TOOL: unknown option --x`, `Try 'TOOL --help'.`) with exit 2.
 
 use crate::support::cmd::Cmd;
 use std::fs;
@@ -318,6 +318,39 @@ fn old_spellings_still_work() {
             .contains("dumpshard-manifest")
     );
 
+    // pgdump2csv --schema FILE / --post-data FILE (issue 23): the DDL outputs are
+    // --write-schema / --write-post-data; the old spellings work for one more release, with a
+    // warning, when the value looks like a file (ends in .sql or holds a /).
+    let o = ok(
+        "pgdump2csv",
+        &[
+            "--no-dump-check",
+            "d.sql",
+            "-o",
+            "old2",
+            "--schema",
+            "old-s.sql",
+            "--post-data",
+            "./old-p.sql",
+        ],
+    );
+    assert_eq!(
+        stderr(&o),
+        "pgdump2csv: --post-data is deprecated, use --write-post-data\n\
+         pgdump2csv: --schema FILE is deprecated, use --write-schema FILE (--schema/-n PATTERN \
+         selects schemas, as in pg_dump)\n"
+    );
+    assert!(
+        fs::read_to_string(d.join("old-s.sql"))
+            .unwrap()
+            .contains("CREATE TABLE")
+    );
+    assert!(
+        fs::read_to_string(d.join("old-p.sql"))
+            .unwrap()
+            .contains("PRIMARY KEY")
+    );
+
     // pksort -m is --manifest now; GNU sort's merge is --merge. A CSV given to -m says so.
     for first in [csv, "no-such.csv"] {
         let o = run("pksort", &["-m", first, "-k", "1:int", csv], d);
@@ -350,4 +383,69 @@ fn pksort_null_is_the_null_token() {
     let o = run("pksort", &["-k", "1", "--null", "\\N", "in.csv"], d);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("NULL in key column"), "{}", stderr(&o));
+}
+
+/// pg_dump's words mean pg_dump's things in pgdump2csv (issue 23): `-n/--schema PATTERN` is
+/// "only tables in these schemas", `-N/--exclude-schema PATTERN` "not these"; a bare
+/// `--schema public` wrote the DDL into a file named `public` before. A pattern that selects
+/// nothing is refused with a hint at --write-schema (an old `--schema FILE` without `.sql`).
+#[test]
+fn pgdump2csv_schema_is_pg_dumps_schema_pattern() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    fs::write(
+        d.join("two.sql"),
+        "CREATE SCHEMA sales;\n\
+         CREATE TABLE public.t (id integer);\nCREATE TABLE sales.o (id integer);\n\
+         COPY public.t (id) FROM stdin;\n1\n\\.\n\
+         COPY sales.o (id) FROM stdin;\n2\n\\.\n",
+    )
+    .unwrap();
+    let files = |dir: &str| {
+        let mut v: Vec<String> = fs::read_dir(d.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let base = ["--no-dump-check", "two.sql", "-o"];
+    let o = run(
+        "pgdump2csv",
+        &[&base[..], &["a", "--schema", "public"]].concat(),
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files("a"), ["public.t.csv"]);
+    assert!(!d.join("public").exists(), "no DDL file named public");
+    let o = run("pgdump2csv", &[&base[..], &["b", "-n", "sal*"]].concat(), d);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files("b"), ["sales.o.csv"]);
+    let o = run(
+        "pgdump2csv",
+        &[&base[..], &["c", "-N", "sales"]].concat(),
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files("c"), ["public.t.csv"]);
+    // As pg_dump: with --table, -n has no effect.
+    let o = run(
+        "pgdump2csv",
+        &[&base[..], &["e", "-t", "sales.o", "-n", "public"]].concat(),
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files("e"), ["sales.o.csv"]);
+    let o = run(
+        "pgdump2csv",
+        &[&base[..], &["f", "--schema", "schema"]].concat(),
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "pgdump2csv: no matching tables were found for --schema 'schema' (to write the DDL to a \
+         file, use --write-schema FILE)\n"
+    );
+    assert!(!d.join("schema").exists());
 }

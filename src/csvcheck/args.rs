@@ -38,8 +38,9 @@ pub struct Args {
     pub files: Vec<PathBuf>,
 
     /// Take the schema from a pgdump2csv manifest (--table names the table; optional when
-    /// the manifest has one).
-    #[arg(short = 'm', long, value_name = "FILE", conflicts_with_all = ["ddl", "columns"])]
+    /// the manifest has one). With --ddl too (pgdump2csv's --write-schema file), the
+    /// manifest gives the columns and --ddl the enums and domains their types name.
+    #[arg(short = 'm', long, value_name = "FILE", conflicts_with = "columns")]
     pub manifest: Option<PathBuf>,
 
     /// Take the schema from a pg_dump schema file or a whole plain dump (compressed or not;
@@ -237,7 +238,15 @@ impl Config {
                 .filter(|k| !t.columns.iter().any(|c| &c.name == *k))
                 .cloned()
                 .collect();
-            let cat = Catalog::default();
+            // The manifest names enum and domain types but does not hold their labels or
+            // bases: those come from the schema file given with --ddl, when one is.
+            let cat = match &a.ddl {
+                Some(d) => {
+                    let inp = input::open(Some(d))?;
+                    ddl::parse_reader(inp.reader, &inp.name)?.catalog
+                }
+                None => Catalog::default(),
+            };
             t.columns
                 .iter()
                 .map(|c| {
@@ -330,8 +339,15 @@ impl Config {
                 }
             }
             if c.ty.is_unknown() {
+                // A schema-qualified name from a manifest is most likely an enum or a domain
+                // whose definition is in the schema file.
+                let hint = if a.manifest.is_some() && a.ddl.is_none() && c.ty.name().contains('.') {
+                    "; give the schema file with --ddl to check its enum labels or domain base"
+                } else {
+                    ""
+                };
                 notes.push(format!(
-                    "column {}: type {} is not checked (unknown to csvcheck)",
+                    "column {}: type {} is not checked (unknown to csvcheck){hint}",
                     c.name,
                     c.ty.name()
                 ));

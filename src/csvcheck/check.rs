@@ -57,6 +57,27 @@ impl Check {
             Check::KeyOrder => "key-order",
         }
     }
+
+    /// What the count of problems under [`Check::name`] counts, for the report's summary
+    /// (`type: 2 values their column's type does not accept`).
+    pub fn meaning(name: &str) -> &'static str {
+        match name {
+            "unterminated-quote" => "records the input ends inside a quoted field of",
+            "bare-quote" => "fields with a \" inside an unquoted field",
+            "text-after-quote" => "fields with text after their closing quote",
+            "field-count" => "records with another number of fields than the table's columns",
+            "invalid-utf8" => "records with bytes that are not UTF-8",
+            "nul-byte" => "records with a NUL byte (PostgreSQL refuses it in text)",
+            "blank-line" => "blank lines",
+            "line-ending" => "records ending in another line ending than the first (or a bare CR)",
+            "end-of-data-marker" => "lines \\. that PostgreSQL takes for the end of the data",
+            "type" => "values their column's type does not accept",
+            "not-null" => "NULLs in NOT NULL columns",
+            "duplicate-key" => "records with the primary key of an earlier record",
+            "key-order" => "records whose key sorts before the previous record's (--sorted)",
+            _ => "problems",
+        }
+    }
 }
 
 /// One problem with one record.

@@ -182,14 +182,21 @@ pub(super) fn print_summary(r: &Report, line: &crate::progress::Summary) {
             let mut v: Vec<_> = st.columns.iter().collect();
             v.sort_by(|a, b| b.1.cmp(a.1));
             format!(
-                " ({})",
+                " (by column: {})",
                 v.iter()
-                    .map(|(c, n)| format!("{c}: {n}"))
+                    .map(|(c, n)| format!("{c} {n}"))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
         };
-        let _ = writeln!(e, "csvcheck:   {name}: {}{cols}", st.problems);
+        // Each count says what it counts: `type: 2 values their column's type does not
+        // accept ... (by column: n 1, st 1)`, not a bare `type: 2 (n: 1, st: 1)`.
+        let _ = writeln!(
+            e,
+            "csvcheck:   {name}: {} {}{cols}",
+            st.problems,
+            super::check::Check::meaning(name)
+        );
     }
     for x in &r.examples {
         let pos = Pos {

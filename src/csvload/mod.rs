@@ -457,7 +457,11 @@ fn load_all(
                             let t = &mut t[job.table];
                             t.files += 1;
                             t.rows += n;
-                            t.bytes += bytes;
+                            // Bytes of files loaded, not of those the journal had done: a
+                            // rerun with nothing to do shows no speed.
+                            if n > 0 {
+                                t.bytes += bytes;
+                            }
                             t.span = Some(match t.span {
                                 Some((a, b)) => (a.min(t0), b.max(t1)),
                                 None => (t0, t1),
@@ -509,10 +513,10 @@ fn progress_bar(
         done += journal.rows_of(client, &t.display())?.max(0) as u64;
     }
     let bar = indicatif::ProgressBar::new(total);
-    let style = indicatif::ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {per_sec}, ETA {eta}, {msg}",
-    )
-    .expect("valid template");
+    // The rate rounded (`966k rows/s`), not indicatif's `965,989.0189/s`.
+    let style = crate::progress::rows_style(
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {rate}, ETA {eta}, {msg}",
+    );
     bar.set_style(style);
     bar.set_position(done.min(total));
     bar.reset_eta();
@@ -530,14 +534,15 @@ fn summary(plan: &Plan, tallies: &[Tally], refused: usize) {
     );
     for (t, y) in plan.tables.iter().zip(tallies) {
         let secs = y.secs();
-        let mbs = if secs > 0.0 {
-            y.bytes as f64 / 1e6 / secs
+        // No speed for a table with nothing loaded (a rerun the journal had done).
+        let mbs = if secs > 0.0 && y.bytes > 0 {
+            format!("{:.1}", y.bytes as f64 / 1e6 / secs)
         } else {
-            0.0
+            "-".into()
         };
         let _ = writeln!(
             err,
-            "{:<40} {:>6} {:>12} {:>9.2} {:>9.1}",
+            "{:<40} {:>6} {:>12} {:>9.2} {:>9}",
             crate::names::Escaped(t.display()),
             y.files,
             y.rows,

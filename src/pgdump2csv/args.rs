@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 pub(super) const AFTER_HELP: &str = "\
 Examples:
-  zcat dump.sql.gz | pgdump2csv --schema schema.sql --post-data post.sql --write-manifest m.json -o csv/
+  zcat dump.sql.gz | pgdump2csv --write-schema schema.sql --write-post-data post.sql --write-manifest m.json -o csv/
+  pgdump2csv dump.sql -n sales -N audit -o csv/    # pg_dump's -n/-N: only, and not, these schemas
   pksort -m m.json -t orders csv/public.orders.csv > orders.sorted.csv
   pgdump2csv dump.sql -t public.orders | pksort -k 1:int > orders.csv
   pgdump2csv db.dump -o csv/    # also custom (-Fc), directory (-Fd) and tar (-Ft) archives
@@ -20,12 +21,12 @@ The input must be UTF-8 (or SQL_ASCII); other client encodings are refused.
 
 Files appear under their final names only when complete: after an error, the tables finished
 before it keep their files and the tables being written leave none (with -j, the first table of
-an archive to fail stops the others). --schema, --post-data and --write-manifest are written
+an archive to fail stops the others). --write-schema, --write-post-data and --write-manifest are written
 only when everything succeeded.
 
 Of the dump's psql meta-commands only pg_dump's own (\\restrict, \\unrestrict, \\connect) are
 accepted; any other (\\! and the like) is refused with its position, so the schema files never
-run what a dump smuggles in. A --table pattern that matches no table is an error.";
+run what a dump smuggles in. A --table or --schema pattern that matches no table is an error.";
 
 /// Convert a PostgreSQL dump (plain SQL or a pg_dump archive) into per-table CSV, schema DDL
 /// and a JSON manifest.
@@ -89,15 +90,17 @@ pub struct Args {
     pub level: u32,
 
     /// Write every statement that is not table data (the DDL), in dump order, to FILE. It
-    /// starts with its own `\restrict` (fresh random key) and ends with `\unrestrict`.
-    #[arg(long, value_name = "FILE")]
+    /// starts with its own `\restrict` (fresh random key) and ends with `\unrestrict`. (The
+    /// old spelling `--schema FILE` still works for this release, with a warning, when FILE
+    /// ends in `.sql` or holds a `/`; see -n.)
+    #[arg(long = "write-schema", value_name = "FILE")]
     pub schema: Option<PathBuf>,
 
     /// Write what comes after the data (primary keys, indexes, foreign keys, triggers,
-    /// setval) to FILE instead of --schema, so tables can be loaded bare and indexed after.
+    /// setval) to FILE instead of --write-schema, so tables can be loaded bare and indexed after.
     /// The dump's session settings are repeated at its top so it runs on its own, inside its
     /// own `\restrict`/`\unrestrict` pair.
-    #[arg(long = "post-data", value_name = "FILE")]
+    #[arg(long = "write-post-data", value_name = "FILE")]
     pub post_data: Option<PathBuf>,
 
     /// Write a JSON manifest (format dumpshard-manifest, version 1) describing every table
@@ -115,6 +118,37 @@ pub struct Args {
         conflicts_with = "write_manifest"
     )]
     pub manifest: Option<PathBuf>,
+
+    /// The old spelling of --write-post-data: deprecated, to be removed in the next release,
+    /// as pg_dump's words name what pg_dump means. Works, and warns.
+    #[arg(
+        long = "post-data",
+        hide = true,
+        value_name = "FILE",
+        conflicts_with = "post_data"
+    )]
+    pub post_data_old: Option<PathBuf>,
+
+    /// Only tables in schemas matching PATTERN, as pg_dump -n (`*` and `?` wildcards;
+    /// unquoted names fold to lower case). Repeatable. With --table, as in pg_dump, -n and -N
+    /// have no effect. A PATTERN ending in `.sql` or holding a `/` is taken for the old
+    /// `--schema FILE` (now --write-schema), with a warning.
+    #[arg(short = 'n', long = "schema", value_name = "PATTERN")]
+    pub schema_pattern: Vec<String>,
+
+    /// Leave out tables in schemas matching PATTERN, as pg_dump -N. Repeatable.
+    #[arg(short = 'N', long = "exclude-schema", value_name = "PATTERN")]
+    pub exclude_schema: Vec<String>,
+
+    /// Print the dump's tables on stdout, one per line, tab-separated under a header:
+    /// schema, name, rows, bytes (of the table's CSV) and primary key (columns joined by `,`),
+    /// and keep nothing. Works on plain dumps and archives alike; the data is read once (the
+    /// CSV goes to a temporary directory that is removed). With -t/-T/-n/-N, only those.
+    #[arg(
+        long = "list",
+        conflicts_with_all = ["output_dir", "schema", "post_data", "post_data_old", "write_manifest", "manifest", "gzip", "header"]
+    )]
+    pub list: bool,
 
     /// Accept input without pg_dump's header and "dump complete" footer (hand-written SQL).
     /// Without it such input is rejected, which catches truncated dumps.
@@ -207,6 +241,10 @@ pub struct Config {
     pub include: Vec<TablePattern>,
     /// Exclude patterns.
     pub exclude: Vec<TablePattern>,
+    /// -n: only tables in these schemas (`SCHEMA.*` patterns; empty = all).
+    pub schemas: Vec<TablePattern>,
+    /// -N: not tables in these schemas.
+    pub exclude_schemas: Vec<TablePattern>,
     /// Header records.
     pub header: bool,
     /// NULL token.
@@ -261,6 +299,21 @@ impl Config {
             .iter()
             .map(|p| TablePattern::parse(p).map_err(Error::Usage))
             .collect::<Result<Vec<_>>>()?;
+        // A schema pattern is a table pattern for every table of the schema.
+        let in_schema = |p: &String| {
+            TablePattern::parse(&format!("{p}.*"))
+                .map_err(|e| Error::Usage(format!("--schema '{p}': {e}")))
+        };
+        let schemas = a
+            .schema_pattern
+            .iter()
+            .map(in_schema)
+            .collect::<Result<_>>()?;
+        let exclude_schemas = a
+            .exclude_schema
+            .iter()
+            .map(in_schema)
+            .collect::<Result<_>>()?;
         let dest = match (&a.output_dir, include.is_empty()) {
             (Some(d), _) => Dest::Dir(d.clone()),
             (None, false) => Dest::Stdout,
@@ -274,7 +327,7 @@ impl Config {
             }
             (None, true) => {
                 return Err(Error::Usage(
-                    "nothing to write: give --output-dir DIR, or --table NAME for one table on stdout, or --schema/--write-manifest".into(),
+                    "nothing to write: give --output-dir DIR, or --table NAME for one table on stdout, or --write-schema/--write-manifest".into(),
                 ));
             }
         };
@@ -288,6 +341,8 @@ impl Config {
             dest,
             include,
             exclude,
+            schemas,
+            exclude_schemas,
             header: a.header,
             null: a.null,
             gzip: a.gzip.then_some(a.level),
@@ -313,5 +368,63 @@ impl Config {
     pub(super) fn selected(&self, schema: &str, name: &str) -> bool {
         (self.include.is_empty() || self.include.iter().any(|p| p.matches(schema, name)))
             && !self.exclude.iter().any(|p| p.matches(schema, name))
+            // As pg_dump: -n and -N have no effect when --table selects the tables.
+            && (!self.include.is_empty()
+                || (self.schemas.is_empty() || self.schemas.iter().any(|p| p.matches(schema, name)))
+                    && !self.exclude_schemas.iter().any(|p| p.matches(schema, name)))
+    }
+}
+
+impl Args {
+    /// Turns the old spellings into the new ones, warning (unless -q): `--post-data FILE`
+    /// is --write-post-data, and a `--schema`/-n value that names a file the user meant
+    /// (it ends in `.sql`, compressed or not, or holds a `/`) is the old `--schema FILE`,
+    /// now --write-schema. Any other value is pg_dump's schema pattern; one that matches
+    /// no table is refused with a hint naming --write-schema (see `no_match_hint`).
+    pub fn resolve_old_spellings(&mut self) -> Result<()> {
+        if let Some(p) = self.post_data_old.take() {
+            if !self.quiet {
+                eprintln!("pgdump2csv: --post-data is deprecated, use --write-post-data");
+            }
+            self.post_data = Some(p);
+        }
+        let (files, patterns): (Vec<String>, Vec<String>) =
+            std::mem::take(&mut self.schema_pattern)
+                .into_iter()
+                .partition(|v| looks_like_file(v));
+        self.schema_pattern = patterns;
+        for f in files {
+            if self.schema.is_some() {
+                return Err(Error::Usage(format!(
+                    "--schema '{f}' looks like a file, and the schema file is already given: \
+                     --schema PATTERN selects schemas now; write the DDL with --write-schema FILE"
+                )));
+            }
+            if !self.quiet {
+                eprintln!(
+                    "pgdump2csv: --schema FILE is deprecated, use --write-schema FILE \
+                     (--schema/-n PATTERN selects schemas, as in pg_dump)"
+                );
+            }
+            self.schema = Some(PathBuf::from(f));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a `--schema` value is a file the user meant to write, not a schema pattern.
+pub(super) fn looks_like_file(v: &str) -> bool {
+    let l = v.to_ascii_lowercase();
+    v.contains('/')
+        || [".sql", ".sql.gz", ".sql.zst", ".sql.lz4"]
+            .iter()
+            .any(|e| l.ends_with(e))
+}
+
+impl Config {
+    /// A `--schema` pattern that selects no table: most likely an old `--schema FILE`
+    /// meant as the DDL output.
+    pub(super) fn no_match_hint(&self) -> &'static str {
+        " (to write the DDL to a file, use --write-schema FILE)"
     }
 }

@@ -64,6 +64,20 @@ pub fn run(mut args: Args) -> Result<()> {
         eprintln!("pgdump2csv: --manifest is deprecated, use --write-manifest");
         args.write_manifest = Some(m);
     }
+    args.resolve_old_spellings()?;
+    // --list: converted into a private temporary directory, listed from its manifest.
+    let listing = if args.list {
+        let dir = tempfile::Builder::new()
+            .prefix(".pgdump2csv-list.")
+            .tempdir()
+            .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        crate::cli::register_temp(dir.path().to_path_buf());
+        args.output_dir = Some(dir.path().join("csv"));
+        args.write_manifest = Some(dir.path().join("m.json"));
+        Some(dir)
+    } else {
+        None
+    };
     crate::output::Guard::new("a table file under -o")
         .input("DUMP", args.dump.as_deref())
         .output_dir("-o", args.output_dir.as_deref())
@@ -72,8 +86,8 @@ pub fn run(mut args: Args) -> Result<()> {
             args.output_dir.as_deref(),
             &[if args.gzip { ".csv.gz" } else { ".csv" }],
         )
-        .output("--schema", args.schema.as_deref())
-        .output("--post-data", args.post_data.as_deref())
+        .output("--write-schema", args.schema.as_deref())
+        .output("--write-post-data", args.post_data.as_deref())
         .output("--write-manifest", args.write_manifest.as_deref())
         .force(args.force)
         .output("--report", args.report.as_deref())
@@ -98,7 +112,45 @@ pub fn run(mut args: Args) -> Result<()> {
     conv.run()?;
     // An archive's table data, when read entry by entry: converted concurrently.
     conv.convert_deferred()?;
-    conv.finish()
+    conv.finish()?;
+    if let Some(dir) = listing {
+        list(&dir.path().join("m.json"))?;
+        crate::cli::unregister_temp(dir.path());
+    }
+    Ok(())
+}
+
+/// Prints the tables of the manifest at `m` for --list: a header, then one tab-separated line
+/// per table (schema, name, rows, bytes, primary key). Control characters in names are
+/// printed escaped (`\x09`), so a name cannot fake a line or a column.
+fn list(m: &std::path::Path) -> Result<()> {
+    let man = crate::manifest::Manifest::read(m)?;
+    let esc = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\x{:02x}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
+    let mut out = String::from("schema\tname\trows\tbytes\tprimary_key\n");
+    for t in &man.tables {
+        let pk: Vec<String> = t.primary_key.iter().map(|c| esc(c)).collect();
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\n",
+            esc(&t.schema),
+            esc(&t.name),
+            t.rows,
+            t.bytes,
+            pk.join(",")
+        ));
+    }
+    let mut so = std::io::stdout().lock();
+    so.write_all(out.as_bytes()).at(crate::error::STDOUT)?;
+    so.flush().at(crate::error::STDOUT)
 }
 
 /// A pool of `n` threads to convert blocks on, or none (convert on the calling thread) when
@@ -365,6 +417,18 @@ impl<'c> Converter<'c> {
                     "no matching tables were found for --table '{}'",
                     p.text()
                 )));
+            }
+        }
+        if self.cfg.include.is_empty() {
+            for p in &self.cfg.schemas {
+                if !self.seen.iter().any(|(s, t)| p.matches(s, t)) {
+                    let text = p.text();
+                    return Err(Error::Usage(format!(
+                        "no matching tables were found for --schema '{}'{}",
+                        text.strip_suffix(".*").unwrap_or(text),
+                        self.cfg.no_match_hint()
+                    )));
+                }
             }
         }
         Ok(())

@@ -103,9 +103,9 @@ pub fn convert(dump: &Path, input: Input, extra: &[&str]) -> Converted {
         csv_dir.as_os_str(),
         "--write-manifest".as_ref(),
         manifest_path.as_os_str(),
-        "--schema".as_ref(),
+        "--write-schema".as_ref(),
         schema.as_os_str(),
-        "--post-data".as_ref(),
+        "--write-post-data".as_ref(),
         post.as_os_str(),
     ];
     args.extend(extra.iter().map(|s| std::ffi::OsStr::new(*s)));
