@@ -100,7 +100,7 @@ echo "scale-out: $DUMP ($(du -h "$DUMP" | cut -f1)), table $TABLE, $N ranges, $J
 mkdir -p "$OUT/cut"
 cd "$OUT/cut"
 t0=$(now)
-pgdump2csv -q "$DUMP" --schema schema.sql --post-data post.sql --write-manifest out/manifest.json -o out/csv
+pgdump2csv -q "$DUMP" --write-schema schema.sql --write-post-data post.sql --write-manifest out/manifest.json -o out/csv
 t1=$(now)
 csv=out/$(python3 -c 'import json,sys
 m = json.load(open(sys.argv[1]))

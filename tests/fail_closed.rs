@@ -84,12 +84,12 @@ fn every_tool_refuses_an_existing_output_unless_force() {
         ),
         (
             "pgdump2csv",
-            &["--schema", "s.sql", "-o", "csv", "dump.sql"],
+            &["--write-schema", "s.sql", "-o", "csv", "dump.sql"],
             "s.sql",
         ),
         (
             "pgdump2csv",
-            &["--post-data", "p.sql", "-o", "csv", "dump.sql"],
+            &["--write-post-data", "p.sql", "-o", "csv", "dump.sql"],
             "p.sql",
         ),
         ("pgdump2csv", &["-o", "csv", "dump.sql"], "csv/public.t.csv"),
@@ -219,7 +219,7 @@ fn no_output_option_may_name_an_input() {
             "pgdump2csv",
             &[],
             &[""],
-            &["--schema", "--post-data", "--write-manifest"],
+            &["--write-schema", "--write-post-data", "--write-manifest"],
         ),
     ];
     let mut n = 0;

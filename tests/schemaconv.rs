@@ -240,9 +240,9 @@ fn no_owner_no_privileges() {
         let _ = std::fs::remove_file(&s);
         let _ = std::fs::remove_file(&p);
         Cmd::new("pgdump2csv")
-            .args(["--no-dump-check", "-q", "--schema"])
+            .args(["--no-dump-check", "-q", "--write-schema"])
             .arg(&s)
-            .arg("--post-data")
+            .arg("--write-post-data")
             .arg(&p)
             .args(extra)
             .arg(&dump)
@@ -292,7 +292,13 @@ fn strict_refuses_drops_and_unknowns() {
     let d = tempfile::tempdir().unwrap();
     let (s, rep) = (d.path().join("s.sql"), d.path().join("r.json"));
     let run = Cmd::new("pgdump2csv")
-        .args(["-q", "--strict", "--target-kind", "cockroachdb", "--schema"])
+        .args([
+            "-q",
+            "--strict",
+            "--target-kind",
+            "cockroachdb",
+            "--write-schema",
+        ])
         .arg(&s)
         .arg("--report")
         .arg(&rep)
@@ -308,7 +314,7 @@ fn strict_refuses_drops_and_unknowns() {
     assert!(r["counts"]["dropped"].as_u64().unwrap() > 0);
     // PostgreSQL keeps everything; what -O and -x leave out was asked for.
     Cmd::new("pgdump2csv")
-        .args(["-q", "--strict", "-O", "-x", "--schema"])
+        .args(["-q", "--strict", "-O", "-x", "--write-schema"])
         .arg(&s)
         .arg(cli::dump_path("nasty.sql"))
         .ok();
@@ -696,7 +702,7 @@ proptest! {
             let (s, p) = (d.path().join("s.sql"), d.path().join("p.sql"));
             let _ = std::fs::remove_file(&s);
             let _ = std::fs::remove_file(&p);
-            Cmd::new("pgdump2csv").args(["-q", "--no-dump-check", "--schema"]).arg(&s).arg("--post-data").arg(&p).args(extra).arg(&dump).ok();
+            Cmd::new("pgdump2csv").args(["-q", "--no-dump-check", "--write-schema"]).arg(&s).arg("--write-post-data").arg(&p).args(extra).arg(&dump).ok();
             let schema = std::fs::read_to_string(&s).unwrap();
             let post = std::fs::read_to_string(&p).unwrap();
             prop_assert!(!post.contains("PRIMARY KEY"), "{extra:?}: {post}");
@@ -745,10 +751,10 @@ fn key_of_a_table_not_rewritten_stays_in_post_data() {
                 "--no-dump-check",
                 "--target-kind",
                 kind,
-                "--post-data",
+                "--write-post-data",
             ])
             .arg(&p)
-            .arg("--schema")
+            .arg("--write-schema")
             .arg(d.path().join(format!("{kind}-schema.sql")))
             .arg(&dump)
             .ok();

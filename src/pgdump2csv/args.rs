@@ -181,18 +181,18 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
 
-    /// Leave the statements that set owners out of --schema and --post-data (`ALTER ...
+    /// Leave the statements that set owners out of --write-schema and --write-post-data (`ALTER ...
     /// OWNER TO`, `SET SESSION AUTHORIZATION`), as pg_restore -O does: the objects then belong
     /// to whoever runs the schema, so a non-superuser that owns the target database can load it.
     #[arg(short = 'O', long = "no-owner")]
     pub no_owner: bool,
 
-    /// Leave access privileges out of --schema and --post-data (`GRANT`, `REVOKE`, `ALTER
+    /// Leave access privileges out of --write-schema and --write-post-data (`GRANT`, `REVOKE`, `ALTER
     /// DEFAULT PRIVILEGES`), as pg_restore -x does.
     #[arg(short = 'x', long = "no-privileges")]
     pub no_privileges: bool,
 
-    /// Write --schema and --post-data for this target: postgresql (the dump's DDL as written),
+    /// Write --write-schema and --write-post-data for this target: postgresql (the dump's DDL as written),
     /// cockroachdb or yugabytedb (primary keys inside CREATE TABLE, and each other statement
     /// kept, rewritten or dropped by a table of rules citing the vendor's documentation; see
     /// --report). The DDL (not the data) is then held in memory until the end of the dump.
@@ -217,7 +217,7 @@ pub struct Args {
     pub yb_sharding: crate::schemaconv::YbSharding,
 
     /// Exit 2 (after writing --report) if the target's rules dropped a statement or did not
-    /// know one, and write neither --schema nor --post-data (what -O and -x leave out does
+    /// know one, and write neither --write-schema nor --write-post-data (what -O and -x leave out does
     /// not count).
     #[arg(long)]
     pub strict: bool,

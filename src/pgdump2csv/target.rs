@@ -1,5 +1,5 @@
 //! pgdump2csv's side of the schema conversion ([`crate::schemaconv`]): each DDL statement
-//! goes through the session on its way to --schema or --post-data, and at the end the held
+//! goes through the session on its way to --write-schema or --write-post-data, and at the end the held
 //! DDL (CockroachDB, YugabyteDB) is converted and the --report written.
 
 use super::{Converter, Phase};
@@ -104,7 +104,7 @@ impl Converter<'_> {
             return Err(Error::file(
                 &self.buf.name,
                 format!(
-                    "--strict: {n} statement(s) dropped or unknown to the rules for {} (see --report); --schema and --post-data not written",
+                    "--strict: {n} statement(s) dropped or unknown to the rules for {} (see --report); --write-schema and --write-post-data not written",
                     o.target.name()
                 ),
             ));

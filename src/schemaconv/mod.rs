@@ -73,9 +73,9 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dest {
-    /// --schema.
+    /// --write-schema.
     Schema,
-    /// --post-data.
+    /// --write-post-data.
     PostData,
 }
 
@@ -281,7 +281,7 @@ impl Session {
     }
 
     /// Whether the rules keep this statement as written (for the session settings repeated
-    /// at the top of --post-data).
+    /// at the top of --write-post-data).
     pub fn keeps(&self, stmt: &[u8], std_strings: bool) -> bool {
         if !self.active {
             return true;
