@@ -21,6 +21,7 @@ mod csvload_pg;
 mod csvsplit;
 mod csvsplit_copy;
 mod csvsplit_range;
+mod dumpsafe;
 mod fixtures_csv;
 mod fuzz_regressions;
 mod install;

@@ -483,12 +483,15 @@ pub fn open_dir_file(
         (".zst", Compression::Zstd),
     ] {
         let p = dir.join(format!("{base}{suffix}"));
-        match std::fs::File::open(&p) {
+        match open_regular(&p) {
             Ok(f) => {
                 let f = crate::progress::Reading(f);
                 return Ok((Box::new(f), c, format!("{base}{suffix}")));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
+            }
             Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
         }
     }
@@ -498,6 +501,53 @@ pub fn open_dir_file(
             "{what}: its data file {base} (or {base}.gz, .lz4, .zst) is missing from the directory"
         ),
     ))
+}
+
+/// Opens a file of a directory archive, which must be a regular file in it: a symbolic link
+/// (which could point anywhere, e.g. at /etc/passwd) is not followed, and a FIFO, device or
+/// socket (which could block for ever or never end, e.g. /dev/zero) is refused before it is
+/// read. The file is checked before it is opened (opening a device can act on it) and again,
+/// on the open descriptor, after (it may have been swapped in between).
+pub fn open_regular(p: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refuse = |ft: std::fs::FileType| {
+        let kind = if ft.is_symlink() {
+            "a symbolic link"
+        } else if ft.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, device or socket)"
+        };
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: is {kind}; a file of a directory archive must be a regular file in it, and is never followed or read out of the archive",
+                p.display()
+            ),
+        )
+    };
+    let ft = std::fs::symlink_metadata(p)?.file_type();
+    if !ft.is_file() {
+        return Err(refuse(ft));
+    }
+    // O_NOFOLLOW: a symlink put in place since is not followed (ELOOP); O_NONBLOCK: a FIFO
+    // put in place since does not block the open (it is refused just below).
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(p)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                refuse(ft)
+            } else {
+                e
+            }
+        })?;
+    let ft = f.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(refuse(ft));
+    }
+    Ok(f)
 }
 
 /// The compression a tar member's name implies.

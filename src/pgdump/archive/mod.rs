@@ -290,7 +290,7 @@ fn open_dir(
 ) -> Result<Opened> {
     let name = dir.display().to_string();
     let tocp = dir.join("toc.dat");
-    if !tocp.is_file() {
+    if std::fs::symlink_metadata(&tocp).is_err() {
         let dumpall = dir.join("map.dat").exists() || dir.join("databases").is_dir();
         return Err(Error::file(
             name,
@@ -302,7 +302,7 @@ fn open_dir(
         ));
     }
     let tocname = tocp.display().to_string();
-    let f = std::fs::File::open(&tocp).at(&tocp)?;
+    let f = data::open_regular(&tocp).at(&tocp)?;
     let mut c = Counted {
         inner: io::BufReader::new(f),
         pos: 0,
@@ -394,7 +394,7 @@ impl DataSet {
                     let base = String::from_utf8_lossy(&e.file).into_owned();
                     e.size = ["", ".gz", ".lz4", ".zst"]
                         .iter()
-                        .find_map(|s| std::fs::metadata(d.join(format!("{base}{s}"))).ok())
+                        .find_map(|s| std::fs::symlink_metadata(d.join(format!("{base}{s}"))).ok())
                         .map_or(0, |m| m.len());
                 }
             }
