@@ -562,6 +562,32 @@ mod toc_reader {
             dumpshard::pgdump::archive::fuzz_toc(&bytes);
         }
 
+        /// The directory-archive reader (the archive_dir fuzz target's entry point) returns
+        /// on a real directory archive's toc.dat and data with bytes overwritten, with a
+        /// symlink and a FIFO among its data files or not.
+        #[test]
+        fn mutated_directory_archives(
+            minor in 12u8..=16,
+            flags in 0u8..2,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut b = B { minor, out: Vec::new() };
+            b.header(3, Comp::None);
+            two_tables(&mut b);
+            let mut toc = b.out;
+            for (i, v) in edits {
+                let i = i.index(toc.len());
+                toc[i] = v;
+            }
+            let toc = &toc[..cut.index(toc.len() + 1)];
+            let mut input = vec![flags];
+            input.extend_from_slice(&(toc.len() as u16).to_le_bytes());
+            input.extend_from_slice(toc);
+            input.extend_from_slice(ROWS.as_bytes());
+            dumpshard::pgdump::archive::fuzz_dir(&input);
+        }
+
         /// And on a real archive with bytes overwritten or cut off.
         #[test]
         fn mutated_archives(
@@ -810,6 +836,12 @@ fn two_tables_toc() -> Vec<u8> {
         out: Vec::new(),
     };
     b.header(3, Comp::Gzip);
+    two_tables(&mut b);
+    b.out
+}
+
+/// The TOC entries of [`two_tables_toc`], after a header.
+fn two_tables(b: &mut B) {
     b.int(7);
     let f = Some("");
     b.settings(f);
@@ -865,7 +897,6 @@ fn two_tables_toc() -> Vec<u8> {
         &[13],
         Some("14.dat"),
     );
-    b.out
 }
 
 /// Runs `c` (stderr captured) and kills it after `secs`: a test of a file that could block

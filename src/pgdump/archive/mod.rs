@@ -19,6 +19,69 @@ pub mod toc;
 
 pub use toc::fuzz_toc;
 
+/// Entry point for the fuzz harness (fuzz/fuzz_targets/archive_dir.rs): builds a directory
+/// archive from `bytes` in a fresh temporary directory and reads all of it, as pgdump2csv
+/// does with one job (the script, data in it) and with two (the script, then every data
+/// entry on its own). Layout of `bytes`: a flag byte (bit 0: also plant a symbolic link and
+/// a FIFO as data files, which must be refused, never followed or opened), two bytes (little
+/// endian) of toc.dat length, toc.dat, then the content every data file the TOC names gets.
+/// It must return for any input: no panic, no hang, no allocation a length field claims.
+pub fn fuzz_dir(bytes: &[u8]) {
+    if bytes.len() < 3 {
+        return;
+    }
+    let flags = bytes[0];
+    let n = usize::from(u16::from_le_bytes([bytes[1], bytes[2]])).min(bytes.len() - 3);
+    let (tocb, data) = bytes[3..].split_at(n);
+    let Ok(tmp) = tempfile::tempdir() else { return };
+    let d = tmp.path();
+    if std::fs::write(d.join("toc.dat"), tocb).is_err() {
+        return;
+    }
+    // The names the TOC gives its data files: each gets the data part.
+    let mut c = Counted {
+        inner: tocb,
+        pos: 0,
+    };
+    let mut files = Vec::new();
+    if let Ok(h) = toc::read_header(&mut c)
+        && let Ok(entries) = toc::read_toc(&mut c, &h)
+    {
+        files = entries.iter().map(|e| e.extra.file()).collect();
+    }
+    for (i, f) in files.iter().enumerate() {
+        let Ok(name) = std::str::from_utf8(f) else {
+            continue;
+        };
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            continue;
+        }
+        let p = d.join(name);
+        if flags & 1 != 0 && i % 3 == 1 {
+            let _ = std::os::unix::fs::symlink("/dev/zero", &p);
+        } else if flags & 1 != 0 && i % 3 == 2 {
+            let _ = std::process::Command::new("mkfifo").arg(&p).status();
+        } else {
+            let _ = std::fs::write(&p, data);
+        }
+    }
+    let want = |_: &str, _: &str| true;
+    for jobs in [1, 2] {
+        let Ok(o) = open(Some(d), &want, jobs) else {
+            continue;
+        };
+        let mut r = o.reader;
+        let _ = io::copy(&mut r, &mut io::sink());
+        if let Some(set) = o.data {
+            for i in 0..set.entries.len() {
+                if let Ok(mut r) = set.open(i, false) {
+                    let _ = io::copy(&mut r, &mut io::sink());
+                }
+            }
+        }
+    }
+}
+
 use crate::error::{Error, IoContext, Result};
 use crate::input::Input;
 use data::{Shared, Stream, Wrapper};
@@ -616,6 +679,7 @@ fn plan(
         .unwrap_or_else(|| "SQL_ASCII".into());
     let std_strings = find("STDSTRINGS").is_some_and(|d| d.windows(4).any(|w| w == b"'on'"));
     let search_path = find("SEARCHPATH");
+    let major = dump_major(h);
 
     let mut steps = Vec::new();
     let mut t: Vec<u8> = Vec::new();
@@ -675,7 +739,14 @@ fn plan(
                 // Only printed by pg_restore --create; a plain dump without -C has neither.
                 continue;
             }
-            print_entry(&mut t, &mut st, e, is_data, search_path.is_some());
+            if (e.is("COMMENT") || e.is("ACL") || e.is("SECURITY LABEL"))
+                && e.tag.as_deref().is_some_and(|t| t.starts_with(b"DATABASE "))
+            {
+                // The database's own properties go with --create too (`_tocEntryRequired`):
+                // run against another database they would name the source one.
+                continue;
+            }
+            print_entry(&mut t, &mut st, e, is_data, search_path.is_some(), major);
             if !is_data {
                 continue;
             }
@@ -737,7 +808,14 @@ fn sanitize(s: Option<&[u8]>, hyphen: bool) -> Vec<u8> {
 
 /// One entry as `_printTocEntry` prints it (without --no-owner, --verbose or
 /// --use-set-session-authorization, as a plain pg_dump prints it).
-fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_search_path: bool) {
+fn print_entry(
+    t: &mut Vec<u8>,
+    st: &mut State,
+    e: &Entry,
+    is_data: bool,
+    have_search_path: bool,
+    major: u32,
+) {
     // Archives older than 1.13 have no SEARCHPATH entry: pg_restore sets the search path
     // per object (`_selectOutputSchema`).
     if !have_search_path
@@ -829,12 +907,12 @@ fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_s
     }
     if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty())
         && e.drop_stmt.as_deref().is_some_and(|d| !d.is_empty())
-        && let Some(obj) = object_description(e)
+        && let Some(obj) = object_description(e, major)
     {
         t.extend_from_slice(b"ALTER ");
         t.extend_from_slice(&obj);
         t.extend_from_slice(b" OWNER TO ");
-        t.extend_from_slice(fmt_id(&String::from_utf8_lossy(owner)).as_bytes());
+        t.extend_from_slice(&fmt_id_bytes(owner));
         t.extend_from_slice(b";\n\n");
     }
 }
@@ -848,10 +926,23 @@ fn blob_oids(e: &Entry) -> Vec<String> {
         .collect()
 }
 
+/// The major version of the pg_dump that wrote the archive ("17.10" -> 17; 0 when the
+/// header does not say): the script is printed as that version's pg_restore prints it,
+/// which is what its plain dump holds.
+fn dump_major(h: &Header) -> u32 {
+    let v = h.dump_version.as_deref().unwrap_or(b"");
+    let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&v[..digits])
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0)
+}
+
 /// What `_getObjectDescription` names an object in `ALTER ... OWNER TO`, or `None` for
-/// objects without owners. The qualified name is taken from the entry's DROP statement,
-/// which pg_dump built with the same quoting.
-fn object_description(e: &Entry) -> Option<Vec<u8>> {
+/// objects without owners: the entry's schema and tag through `fmtId` (the DROP statement,
+/// which may end in CASCADE, only for the kinds that need argument lists). pg_restore before
+/// 17 says `TABLE` for views, materialized views and sequences.
+fn object_description(e: &Entry, major: u32) -> Option<Vec<u8>> {
     const PLAIN: &[&str] = &[
         "COLLATION",
         "CONVERSION",
@@ -882,17 +973,14 @@ fn object_description(e: &Entry) -> Option<Vec<u8>> {
         "OPERATOR FAMILY",
         "PROCEDURE",
     ];
-    let drop = e.drop_stmt.as_deref()?;
-    let trimmed = {
+    let desc = std::str::from_utf8(&e.desc).ok()?;
+    if DECORATED.contains(&desc) {
+        let drop = e.drop_stmt.as_deref()?;
         let mut end = drop.len();
         while end > 0 && matches!(drop[end - 1], b'\n' | b';') {
             end -= 1;
         }
-        &drop[..end]
-    };
-    let desc = std::str::from_utf8(&e.desc).ok()?;
-    if DECORATED.contains(&desc) {
-        return trimmed.strip_prefix(b"DROP ").map(<[u8]>::to_vec);
+        return drop[..end].strip_prefix(b"DROP ").map(<[u8]>::to_vec);
     }
     if e.is("BLOB") {
         let mut v = b"LARGE OBJECT ".to_vec();
@@ -903,27 +991,16 @@ fn object_description(e: &Entry) -> Option<Vec<u8>> {
         return None;
     }
     let kind = match desc {
-        "VIEW" | "SEQUENCE" | "MATERIALIZED VIEW" => "TABLE",
+        "VIEW" | "SEQUENCE" | "MATERIALIZED VIEW" if major < 17 => "TABLE",
         d => d,
-    };
-    let prefix = format!("DROP {desc} ");
-    let name = match trimmed.strip_prefix(prefix.as_bytes()) {
-        Some(n) => n.to_vec(),
-        None => {
-            let mut n = Vec::new();
-            if let Some(ns) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
-                n.extend_from_slice(fmt_id(&String::from_utf8_lossy(ns)).as_bytes());
-                n.push(b'.');
-            }
-            n.extend_from_slice(
-                fmt_id(&String::from_utf8_lossy(e.tag.as_deref().unwrap_or(b""))).as_bytes(),
-            );
-            n
-        }
     };
     let mut v = kind.as_bytes().to_vec();
     v.push(b' ');
-    v.extend_from_slice(&name);
+    if let Some(ns) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
+        v.extend_from_slice(&fmt_id_bytes(ns));
+        v.push(b'.');
+    }
+    v.extend_from_slice(&fmt_id_bytes(e.tag.as_deref().unwrap_or(b"")));
     Some(v)
 }
 
@@ -1109,6 +1186,25 @@ fn fmt_id(s: &str) -> String {
         s.to_string()
     } else {
         format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+/// [`fmt_id`] of a name's bytes as the archive holds them (in the database's encoding, which
+/// need not be UTF-8): a name that is not UTF-8 is never a plain identifier, so it is quoted.
+fn fmt_id_bytes(b: &[u8]) -> Vec<u8> {
+    match std::str::from_utf8(b) {
+        Ok(s) => fmt_id(s).into_bytes(),
+        Err(_) => {
+            let mut v = vec![b'"'];
+            for &c in b {
+                if c == b'"' {
+                    v.push(b'"');
+                }
+                v.push(c);
+            }
+            v.push(b'"');
+            v
+        }
     }
 }
 
