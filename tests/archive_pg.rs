@@ -596,6 +596,14 @@ CREATE MATERIALIZED VIEW reg.mv AS SELECT 1 AS x;
 CREATE TABLE reg.t (id serial PRIMARY KEY, s reg.shell, m reg."Mixed ""Case""");
 INSERT INTO reg.t (s, m) VALUES ('one', ROW(1)), ('two', NULL);
 CREATE DOMAIN reg.dom AS integer CHECK (VALUE > 0);
+CREATE TABLE reg.docs (id int PRIMARY KEY, doc oid);
+INSERT INTO reg.docs VALUES
+  (1, lo_from_bytea(0, 'hello')),
+  (2, lo_from_bytea(0, convert_to(repeat('large object ', 3000), 'UTF8'))),
+  (3, lo_from_bytea(0, ''));
+DO $$ BEGIN
+  EXECUTE format('COMMENT ON LARGE OBJECT %s IS %L', (SELECT doc FROM reg.docs WHERE id = 1), 'hi');
+END $$;
 DO $$ BEGIN
   EXECUTE format('COMMENT ON DATABASE %I IS %L', current_database(), 'the source database');
   EXECUTE format('GRANT CONNECT ON DATABASE %I TO PUBLIC', current_database());
@@ -607,7 +615,10 @@ END $$;
 /// them from PyPI wheels). A missing one is skipped with a loud line.
 fn restore_versions(pg: &Pg) -> Vec<(String, PathBuf)> {
     let local = pg.bin("pg_restore");
-    let mut v = vec![("installed".to_string(), local.parent().unwrap().to_path_buf())];
+    let mut v = vec![(
+        "installed".to_string(),
+        local.parent().unwrap().to_path_buf(),
+    )];
     for major in ["17", "18"] {
         let var = format!("DUMPSHARD_PG{major}_BIN");
         match std::env::var_os(&var).map(PathBuf::from) {
@@ -672,6 +683,15 @@ fn archive_ddl_is_what_pg_restore_prints() {
             let out = t.join(format!("o-{version}-{format}"));
             convert(Some(&archive), Stdio::null(), &out, &[]);
             assert_same(&plain, &out, &what);
+            // The large objects' data is in the post-data, as pg_restore prints it.
+            let post = fs::read_to_string(out.join("post.sql")).unwrap();
+            for needle in [
+                "\nBEGIN;\n\nSELECT pg_catalog.lo_open('",
+                "SELECT pg_catalog.lowrite(0, '\\x68656c6c6f');\nSELECT pg_catalog.lo_close(0);\n",
+            ] {
+                assert!(post.contains(needle), "{what}: {needle:?} not in {post}");
+            }
+            assert_eq!(post.matches("lo_close(0)").count(), 3, "{what}");
             let out1 = t.join(format!("o-{version}-{format}-j1"));
             convert(Some(&archive), Stdio::null(), &out1, &["-j", "1"]);
             assert_same(&plain, &out1, &format!("{what} -j 1"));

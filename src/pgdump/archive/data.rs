@@ -97,6 +97,52 @@ impl Stream {
 
     /// Custom format: moves forward to the data block of entry `id`, skipping others.
     pub fn find_block(&mut self, id: i64, what: &str) -> io::Result<()> {
+        self.find_block_of(1, id, what)
+    }
+
+    /// Custom format, in a large-object block: the next object's OID (its data chunks
+    /// follow, read through [`BlockReader`]), or `None` after the last.
+    pub fn next_lo(&mut self) -> io::Result<Option<u32>> {
+        let at = self.r.pos;
+        let oid = self.int()?;
+        if oid == 0 {
+            return Ok(None);
+        }
+        let oid = u32::try_from(oid).map_err(|_| {
+            bad(
+                at,
+                format!("{}: large object OID {oid} out of range", self.what),
+            )
+        })?;
+        self.in_block = true;
+        self.chunk_left = 0;
+        Ok(Some(oid))
+    }
+
+    /// Tar format, read forward as pg_restore's `_LoadLOs` does: the next large-object member
+    /// (`blob_OID.dat`), skipping other members before the first one (`found` false), or
+    /// `None` at the first other member after one (the LO TOC, consumed) or at the end.
+    pub fn next_lo_member(&mut self, found: bool) -> io::Result<Option<(u32, Vec<u8>)>> {
+        loop {
+            let at = self.r.pos;
+            let Some((name, size, pad)) = self.read_header(at)? else {
+                return Ok(None);
+            };
+            if let Some(oid) = lo_member_oid(&name) {
+                self.member_left = size;
+                self.member_pad = pad;
+                return Ok(Some((oid, name)));
+            }
+            self.skip(size + pad, "a tar member")?;
+            if found {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Custom format: moves forward to the block of `kind` (1 table data, 3 large objects)
+    /// of entry `id`, skipping others.
+    pub fn find_block_of(&mut self, want: u8, id: i64, what: &str) -> io::Result<()> {
         self.what = what.to_string();
         loop {
             let at = self.r.pos;
@@ -108,8 +154,9 @@ impl Stream {
                 ));
             };
             let bid = self.int()?;
-            if kind == 1 && bid == id {
-                self.in_block = true;
+            if kind == want && bid == id {
+                // Table data: its chunks follow. Large objects: an OID comes first.
+                self.in_block = kind == 1;
                 self.chunk_left = 0;
                 return Ok(());
             }
@@ -287,6 +334,18 @@ impl Stream {
         self.member_left -= n as u64;
         Ok(n)
     }
+}
+
+/// The OID of a large-object member name `blob_OID.dat...` (as `atooid` reads it), if it
+/// is one.
+pub fn lo_member_oid(name: &[u8]) -> Option<u32> {
+    let rest = name.strip_prefix(b"blob_")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits])
+        .ok()?
+        .parse::<u32>()
+        .ok()
+        .filter(|&o| o != 0)
 }
 
 /// A tar header number: octal text, or base-256 when the top bit of the first byte is set.

@@ -15,6 +15,7 @@
 //! size.
 
 pub mod data;
+mod lo;
 pub mod toc;
 
 pub use toc::fuzz_toc;
@@ -539,6 +540,14 @@ enum Source {
 
 enum Step {
     Text(Vec<u8>),
+    /// The data of a `BLOBS` entry: large objects, printed as pg_restore prints them.
+    Blobs {
+        id: i64,
+        what: String,
+        file: Vec<u8>,
+        offset: u64,
+        std_strings: bool,
+    },
     Data {
         id: i64,
         what: String,
@@ -728,11 +737,29 @@ fn plan(
     for p in 0..3u8 {
         for e in entries.iter().filter(|e| !special(e) && pass(e) == p) {
             let is_data = e.had_dumper;
-            if is_data && !e.is("TABLE DATA") {
-                // BLOBS and the like: large objects are not converted.
+            if is_data && matches!(e.extra, Extra::Block { no_data: true, .. }) {
                 continue;
             }
-            if is_data && matches!(e.extra, Extra::Block { no_data: true, .. }) {
+            if is_data && e.is("BLOBS") {
+                // Large objects: not converted to CSV, but printed into the script as
+                // pg_restore prints them (so they land in the post-data, as from a plain dump).
+                print_entry(&mut t, &mut st, e, true, search_path.is_some(), major);
+                if search_path.is_none() && st.schema.as_deref() != Some(b"pg_catalog") {
+                    t.extend_from_slice(b"SET search_path = pg_catalog;\n\n");
+                    st.schema = Some(b"pg_catalog".to_vec());
+                }
+                steps.push(Step::Text(std::mem::take(&mut t)));
+                steps.push(Step::Blobs {
+                    id: e.id,
+                    what: format!("entry {} (large objects)", e.id),
+                    file: e.extra.file(),
+                    offset: e.extra.offset(),
+                    std_strings,
+                });
+                continue;
+            }
+            if is_data && !e.is("TABLE DATA") {
+                // Other data entries (BLOB COMMENTS of pre-9.0 archives): not printed.
                 continue;
             }
             if e.is("DATABASE") || e.is("DATABASE PROPERTIES") {
@@ -740,7 +767,9 @@ fn plan(
                 continue;
             }
             if (e.is("COMMENT") || e.is("ACL") || e.is("SECURITY LABEL"))
-                && e.tag.as_deref().is_some_and(|t| t.starts_with(b"DATABASE "))
+                && e.tag
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with(b"DATABASE "))
             {
                 // The database's own properties go with --create too (`_tocEntryRequired`):
                 // run against another database they would name the source one.
@@ -1350,6 +1379,139 @@ fn open_entry(
     }
 }
 
+/// The largest LO TOC read (a line per large object): far beyond any real one.
+const LO_TOC_MAX: u64 = 1 << 30;
+
+/// Reads an LO TOC whole (at most [`LO_TOC_MAX`] bytes) and parses it.
+fn read_lo_toc(
+    mut r: impl Read,
+    what: &str,
+) -> io::Result<std::collections::VecDeque<(u32, Vec<u8>)>> {
+    let mut v = Vec::new();
+    (&mut r).take(LO_TOC_MAX + 1).read_to_end(&mut v)?;
+    if v.len() as u64 > LO_TOC_MAX {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what}: its large-object list is longer than {LO_TOC_MAX} bytes"),
+        ));
+    }
+    lo::parse_lo_toc(&v, what)
+}
+
+/// Finds the large objects of `BLOBS` entry `id` (see [`lo::Objects`]).
+fn open_los(
+    src: &Source,
+    id: i64,
+    what: &str,
+    file: &[u8],
+    offset: u64,
+) -> io::Result<lo::Objects> {
+    use std::io::{Seek, SeekFrom};
+    match src {
+        Source::Custom(s) => {
+            s.lock()
+                .map_err(|_| io::Error::other("poisoned"))?
+                .find_block_of(3, id, what)?;
+            Ok(lo::Objects::Block(Arc::clone(s)))
+        }
+        Source::CustomFile {
+            path,
+            int_size,
+            off_size,
+        } => {
+            let mut f = std::fs::File::open(path)?;
+            if offset == 0 {
+                let end = f.metadata()?.len();
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "byte {end}: the archive ends before the data block of {what}: it is truncated"
+                    ),
+                ));
+            }
+            f.seek(SeekFrom::Start(offset))?;
+            let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
+            let mut st = Stream::new(r, offset, *int_size, *off_size);
+            st.find_block_of(3, id, what)?;
+            Ok(lo::Objects::Block(Arc::new(Mutex::new(st))))
+        }
+        Source::Tar(s) => Ok(lo::Objects::TarStream(Arc::clone(s))),
+        Source::TarFile { path, members } => {
+            let toc_name = [
+                format!("blobs_{id}.toc").into_bytes(),
+                b"blobs.toc".to_vec(),
+            ]
+            .into_iter()
+            .find_map(|n| members.get(&n).copied());
+            let Some((at, size)) = toc_name else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{what}: the tar archive has no blobs.toc member listing them"),
+                ));
+            };
+            let member = |at: u64, size: u64, what: &str| -> io::Result<Box<dyn Read + Send>> {
+                let mut f = std::fs::File::open(path)?;
+                f.seek(SeekFrom::Start(at))?;
+                Ok(Box::new(data::Exact {
+                    inner: io::BufReader::with_capacity(1 << 16, f),
+                    left: size,
+                    at,
+                    what: what.to_string(),
+                }))
+            };
+            let list = read_lo_toc(member(at, size, what)?, what)?;
+            let members = members.clone();
+            let path = path.clone();
+            let what = what.to_string();
+            Ok(lo::Objects::Listed {
+                list,
+                open: Box::new(move |name: &[u8]| {
+                    let Some(&(at, size)) = members.get(name) else {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "{what}: the tar archive has no member {}",
+                                String::from_utf8_lossy(name)
+                            ),
+                        ));
+                    };
+                    let mut f = std::fs::File::open(&path)?;
+                    f.seek(SeekFrom::Start(at))?;
+                    data::decode(
+                        Box::new(data::Exact {
+                            inner: io::BufReader::with_capacity(1 << 16, f),
+                            left: size,
+                            at,
+                            what: what.clone(),
+                        }),
+                        data::member_compression(name),
+                        Wrapper::File,
+                        &what,
+                        None,
+                        false,
+                    )
+                }),
+            })
+        }
+        Source::Dir(d) => {
+            let (f, c, name) = data::open_dir_file(d, file, what)?;
+            let r = data::decode(
+                f,
+                c,
+                Wrapper::File,
+                &format!("{what} in {name}"),
+                None,
+                false,
+            )?;
+            let list = read_lo_toc(r, what)?;
+            Ok(lo::Objects::Listed {
+                list,
+                open: lo::dir_opener(d.clone(), what.to_string()),
+            })
+        }
+    }
+}
+
 /// The member names pg_dump may have given a data file in a tar archive.
 fn tar_names(file: &[u8]) -> Vec<Vec<u8>> {
     let mut names = vec![file.to_vec()];
@@ -1388,7 +1550,7 @@ impl Script {
                 file,
                 offset,
             } => self.open_data(*id, what, file, *offset),
-            Step::Text(_) => Err(io::Error::other("not a data step")),
+            Step::Text(_) | Step::Blobs { .. } => Err(io::Error::other("not a data step")),
         }
     }
 
@@ -1398,6 +1560,10 @@ impl Script {
     fn read_ahead(&mut self, i: usize) {
         let mut j = self.ahead.back().map_or(i, |x| x.0.max(i)) + 1;
         while self.ahead.len() < self.depth && j < self.steps.len() {
+            // Opening an entry beyond large objects would move a shared stream past them.
+            if matches!(self.steps[j], Step::Blobs { .. }) {
+                break;
+            }
             if matches!(self.steps[j], Step::Data { .. }) {
                 let r = self.open_step(j);
                 self.ahead.push_back((j, r));
@@ -1442,6 +1608,21 @@ impl Read for Script {
                 Some(Step::Text(t)) => {
                     self.text = std::mem::take(t);
                     self.text_pos = 0;
+                }
+                Some(Step::Blobs {
+                    id,
+                    what,
+                    file,
+                    offset,
+                    std_strings,
+                }) => {
+                    let objects = open_los(&self.src, *id, what, file, *offset)?;
+                    self.cur = Some(Box::new(lo::LoText::new(
+                        objects,
+                        self.compression,
+                        *std_strings,
+                        what.clone(),
+                    )));
                 }
                 Some(Step::Data { .. }) => {
                     let r = match self.ahead.front() {
