@@ -16,6 +16,7 @@ pub mod gzblocks;
 pub mod input;
 pub mod keys;
 pub mod manifest;
+pub mod names;
 pub mod output;
 pub mod pgdump;
 pub mod pgdump2csv;

@@ -769,7 +769,7 @@ fn large_objects_in_a_1_16_archive() {
     assert_converted(&o, &out, "1.16 with large objects");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("2 large object(s) (BLOBS entries) are not converted"),
+        err.contains("2 large object(s) (BLOBS entries) are not converted to CSV"),
         "{err}"
     );
     let m: serde_json::Value =
@@ -778,6 +778,13 @@ fn large_objects_in_a_1_16_archive() {
     let schema = fs::read_to_string(out.join("schema.sql")).unwrap();
     assert!(
         schema.contains("SELECT pg_catalog.lo_create('16386');\n"),
+        "{schema}"
+    );
+    // Issue 19 item 12: the objects' data as pg_restore prints it (before: left out).
+    assert!(
+        schema.contains(
+            "--\n-- Data for Name: 16385..16386; Type: BLOBS; Schema: -; Owner: owner\n--\n\nBEGIN;\n\nSELECT pg_catalog.lo_open('16385', 131072);\nSELECT pg_catalog.lowrite(0, '\\x68656c6c6f');\nSELECT pg_catalog.lo_close(0);\n\nSELECT pg_catalog.lo_open('16386', 131072);\nSELECT pg_catalog.lowrite(0, '\\x776f726c64');\nSELECT pg_catalog.lo_close(0);\n\nCOMMIT;\n\n"
+        ),
         "{schema}"
     );
 }

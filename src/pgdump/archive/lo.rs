@@ -15,6 +15,9 @@ const LOBBUFSIZE: usize = 16384;
 /// `INV_WRITE`, the mode `lo_open` is called with.
 const INV_WRITE: u32 = 0x20000;
 
+/// Opens one large object's decompressed data by its file or member name.
+pub(super) type Opener = Box<dyn Fn(&[u8]) -> io::Result<Box<dyn Read + Send>> + Send>;
+
 /// Where the objects of one `BLOBS` entry come from.
 pub(super) enum Objects {
     /// Custom format: a stream inside the entry's large-object block.
@@ -25,7 +28,7 @@ pub(super) enum Objects {
     /// member of that name): OID and file or member name, opened by `open`.
     Listed {
         list: VecDeque<(u32, Vec<u8>)>,
-        open: Box<dyn Fn(&[u8]) -> io::Result<Box<dyn Read + Send>> + Send>,
+        open: Opener,
     },
 }
 
@@ -250,10 +253,7 @@ impl Read for LoText {
 }
 
 /// The directory of a directory archive, for [`Objects::Listed`].
-pub(super) fn dir_opener(
-    dir: PathBuf,
-    what: String,
-) -> Box<dyn Fn(&[u8]) -> io::Result<Box<dyn Read + Send>> + Send> {
+pub(super) fn dir_opener(dir: PathBuf, what: String) -> Opener {
     Box::new(move |name: &[u8]| {
         let (f, c, file) = data::open_dir_file(&dir, name, &what)?;
         data::decode(

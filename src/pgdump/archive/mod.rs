@@ -571,7 +571,7 @@ fn finish_open(
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
         crate::progress::message(&format!(
-            "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted"
+            "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted to CSV; their data goes to the schema script, as pg_restore prints it"
         ));
     }
     let s = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
@@ -1638,5 +1638,96 @@ impl Read for Script {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(desc: &str, ns: Option<&str>, tag: &str, drop: &str) -> Entry {
+        Entry {
+            at: 0,
+            id: 1,
+            had_dumper: false,
+            tag: Some(tag.as_bytes().to_vec()),
+            desc: desc.as_bytes().to_vec(),
+            section: 2,
+            defn: None,
+            drop_stmt: Some(drop.as_bytes().to_vec()),
+            copy_stmt: None,
+            namespace: ns.map(|n| n.as_bytes().to_vec()),
+            tablespace: None,
+            tableam: None,
+            owner: Some(b"o".to_vec()),
+            deps: Vec::new(),
+            extra: Extra::File(Vec::new()),
+        }
+    }
+
+    /// Issue 19 items 11 and 12: the object of ALTER ... OWNER TO as pg_restore names it.
+    /// Before the fix: `TYPE public.t CASCADE` (from the DROP statement) and `TABLE` for a
+    /// sequence, view or materialized view of pg_dump 17 and later.
+    #[test]
+    fn owner_object_names() {
+        let d =
+            |e: &Entry, major| String::from_utf8(object_description(e, major).unwrap()).unwrap();
+        let t = entry("TYPE", Some("public"), "t", "DROP TYPE public.t CASCADE;\n");
+        assert_eq!(d(&t, 17), "TYPE public.t");
+        assert_eq!(d(&t, 15), "TYPE public.t");
+        let q = entry(
+            "TYPE",
+            Some("My S"),
+            "select",
+            "DROP TYPE \"My S\".\"select\";\n",
+        );
+        assert_eq!(d(&q, 18), "TYPE \"My S\".\"select\"");
+        for (desc, new) in [
+            ("SEQUENCE", "SEQUENCE"),
+            ("VIEW", "VIEW"),
+            ("MATERIALIZED VIEW", "MATERIALIZED VIEW"),
+        ] {
+            let e = entry(desc, Some("s"), "x", "DROP X s.x;\n");
+            assert_eq!(d(&e, 16), "TABLE s.x", "{desc}");
+            assert_eq!(d(&e, 17), format!("{new} s.x"), "{desc}");
+            assert_eq!(d(&e, 0), "TABLE s.x", "{desc}");
+        }
+        let f = entry(
+            "FUNCTION",
+            Some("s"),
+            "f(integer)",
+            "DROP FUNCTION s.f(integer);\n",
+        );
+        assert_eq!(d(&f, 17), "FUNCTION s.f(integer)");
+        let s = entry("SCHEMA", None, "app", "DROP SCHEMA app;\n");
+        assert_eq!(d(&s, 17), "SCHEMA app");
+        assert!(
+            object_description(&entry("INDEX", Some("s"), "i", "DROP INDEX s.i;"), 17).is_none()
+        );
+    }
+
+    #[test]
+    fn dump_major_versions() {
+        let mut h = Header {
+            version: (1, 16, 0),
+            int_size: 4,
+            off_size: 8,
+            format: Format::Custom,
+            compression: Compression::None,
+            dbname: None,
+            server_version: None,
+            dump_version: None,
+        };
+        for (v, m) in [
+            (&b"17.10"[..], 17),
+            (b"18devel", 18),
+            (b"9.6.24", 9),
+            (b"", 0),
+        ] {
+            h.dump_version = Some(v.to_vec());
+            assert_eq!(dump_major(&h), m);
+        }
+        h.dump_version = None;
+        assert_eq!(dump_major(&h), 0);
     }
 }

@@ -153,11 +153,13 @@ impl Entry {
     pub fn display_name(&self) -> String {
         let s =
             |v: &Option<Vec<u8>>| String::from_utf8_lossy(v.as_deref().unwrap_or(b"")).into_owned();
-        if self.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
+        let name = if self.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
             format!("{}.{}", s(&self.namespace), s(&self.tag))
         } else {
             s(&self.tag)
-        }
+        };
+        // Printed in messages: a tag from the archive must not drive the terminal.
+        crate::names::escape_for_terminal(&name).into_owned()
     }
 }
 
