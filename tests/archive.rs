@@ -562,6 +562,32 @@ mod toc_reader {
             dumpshard::pgdump::archive::fuzz_toc(&bytes);
         }
 
+        /// The directory-archive reader (the archive_dir fuzz target's entry point) returns
+        /// on a real directory archive's toc.dat and data with bytes overwritten, with a
+        /// symlink and a FIFO among its data files or not.
+        #[test]
+        fn mutated_directory_archives(
+            minor in 12u8..=16,
+            flags in 0u8..2,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut b = B { minor, out: Vec::new() };
+            b.header(3, Comp::None);
+            two_tables(&mut b);
+            let mut toc = b.out;
+            for (i, v) in edits {
+                let i = i.index(toc.len());
+                toc[i] = v;
+            }
+            let toc = &toc[..cut.index(toc.len() + 1)];
+            let mut input = vec![flags];
+            input.extend_from_slice(&(toc.len() as u16).to_le_bytes());
+            input.extend_from_slice(toc);
+            input.extend_from_slice(ROWS.as_bytes());
+            dumpshard::pgdump::archive::fuzz_dir(&input);
+        }
+
         /// And on a real archive with bytes overwritten or cut off.
         #[test]
         fn mutated_archives(
@@ -743,7 +769,7 @@ fn large_objects_in_a_1_16_archive() {
     assert_converted(&o, &out, "1.16 with large objects");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("2 large object(s) (BLOBS entries) are not converted"),
+        err.contains("2 large object(s) (BLOBS entries) are not converted to CSV"),
         "{err}"
     );
     let m: serde_json::Value =
@@ -752,6 +778,13 @@ fn large_objects_in_a_1_16_archive() {
     let schema = fs::read_to_string(out.join("schema.sql")).unwrap();
     assert!(
         schema.contains("SELECT pg_catalog.lo_create('16386');\n"),
+        "{schema}"
+    );
+    // Issue 19 item 12: the objects' data as pg_restore prints it (before: left out).
+    assert!(
+        schema.contains(
+            "--\n-- Data for Name: 16385..16386; Type: BLOBS; Schema: -; Owner: owner\n--\n\nBEGIN;\n\nSELECT pg_catalog.lo_open('16385', 131072);\nSELECT pg_catalog.lowrite(0, '\\x68656c6c6f');\nSELECT pg_catalog.lo_close(0);\n\nSELECT pg_catalog.lo_open('16386', 131072);\nSELECT pg_catalog.lowrite(0, '\\x776f726c64');\nSELECT pg_catalog.lo_close(0);\n\nCOMMIT;\n\n"
+        ),
         "{schema}"
     );
 }
@@ -810,6 +843,12 @@ fn two_tables_toc() -> Vec<u8> {
         out: Vec::new(),
     };
     b.header(3, Comp::Gzip);
+    two_tables(&mut b);
+    b.out
+}
+
+/// The TOC entries of [`two_tables_toc`], after a header.
+fn two_tables(b: &mut B) {
     b.int(7);
     let f = Some("");
     b.settings(f);
@@ -865,43 +904,220 @@ fn two_tables_toc() -> Vec<u8> {
         &[13],
         Some("14.dat"),
     );
-    b.out
 }
 
-#[test]
-fn tables_of_a_directory_archive_convert_at_once() {
-    // t's data file is a FIFO nobody writes to until u's CSV is published: one table after
-    // another in TOC order (t first) could never finish; with -j 2 u is converted while t
-    // waits. The deadline below only stops a hung run; it measures nothing.
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("two");
-    fs::create_dir(&d).unwrap();
-    fs::write(d.join("toc.dat"), two_tables_toc()).unwrap();
-    let fifo = d.join("11.dat");
-    crate::support::mkfifo(&fifo);
-    fs::write(d.join("14.dat"), ROWS).unwrap();
-    let out = tmp.path().join("out");
-    let mut child = Command::new(bin())
-        .arg(&d)
-        .args(["-j", "2", "-o"])
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
+/// Runs `c` (stderr captured) and kills it after `secs`: a test of a file that could block
+/// (a FIFO) must not hang when the tool regresses. The deadline measures nothing.
+fn output_within(mut c: Command, secs: u64) -> Output {
+    let child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let u = out.join("public.u.csv");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while !u.exists() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("u was not converted while t waited for its data");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("{c:?} did not finish within {secs} s");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(!out.join("public.t.csv").exists());
-    fs::write(&fifo, ROWS).unwrap();
-    let o =
-        crate::support::cmd::wait_output_timeout(child, crate::support::cmd::TIMEOUT, "the tool");
+}
+
+/// Issue 19 item 4: no file of a directory archive is followed out of it or read when it is
+/// not a regular file: a symlink (to /etc/passwd, whose lines became rows), a FIFO (blocks),
+/// a device (/dev/zero never ends), a symlinked toc.dat. Each is refused at once with exit 2
+/// naming the file, at every job count (one pass and concurrent reading open files apart).
+/// Before the fix the symlink converted /etc/passwd-like rows with exit 0 and the FIFO hung.
+#[test]
+fn directory_archive_files_must_be_regular_files_in_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let outside = t.join("outside.txt");
+    fs::write(&outside, "1\troot:x:0:0\n\\.\n\n\n").unwrap();
+    type Plant = fn(&Path, &Path);
+    let cases: &[(&str, Plant, &str, &str)] = &[
+        (
+            "symlink",
+            |d, outside| std::os::unix::fs::symlink(outside, d.join("11.dat")).unwrap(),
+            "11.dat: is a symbolic link",
+            "entry 11 (app.t)",
+        ),
+        (
+            "fifo",
+            |d, _| crate::support::mkfifo(&d.join("11.dat")),
+            "11.dat: is not a regular file (a FIFO, device or socket)",
+            "entry 11 (app.t)",
+        ),
+        (
+            "device",
+            |d, _| std::os::unix::fs::symlink("/dev/zero", d.join("11.dat.zst")).unwrap(),
+            "11.dat.zst: is a symbolic link",
+            "entry 11 (app.t)",
+        ),
+        (
+            "subdir",
+            |d, _| fs::create_dir(d.join("11.dat.gz")).unwrap(),
+            "11.dat.gz: is a directory",
+            "entry 11 (app.t)",
+        ),
+        (
+            "toc",
+            |d, outside| {
+                let real = outside.with_file_name("real-toc.dat");
+                fs::rename(d.join("toc.dat"), &real).unwrap();
+                std::os::unix::fs::symlink(&real, d.join("toc.dat")).unwrap();
+                fs::write(d.join("11.dat"), ROWS).unwrap();
+            },
+            "toc.dat: is a symbolic link",
+            "toc.dat",
+        ),
+    ];
+    for (what, plant, expect, names) in cases {
+        for j in ["1", "2"] {
+            let d = t.join(format!("{what}-{j}"));
+            directory(&d, 14, Comp::None);
+            fs::remove_file(d.join("11.dat")).unwrap();
+            plant(&d, &outside);
+            let out = t.join(format!("{what}-{j}.out"));
+            let mut c = Command::new(bin());
+            c.arg(&d).args(["-j", j, "-o"]).arg(&out);
+            let o = output_within(c, 120);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{what} -j {j}: {err}");
+            assert!(err.contains(expect), "{what} -j {j}: {err}");
+            assert!(err.contains(names), "{what} -j {j}: {err}");
+            assert!(!out.join("app.t.csv").exists(), "{what} -j {j}");
+        }
+    }
+}
+
+/// Issue 19 item 5: a custom archive written to a pipe (no offsets) whose TOC has two entries
+/// with one dump id. Data blocks are found by dump id, so with -j 2 (blocks found by one
+/// scan) table u got t's rows, exit 0; now refused with both offsets, read any way.
+#[test]
+fn duplicate_dump_ids_are_refused() {
+    let mut b = B {
+        minor: 14,
+        out: Vec::new(),
+    };
+    b.header(1, Comp::None);
+    b.int(7);
+    b.settings(None);
+    for (id, t) in [(10, "t"), (13, "u")] {
+        b.entry(
+            id,
+            false,
+            t,
+            "TABLE",
+            2,
+            &format!("CREATE TABLE public.{t} (\n    id integer NOT NULL,\n    s text\n);\n"),
+            &format!("DROP TABLE public.{t};\n"),
+            None,
+            Some("public"),
+            &[],
+            None,
+        );
+    }
+    let mut starts = Vec::new();
+    for (t, dep) in [("t", 10), ("u", 13)] {
+        starts.push(b.out.len());
+        b.entry(
+            11,
+            true,
+            t,
+            "TABLE DATA",
+            3,
+            "",
+            "",
+            Some(&format!("COPY public.{t} (id, s) FROM stdin;\n")),
+            Some("public"),
+            &[dep],
+            None,
+        );
+    }
+    let (dup_at, second) = (starts[0], starts[1]);
+    for rows in ["1\tt's row\n\\.\n\n\n", "2\tu's row\n\\.\n\n\n"] {
+        b.out.push(1);
+        b.int(11);
+        b.int(rows.len() as i64);
+        b.out.extend_from_slice(rows.as_bytes());
+        b.int(0);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("dup.dump");
+    fs::write(&p, &b.out).unwrap();
+    for j in ["1", "2"] {
+        let out = tmp.path().join(format!("out-{j}"));
+        let mut c = Command::new(bin());
+        c.arg(&p).args(["-j", j, "-o"]).arg(&out);
+        let o = output_within(c, 120);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "-j {j}: {err}");
+        assert!(
+            err.contains(&format!(
+                "byte {second}: TOC entry with dump id 11, which the entry at byte {dup_at} has too"
+            )),
+            "-j {j}: {err}"
+        );
+        assert!(!out.join("public.u.csv").exists(), "-j {j}");
+    }
+}
+
+/// Issue 19 item 10: a small compressed data file that inflates to one line longer than the
+/// line limit (lowered for the test through the hidden DUMPSHARD_LINE_LIMIT, as 1 GiB would
+/// be too slow) is refused with exit 2 and the position of the line, never grown until the
+/// process aborts. Before the fix the whole line was buffered (2.5 GB: SIGABRT).
+#[test]
+fn an_endless_line_in_archive_data_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("long");
+    directory(&d, 16, Comp::Zstd);
+    // 40 MB of one line, 1 row before it.
+    let mut data = b"1\tfine\n".to_vec();
+    data.resize(40 << 20, b'x');
+    fs::write(d.join("11.dat.zst"), compress(Comp::Zstd, false, &data)).unwrap();
+    for j in ["1", "2"] {
+        let out = tmp.path().join(format!("out-{j}"));
+        let mut c = Command::new(bin());
+        c.arg(&d)
+            .args(["-j", j, "-o"])
+            .arg(&out)
+            .env("DUMPSHARD_LINE_LIMIT", "1000000");
+        let o = output_within(c, 300);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "-j {j}: {err}");
+        assert!(
+            err.contains("a line (or statement) longer than 1000000 bytes starts here"),
+            "-j {j}: {err}"
+        );
+        // With -j 1 the position is in the script pg_restore -f - prints; with -j 2 in the
+        // entry's data (its second line, at byte 7).
+        let at = if j == "1" {
+            ":53: (byte 946)"
+        } else {
+            ":2: (byte 7)"
+        };
+        assert!(err.contains(at), "-j {j}: {err}");
+        assert!(!out.join("app.t.csv").exists(), "-j {j}");
+    }
+    // Within the limit the same line converts.
+    let mut data = b"1\t".to_vec();
+    data.resize(900_000, b'x');
+    data.extend_from_slice(b"\n\\.\n\n\n");
+    fs::write(d.join("11.dat.zst"), compress(Comp::Zstd, false, &data)).unwrap();
+    let out = tmp.path().join("out-ok");
+    let mut c = Command::new(bin());
+    c.arg(&d)
+        .arg("-o")
+        .arg(&out)
+        .env("DUMPSHARD_LINE_LIMIT", "1000000");
+    let o = output_within(c, 300);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(fs::read_to_string(out.join("public.t.csv")).unwrap(), CSV);
-    assert_eq!(fs::read_to_string(&u).unwrap(), CSV);
+    assert_eq!(fs::metadata(out.join("app.t.csv")).unwrap().len(), 900_001);
 }

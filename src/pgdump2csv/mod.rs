@@ -353,6 +353,14 @@ impl<'c> Converter<'c> {
         if self.buf.avail().starts_with(b"\xEF\xBB\xBF") {
             self.buf.pos += 3;
         }
+        // Even with --no-dump-check: converting nothing into nothing and saying "done" would
+        // hide a failed pg_dump or a wrong file name.
+        if self.buf.avail().is_empty() {
+            return Err(Error::file(
+                &self.buf.name,
+                "the input is empty: not a dump (did pg_dump fail before writing anything?)",
+            ));
+        }
         // Archives never get here: crate::pgdump::archive::open recognised them first.
         let head = self.buf.avail();
         if !self.cfg.dump_check {

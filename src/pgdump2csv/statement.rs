@@ -113,6 +113,9 @@ impl Converter<'_> {
                     "\\connect inside the dump's restricted mode (psql refuses it): the dump was altered",
                 ));
             }
+            psql::Meta::BadConnect(why) => {
+                return Err(self.err(sig, format!("refusing the dump's \\connect line: {why}")));
+            }
             psql::Meta::Other(cmd) => {
                 return Err(self.err(
                     sig,

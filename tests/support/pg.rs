@@ -288,6 +288,18 @@ impl Pg {
         c
     }
 
+    /// Like [`Pg::client`], for a client program of another PostgreSQL installation (e.g.
+    /// a newer pg_dump), given by path.
+    pub fn client_program(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        clean_pg_env(&mut c);
+        c.env("PGHOST", &self.sock)
+            .env("PGPORT", self.port.to_string())
+            .env("PGUSER", SUPERUSER)
+            .env("PGCONNECT_TIMEOUT", "30");
+        c
+    }
+
     pub fn createdb(&self, name: &str) {
         self.psql(
             "postgres",

@@ -97,6 +97,52 @@ impl Stream {
 
     /// Custom format: moves forward to the data block of entry `id`, skipping others.
     pub fn find_block(&mut self, id: i64, what: &str) -> io::Result<()> {
+        self.find_block_of(1, id, what)
+    }
+
+    /// Custom format, in a large-object block: the next object's OID (its data chunks
+    /// follow, read through [`BlockReader`]), or `None` after the last.
+    pub fn next_lo(&mut self) -> io::Result<Option<u32>> {
+        let at = self.r.pos;
+        let oid = self.int()?;
+        if oid == 0 {
+            return Ok(None);
+        }
+        let oid = u32::try_from(oid).map_err(|_| {
+            bad(
+                at,
+                format!("{}: large object OID {oid} out of range", self.what),
+            )
+        })?;
+        self.in_block = true;
+        self.chunk_left = 0;
+        Ok(Some(oid))
+    }
+
+    /// Tar format, read forward as pg_restore's `_LoadLOs` does: the next large-object member
+    /// (`blob_OID.dat`), skipping other members before the first one (`found` false), or
+    /// `None` at the first other member after one (the LO TOC, consumed) or at the end.
+    pub fn next_lo_member(&mut self, found: bool) -> io::Result<Option<(u32, Vec<u8>)>> {
+        loop {
+            let at = self.r.pos;
+            let Some((name, size, pad)) = self.read_header(at)? else {
+                return Ok(None);
+            };
+            if let Some(oid) = lo_member_oid(&name) {
+                self.member_left = size;
+                self.member_pad = pad;
+                return Ok(Some((oid, name)));
+            }
+            self.skip(size + pad, "a tar member")?;
+            if found {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Custom format: moves forward to the block of `kind` (1 table data, 3 large objects)
+    /// of entry `id`, skipping others.
+    pub fn find_block_of(&mut self, want: u8, id: i64, what: &str) -> io::Result<()> {
         self.what = what.to_string();
         loop {
             let at = self.r.pos;
@@ -108,8 +154,9 @@ impl Stream {
                 ));
             };
             let bid = self.int()?;
-            if kind == 1 && bid == id {
-                self.in_block = true;
+            if kind == want && bid == id {
+                // Table data: its chunks follow. Large objects: an OID comes first.
+                self.in_block = kind == 1;
                 self.chunk_left = 0;
                 return Ok(());
             }
@@ -287,6 +334,18 @@ impl Stream {
         self.member_left -= n as u64;
         Ok(n)
     }
+}
+
+/// The OID of a large-object member name `blob_OID.dat...` (as `atooid` reads it), if it
+/// is one.
+pub fn lo_member_oid(name: &[u8]) -> Option<u32> {
+    let rest = name.strip_prefix(b"blob_")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits])
+        .ok()?
+        .parse::<u32>()
+        .ok()
+        .filter(|&o| o != 0)
 }
 
 /// A tar header number: octal text, or base-256 when the top bit of the first byte is set.
@@ -483,12 +542,15 @@ pub fn open_dir_file(
         (".zst", Compression::Zstd),
     ] {
         let p = dir.join(format!("{base}{suffix}"));
-        match std::fs::File::open(&p) {
+        match open_regular(&p) {
             Ok(f) => {
                 let f = crate::progress::Reading(f);
                 return Ok((Box::new(f), c, format!("{base}{suffix}")));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(io::Error::new(e.kind(), format!("{what}: {e}")));
+            }
             Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", p.display()))),
         }
     }
@@ -498,6 +560,53 @@ pub fn open_dir_file(
             "{what}: its data file {base} (or {base}.gz, .lz4, .zst) is missing from the directory"
         ),
     ))
+}
+
+/// Opens a file of a directory archive, which must be a regular file in it: a symbolic link
+/// (which could point anywhere, e.g. at /etc/passwd) is not followed, and a FIFO, device or
+/// socket (which could block for ever or never end, e.g. /dev/zero) is refused before it is
+/// read. The file is checked before it is opened (opening a device can act on it) and again,
+/// on the open descriptor, after (it may have been swapped in between).
+pub fn open_regular(p: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refuse = |ft: std::fs::FileType| {
+        let kind = if ft.is_symlink() {
+            "a symbolic link"
+        } else if ft.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, device or socket)"
+        };
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: is {kind}; a file of a directory archive must be a regular file in it, and is never followed or read out of the archive",
+                p.display()
+            ),
+        )
+    };
+    let ft = std::fs::symlink_metadata(p)?.file_type();
+    if !ft.is_file() {
+        return Err(refuse(ft));
+    }
+    // O_NOFOLLOW: a symlink put in place since is not followed (ELOOP); O_NONBLOCK: a FIFO
+    // put in place since does not block the open (it is refused just below).
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(p)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                refuse(ft)
+            } else {
+                e
+            }
+        })?;
+    let ft = f.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(refuse(ft));
+    }
+    Ok(f)
 }
 
 /// The compression a tar member's name implies.

@@ -15,9 +15,73 @@
 //! size.
 
 pub mod data;
+mod lo;
 pub mod toc;
 
 pub use toc::fuzz_toc;
+
+/// Entry point for the fuzz harness (fuzz/fuzz_targets/archive_dir.rs): builds a directory
+/// archive from `bytes` in a fresh temporary directory and reads all of it, as pgdump2csv
+/// does with one job (the script, data in it) and with two (the script, then every data
+/// entry on its own). Layout of `bytes`: a flag byte (bit 0: also plant a symbolic link and
+/// a FIFO as data files, which must be refused, never followed or opened), two bytes (little
+/// endian) of toc.dat length, toc.dat, then the content every data file the TOC names gets.
+/// It must return for any input: no panic, no hang, no allocation a length field claims.
+pub fn fuzz_dir(bytes: &[u8]) {
+    if bytes.len() < 3 {
+        return;
+    }
+    let flags = bytes[0];
+    let n = usize::from(u16::from_le_bytes([bytes[1], bytes[2]])).min(bytes.len() - 3);
+    let (tocb, data) = bytes[3..].split_at(n);
+    let Ok(tmp) = tempfile::tempdir() else { return };
+    let d = tmp.path();
+    if std::fs::write(d.join("toc.dat"), tocb).is_err() {
+        return;
+    }
+    // The names the TOC gives its data files: each gets the data part.
+    let mut c = Counted {
+        inner: tocb,
+        pos: 0,
+    };
+    let mut files = Vec::new();
+    if let Ok(h) = toc::read_header(&mut c)
+        && let Ok(entries) = toc::read_toc(&mut c, &h)
+    {
+        files = entries.iter().map(|e| e.extra.file()).collect();
+    }
+    for (i, f) in files.iter().enumerate() {
+        let Ok(name) = std::str::from_utf8(f) else {
+            continue;
+        };
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            continue;
+        }
+        let p = d.join(name);
+        if flags & 1 != 0 && i % 3 == 1 {
+            let _ = std::os::unix::fs::symlink("/dev/zero", &p);
+        } else if flags & 1 != 0 && i % 3 == 2 {
+            let _ = std::process::Command::new("mkfifo").arg(&p).status();
+        } else {
+            let _ = std::fs::write(&p, data);
+        }
+    }
+    let want = |_: &str, _: &str| true;
+    for jobs in [1, 2] {
+        let Ok(o) = open(Some(d), &want, jobs) else {
+            continue;
+        };
+        let mut r = o.reader;
+        let _ = io::copy(&mut r, &mut io::sink());
+        if let Some(set) = o.data {
+            for i in 0..set.entries.len() {
+                if let Ok(mut r) = set.open(i, false) {
+                    let _ = io::copy(&mut r, &mut io::sink());
+                }
+            }
+        }
+    }
+}
 
 use crate::error::{Error, IoContext, Result};
 use crate::input::Input;
@@ -290,7 +354,7 @@ fn open_dir(
 ) -> Result<Opened> {
     let name = dir.display().to_string();
     let tocp = dir.join("toc.dat");
-    if !tocp.is_file() {
+    if std::fs::symlink_metadata(&tocp).is_err() {
         let dumpall = dir.join("map.dat").exists() || dir.join("databases").is_dir();
         return Err(Error::file(
             name,
@@ -302,7 +366,7 @@ fn open_dir(
         ));
     }
     let tocname = tocp.display().to_string();
-    let f = std::fs::File::open(&tocp).at(&tocp)?;
+    let f = data::open_regular(&tocp).at(&tocp)?;
     let mut c = Counted {
         inner: io::BufReader::new(f),
         pos: 0,
@@ -394,7 +458,7 @@ impl DataSet {
                     let base = String::from_utf8_lossy(&e.file).into_owned();
                     e.size = ["", ".gz", ".lz4", ".zst"]
                         .iter()
-                        .find_map(|s| std::fs::metadata(d.join(format!("{base}{s}"))).ok())
+                        .find_map(|s| std::fs::symlink_metadata(d.join(format!("{base}{s}"))).ok())
                         .map_or(0, |m| m.len());
                 }
             }
@@ -476,6 +540,14 @@ enum Source {
 
 enum Step {
     Text(Vec<u8>),
+    /// The data of a `BLOBS` entry: large objects, printed as pg_restore prints them.
+    Blobs {
+        id: i64,
+        what: String,
+        file: Vec<u8>,
+        offset: u64,
+        std_strings: bool,
+    },
     Data {
         id: i64,
         what: String,
@@ -499,7 +571,7 @@ fn finish_open(
     let large_objects = count_large_objects(&entries);
     if large_objects > 0 {
         crate::progress::message(&format!(
-            "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted"
+            "pgdump2csv: {name}: {large_objects} large object(s) (BLOBS entries) are not converted to CSV; their data goes to the schema script, as pg_restore prints it"
         ));
     }
     let s = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
@@ -616,6 +688,7 @@ fn plan(
         .unwrap_or_else(|| "SQL_ASCII".into());
     let std_strings = find("STDSTRINGS").is_some_and(|d| d.windows(4).any(|w| w == b"'on'"));
     let search_path = find("SEARCHPATH");
+    let major = dump_major(h);
 
     let mut steps = Vec::new();
     let mut t: Vec<u8> = Vec::new();
@@ -664,18 +737,45 @@ fn plan(
     for p in 0..3u8 {
         for e in entries.iter().filter(|e| !special(e) && pass(e) == p) {
             let is_data = e.had_dumper;
-            if is_data && !e.is("TABLE DATA") {
-                // BLOBS and the like: large objects are not converted.
+            if is_data && matches!(e.extra, Extra::Block { no_data: true, .. }) {
                 continue;
             }
-            if is_data && matches!(e.extra, Extra::Block { no_data: true, .. }) {
+            if is_data && e.is("BLOBS") {
+                // Large objects: not converted to CSV, but printed into the script as
+                // pg_restore prints them (so they land in the post-data, as from a plain dump).
+                print_entry(&mut t, &mut st, e, true, search_path.is_some(), major);
+                if search_path.is_none() && st.schema.as_deref() != Some(b"pg_catalog") {
+                    t.extend_from_slice(b"SET search_path = pg_catalog;\n\n");
+                    st.schema = Some(b"pg_catalog".to_vec());
+                }
+                steps.push(Step::Text(std::mem::take(&mut t)));
+                steps.push(Step::Blobs {
+                    id: e.id,
+                    what: format!("entry {} (large objects)", e.id),
+                    file: e.extra.file(),
+                    offset: e.extra.offset(),
+                    std_strings,
+                });
+                continue;
+            }
+            if is_data && !e.is("TABLE DATA") {
+                // Other data entries (BLOB COMMENTS of pre-9.0 archives): not printed.
                 continue;
             }
             if e.is("DATABASE") || e.is("DATABASE PROPERTIES") {
                 // Only printed by pg_restore --create; a plain dump without -C has neither.
                 continue;
             }
-            print_entry(&mut t, &mut st, e, is_data, search_path.is_some());
+            if (e.is("COMMENT") || e.is("ACL") || e.is("SECURITY LABEL"))
+                && e.tag
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with(b"DATABASE "))
+            {
+                // The database's own properties go with --create too (`_tocEntryRequired`):
+                // run against another database they would name the source one.
+                continue;
+            }
+            print_entry(&mut t, &mut st, e, is_data, search_path.is_some(), major);
             if !is_data {
                 continue;
             }
@@ -737,7 +837,14 @@ fn sanitize(s: Option<&[u8]>, hyphen: bool) -> Vec<u8> {
 
 /// One entry as `_printTocEntry` prints it (without --no-owner, --verbose or
 /// --use-set-session-authorization, as a plain pg_dump prints it).
-fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_search_path: bool) {
+fn print_entry(
+    t: &mut Vec<u8>,
+    st: &mut State,
+    e: &Entry,
+    is_data: bool,
+    have_search_path: bool,
+    major: u32,
+) {
     // Archives older than 1.13 have no SEARCHPATH entry: pg_restore sets the search path
     // per object (`_selectOutputSchema`).
     if !have_search_path
@@ -829,12 +936,12 @@ fn print_entry(t: &mut Vec<u8>, st: &mut State, e: &Entry, is_data: bool, have_s
     }
     if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty())
         && e.drop_stmt.as_deref().is_some_and(|d| !d.is_empty())
-        && let Some(obj) = object_description(e)
+        && let Some(obj) = object_description(e, major)
     {
         t.extend_from_slice(b"ALTER ");
         t.extend_from_slice(&obj);
         t.extend_from_slice(b" OWNER TO ");
-        t.extend_from_slice(fmt_id(&String::from_utf8_lossy(owner)).as_bytes());
+        t.extend_from_slice(&fmt_id_bytes(owner));
         t.extend_from_slice(b";\n\n");
     }
 }
@@ -848,10 +955,23 @@ fn blob_oids(e: &Entry) -> Vec<String> {
         .collect()
 }
 
+/// The major version of the pg_dump that wrote the archive ("17.10" -> 17; 0 when the
+/// header does not say): the script is printed as that version's pg_restore prints it,
+/// which is what its plain dump holds.
+fn dump_major(h: &Header) -> u32 {
+    let v = h.dump_version.as_deref().unwrap_or(b"");
+    let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&v[..digits])
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0)
+}
+
 /// What `_getObjectDescription` names an object in `ALTER ... OWNER TO`, or `None` for
-/// objects without owners. The qualified name is taken from the entry's DROP statement,
-/// which pg_dump built with the same quoting.
-fn object_description(e: &Entry) -> Option<Vec<u8>> {
+/// objects without owners: the entry's schema and tag through `fmtId` (the DROP statement,
+/// which may end in CASCADE, only for the kinds that need argument lists). pg_restore before
+/// 17 says `TABLE` for views, materialized views and sequences.
+fn object_description(e: &Entry, major: u32) -> Option<Vec<u8>> {
     const PLAIN: &[&str] = &[
         "COLLATION",
         "CONVERSION",
@@ -882,17 +1002,14 @@ fn object_description(e: &Entry) -> Option<Vec<u8>> {
         "OPERATOR FAMILY",
         "PROCEDURE",
     ];
-    let drop = e.drop_stmt.as_deref()?;
-    let trimmed = {
+    let desc = std::str::from_utf8(&e.desc).ok()?;
+    if DECORATED.contains(&desc) {
+        let drop = e.drop_stmt.as_deref()?;
         let mut end = drop.len();
         while end > 0 && matches!(drop[end - 1], b'\n' | b';') {
             end -= 1;
         }
-        &drop[..end]
-    };
-    let desc = std::str::from_utf8(&e.desc).ok()?;
-    if DECORATED.contains(&desc) {
-        return trimmed.strip_prefix(b"DROP ").map(<[u8]>::to_vec);
+        return drop[..end].strip_prefix(b"DROP ").map(<[u8]>::to_vec);
     }
     if e.is("BLOB") {
         let mut v = b"LARGE OBJECT ".to_vec();
@@ -903,27 +1020,16 @@ fn object_description(e: &Entry) -> Option<Vec<u8>> {
         return None;
     }
     let kind = match desc {
-        "VIEW" | "SEQUENCE" | "MATERIALIZED VIEW" => "TABLE",
+        "VIEW" | "SEQUENCE" | "MATERIALIZED VIEW" if major < 17 => "TABLE",
         d => d,
-    };
-    let prefix = format!("DROP {desc} ");
-    let name = match trimmed.strip_prefix(prefix.as_bytes()) {
-        Some(n) => n.to_vec(),
-        None => {
-            let mut n = Vec::new();
-            if let Some(ns) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
-                n.extend_from_slice(fmt_id(&String::from_utf8_lossy(ns)).as_bytes());
-                n.push(b'.');
-            }
-            n.extend_from_slice(
-                fmt_id(&String::from_utf8_lossy(e.tag.as_deref().unwrap_or(b""))).as_bytes(),
-            );
-            n
-        }
     };
     let mut v = kind.as_bytes().to_vec();
     v.push(b' ');
-    v.extend_from_slice(&name);
+    if let Some(ns) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
+        v.extend_from_slice(&fmt_id_bytes(ns));
+        v.push(b'.');
+    }
+    v.extend_from_slice(&fmt_id_bytes(e.tag.as_deref().unwrap_or(b"")));
     Some(v)
 }
 
@@ -1112,6 +1218,25 @@ fn fmt_id(s: &str) -> String {
     }
 }
 
+/// [`fmt_id`] of a name's bytes as the archive holds them (in the database's encoding, which
+/// need not be UTF-8): a name that is not UTF-8 is never a plain identifier, so it is quoted.
+fn fmt_id_bytes(b: &[u8]) -> Vec<u8> {
+    match std::str::from_utf8(b) {
+        Ok(s) => fmt_id(s).into_bytes(),
+        Err(_) => {
+            let mut v = vec![b'"'];
+            for &c in b {
+                if c == b'"' {
+                    v.push(b'"');
+                }
+                v.push(c);
+            }
+            v.push(b'"');
+            v
+        }
+    }
+}
+
 /// The script reader.
 struct Script {
     steps: Vec<Step>,
@@ -1254,6 +1379,139 @@ fn open_entry(
     }
 }
 
+/// The largest LO TOC read (a line per large object): far beyond any real one.
+const LO_TOC_MAX: u64 = 1 << 30;
+
+/// Reads an LO TOC whole (at most [`LO_TOC_MAX`] bytes) and parses it.
+fn read_lo_toc(
+    mut r: impl Read,
+    what: &str,
+) -> io::Result<std::collections::VecDeque<(u32, Vec<u8>)>> {
+    let mut v = Vec::new();
+    (&mut r).take(LO_TOC_MAX + 1).read_to_end(&mut v)?;
+    if v.len() as u64 > LO_TOC_MAX {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what}: its large-object list is longer than {LO_TOC_MAX} bytes"),
+        ));
+    }
+    lo::parse_lo_toc(&v, what)
+}
+
+/// Finds the large objects of `BLOBS` entry `id` (see [`lo::Objects`]).
+fn open_los(
+    src: &Source,
+    id: i64,
+    what: &str,
+    file: &[u8],
+    offset: u64,
+) -> io::Result<lo::Objects> {
+    use std::io::{Seek, SeekFrom};
+    match src {
+        Source::Custom(s) => {
+            s.lock()
+                .map_err(|_| io::Error::other("poisoned"))?
+                .find_block_of(3, id, what)?;
+            Ok(lo::Objects::Block(Arc::clone(s)))
+        }
+        Source::CustomFile {
+            path,
+            int_size,
+            off_size,
+        } => {
+            let mut f = std::fs::File::open(path)?;
+            if offset == 0 {
+                let end = f.metadata()?.len();
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "byte {end}: the archive ends before the data block of {what}: it is truncated"
+                    ),
+                ));
+            }
+            f.seek(SeekFrom::Start(offset))?;
+            let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
+            let mut st = Stream::new(r, offset, *int_size, *off_size);
+            st.find_block_of(3, id, what)?;
+            Ok(lo::Objects::Block(Arc::new(Mutex::new(st))))
+        }
+        Source::Tar(s) => Ok(lo::Objects::TarStream(Arc::clone(s))),
+        Source::TarFile { path, members } => {
+            let toc_name = [
+                format!("blobs_{id}.toc").into_bytes(),
+                b"blobs.toc".to_vec(),
+            ]
+            .into_iter()
+            .find_map(|n| members.get(&n).copied());
+            let Some((at, size)) = toc_name else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{what}: the tar archive has no blobs.toc member listing them"),
+                ));
+            };
+            let member = |at: u64, size: u64, what: &str| -> io::Result<Box<dyn Read + Send>> {
+                let mut f = std::fs::File::open(path)?;
+                f.seek(SeekFrom::Start(at))?;
+                Ok(Box::new(data::Exact {
+                    inner: io::BufReader::with_capacity(1 << 16, f),
+                    left: size,
+                    at,
+                    what: what.to_string(),
+                }))
+            };
+            let list = read_lo_toc(member(at, size, what)?, what)?;
+            let members = members.clone();
+            let path = path.clone();
+            let what = what.to_string();
+            Ok(lo::Objects::Listed {
+                list,
+                open: Box::new(move |name: &[u8]| {
+                    let Some(&(at, size)) = members.get(name) else {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "{what}: the tar archive has no member {}",
+                                String::from_utf8_lossy(name)
+                            ),
+                        ));
+                    };
+                    let mut f = std::fs::File::open(&path)?;
+                    f.seek(SeekFrom::Start(at))?;
+                    data::decode(
+                        Box::new(data::Exact {
+                            inner: io::BufReader::with_capacity(1 << 16, f),
+                            left: size,
+                            at,
+                            what: what.clone(),
+                        }),
+                        data::member_compression(name),
+                        Wrapper::File,
+                        &what,
+                        None,
+                        false,
+                    )
+                }),
+            })
+        }
+        Source::Dir(d) => {
+            let (f, c, name) = data::open_dir_file(d, file, what)?;
+            let r = data::decode(
+                f,
+                c,
+                Wrapper::File,
+                &format!("{what} in {name}"),
+                None,
+                false,
+            )?;
+            let list = read_lo_toc(r, what)?;
+            Ok(lo::Objects::Listed {
+                list,
+                open: lo::dir_opener(d.clone(), what.to_string()),
+            })
+        }
+    }
+}
+
 /// The member names pg_dump may have given a data file in a tar archive.
 fn tar_names(file: &[u8]) -> Vec<Vec<u8>> {
     let mut names = vec![file.to_vec()];
@@ -1292,7 +1550,7 @@ impl Script {
                 file,
                 offset,
             } => self.open_data(*id, what, file, *offset),
-            Step::Text(_) => Err(io::Error::other("not a data step")),
+            Step::Text(_) | Step::Blobs { .. } => Err(io::Error::other("not a data step")),
         }
     }
 
@@ -1302,6 +1560,10 @@ impl Script {
     fn read_ahead(&mut self, i: usize) {
         let mut j = self.ahead.back().map_or(i, |x| x.0.max(i)) + 1;
         while self.ahead.len() < self.depth && j < self.steps.len() {
+            // Opening an entry beyond large objects would move a shared stream past them.
+            if matches!(self.steps[j], Step::Blobs { .. }) {
+                break;
+            }
             if matches!(self.steps[j], Step::Data { .. }) {
                 let r = self.open_step(j);
                 self.ahead.push_back((j, r));
@@ -1347,6 +1609,21 @@ impl Read for Script {
                     self.text = std::mem::take(t);
                     self.text_pos = 0;
                 }
+                Some(Step::Blobs {
+                    id,
+                    what,
+                    file,
+                    offset,
+                    std_strings,
+                }) => {
+                    let objects = open_los(&self.src, *id, what, file, *offset)?;
+                    self.cur = Some(Box::new(lo::LoText::new(
+                        objects,
+                        self.compression,
+                        *std_strings,
+                        what.clone(),
+                    )));
+                }
                 Some(Step::Data { .. }) => {
                     let r = match self.ahead.front() {
                         Some((j, _)) if *j == i => self.ahead.pop_front().map(|x| x.1),
@@ -1361,5 +1638,96 @@ impl Read for Script {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(desc: &str, ns: Option<&str>, tag: &str, drop: &str) -> Entry {
+        Entry {
+            at: 0,
+            id: 1,
+            had_dumper: false,
+            tag: Some(tag.as_bytes().to_vec()),
+            desc: desc.as_bytes().to_vec(),
+            section: 2,
+            defn: None,
+            drop_stmt: Some(drop.as_bytes().to_vec()),
+            copy_stmt: None,
+            namespace: ns.map(|n| n.as_bytes().to_vec()),
+            tablespace: None,
+            tableam: None,
+            owner: Some(b"o".to_vec()),
+            deps: Vec::new(),
+            extra: Extra::File(Vec::new()),
+        }
+    }
+
+    /// Issue 19 items 11 and 12: the object of ALTER ... OWNER TO as pg_restore names it.
+    /// Before the fix: `TYPE public.t CASCADE` (from the DROP statement) and `TABLE` for a
+    /// sequence, view or materialized view of pg_dump 17 and later.
+    #[test]
+    fn owner_object_names() {
+        let d =
+            |e: &Entry, major| String::from_utf8(object_description(e, major).unwrap()).unwrap();
+        let t = entry("TYPE", Some("public"), "t", "DROP TYPE public.t CASCADE;\n");
+        assert_eq!(d(&t, 17), "TYPE public.t");
+        assert_eq!(d(&t, 15), "TYPE public.t");
+        let q = entry(
+            "TYPE",
+            Some("My S"),
+            "select",
+            "DROP TYPE \"My S\".\"select\";\n",
+        );
+        assert_eq!(d(&q, 18), "TYPE \"My S\".\"select\"");
+        for (desc, new) in [
+            ("SEQUENCE", "SEQUENCE"),
+            ("VIEW", "VIEW"),
+            ("MATERIALIZED VIEW", "MATERIALIZED VIEW"),
+        ] {
+            let e = entry(desc, Some("s"), "x", "DROP X s.x;\n");
+            assert_eq!(d(&e, 16), "TABLE s.x", "{desc}");
+            assert_eq!(d(&e, 17), format!("{new} s.x"), "{desc}");
+            assert_eq!(d(&e, 0), "TABLE s.x", "{desc}");
+        }
+        let f = entry(
+            "FUNCTION",
+            Some("s"),
+            "f(integer)",
+            "DROP FUNCTION s.f(integer);\n",
+        );
+        assert_eq!(d(&f, 17), "FUNCTION s.f(integer)");
+        let s = entry("SCHEMA", None, "app", "DROP SCHEMA app;\n");
+        assert_eq!(d(&s, 17), "SCHEMA app");
+        assert!(
+            object_description(&entry("INDEX", Some("s"), "i", "DROP INDEX s.i;"), 17).is_none()
+        );
+    }
+
+    #[test]
+    fn dump_major_versions() {
+        let mut h = Header {
+            version: (1, 16, 0),
+            int_size: 4,
+            off_size: 8,
+            format: Format::Custom,
+            compression: Compression::None,
+            dbname: None,
+            server_version: None,
+            dump_version: None,
+        };
+        for (v, m) in [
+            (&b"17.10"[..], 17),
+            (b"18devel", 18),
+            (b"9.6.24", 9),
+            (b"", 0),
+        ] {
+            h.dump_version = Some(v.to_vec());
+            assert_eq!(dump_major(&h), m);
+        }
+        h.dump_version = None;
+        assert_eq!(dump_major(&h), 0);
     }
 }

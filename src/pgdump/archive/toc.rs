@@ -153,11 +153,13 @@ impl Entry {
     pub fn display_name(&self) -> String {
         let s =
             |v: &Option<Vec<u8>>| String::from_utf8_lossy(v.as_deref().unwrap_or(b"")).into_owned();
-        if self.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
+        let name = if self.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
             format!("{}.{}", s(&self.namespace), s(&self.tag))
         } else {
             s(&self.tag)
-        }
+        };
+        // Printed in messages: a tag from the archive must not drive the terminal.
+        crate::names::display_name(&name)
     }
 }
 
@@ -459,6 +461,9 @@ pub fn read_toc<R: Read>(r: &mut Counted<R>, h: &Header) -> Res<Vec<Entry>> {
     }
     // Not preallocated: a corrupt count must not size an allocation.
     let mut entries = Vec::new();
+    // Dump id -> offset of the entry: a data block is found by its entry's id, so two
+    // entries with one id would both read the first one's data (pg_dump never repeats one).
+    let mut ids = std::collections::HashMap::new();
     for _ in 0..count {
         let at = p.r.pos;
         let id = p.int("a TOC entry")?;
@@ -466,6 +471,14 @@ pub fn read_toc<R: Read>(r: &mut Counted<R>, h: &Header) -> Res<Vec<Entry>> {
             return Err(FormatError {
                 at,
                 msg: format!("TOC entry with invalid dump id {id}"),
+            });
+        }
+        if let Some(first) = ids.insert(id, at) {
+            return Err(FormatError {
+                at,
+                msg: format!(
+                    "TOC entry with dump id {id}, which the entry at byte {first} has too: dump ids are unique in an archive pg_dump wrote (a table could get another one's data); refusing the archive"
+                ),
             });
         }
         let what = format!("TOC entry {id}");
