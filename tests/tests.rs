@@ -18,6 +18,7 @@ mod csvcheck_pg;
 mod csvcheck_pg_prop;
 mod csvcheck_prop;
 mod csvload_pg;
+mod csvload_verify_pg;
 mod csvsplit;
 mod csvsplit_copy;
 mod csvsplit_range;

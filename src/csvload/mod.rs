@@ -10,6 +10,7 @@ pub mod conn;
 pub mod load;
 pub mod plan;
 pub mod sqlfile;
+pub mod verify;
 
 use crate::error::{Error, Result};
 use load::{Journal, Opts, Outcome};
@@ -95,6 +96,18 @@ pub struct Args {
     #[arg(long)]
     pub keep_going: bool,
 
+    /// What verification compares: `count` (each table's rows, and a csvsplit key's min and
+    /// max, with the manifests) or `content` (also every value: an order-independent digest
+    /// of each table's records from the CSV files and read back from the target, compared
+    /// per key bucket; a full read of both sides, `-j` tables at once).
+    #[arg(long, value_name = "WHAT", value_enum, default_value = "count")]
+    pub verify: verify::Verify,
+
+    /// With `--verify content`: print up to N differing records of each differing table from
+    /// both sides (a second read of the differing key buckets); 0: name the buckets only.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub verify_diff: u64,
+
     /// Print no progress bar and no summary; only errors and verification differences.
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -159,8 +172,15 @@ pub fn run(a: Args) -> Result<()> {
     let target = conn::Target::parse(&a.database)?;
     let mut client = target.connect()?;
     yugabyte_session(&mut client)?;
+    if a.verify == verify::Verify::Content && a.append {
+        return Err(Error::Usage(
+            "--verify content compares whole tables with the CSV files; it cannot with --append"
+                .into(),
+        ));
+    }
     if a.verify_only {
-        return verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
+        let counted = verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
+        return content_too(&target, &plan, &a, counted);
     }
     journal.ensure(&mut client)?;
     if let Some(s) = &a.schema {
@@ -197,7 +217,21 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(p) = &a.post_data {
         phase(&mut client, p, &journal, a.quiet)?;
     }
-    verify(&mut client, &plan, &extra, a.quiet)
+    let counted = verify(&mut client, &plan, &extra, a.quiet);
+    content_too(&target, &plan, &a, counted)
+}
+
+/// With `--verify content`, compares the tables' content after their counts (also when the
+/// counts differ: the content comparison says where); the counts' error comes first.
+fn content_too(target: &conn::Target, plan: &Plan, a: &Args, counted: Result<()>) -> Result<()> {
+    if a.verify != verify::Verify::Content {
+        return counted;
+    }
+    if let Err(e @ Error::Usage(_)) = counted {
+        return Err(e);
+    }
+    let content = verify::content(target, plan, a.jobs as usize, a.verify_diff, a.quiet);
+    counted.and(content)
 }
 
 /// Runs a `--schema` or `--post-data` script and says what happened.
