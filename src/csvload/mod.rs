@@ -286,7 +286,8 @@ fn load_all(
     }
     let files_left = Mutex::new(files_left);
     let committed = |n: u64| bar.inc(n);
-    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..plan.files.len()).collect());
+    // Each table's shards in spread order (plan::spread), not neighbours side by side.
+    let queue: Mutex<VecDeque<usize>> = Mutex::new(plan.load_order().into());
     let stop_all = AtomicBool::new(false);
     let failed_tables: Mutex<Vec<bool>> = Mutex::new(vec![false; plan.tables.len()]);
     let tallies: Mutex<Vec<Tally>> =

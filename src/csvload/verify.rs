@@ -41,7 +41,7 @@ pub enum Verify {
 pub const BUCKETS: usize = 1 << 16;
 
 /// Most records held in memory by the second pass (over the differing buckets).
-const DIFF_RECORDS: u64 = 200_000;
+const DIFF_RECORDS: u64 = 50_000;
 
 /// Session settings for reading values back, as pg_dump sets them for its own session
 /// (DateStyle ISO, IntervalStyle postgres, extra_float_digits 3), plus hex bytea and UTC.
