@@ -130,9 +130,10 @@ fn parse_float<F: std::str::FromStr>(v: &[u8]) -> Option<F> {
 }
 
 fn boolean(v: &[u8]) -> Option<bool> {
-    let s = trim(v).to_ascii_lowercase();
-    let pre = |w: &[u8]| !s.is_empty() && w.starts_with(&s);
-    if pre(b"true") || pre(b"yes") || s == b"on" || s == b"1" {
+    let s = trim(v);
+    let pre =
+        |w: &[u8]| !s.is_empty() && s.len() <= w.len() && w[..s.len()].eq_ignore_ascii_case(s);
+    if pre(b"true") || pre(b"yes") || s.eq_ignore_ascii_case(b"on") || s == b"1" {
         Some(true)
     } else if pre(b"false") || pre(b"no") || (s.len() >= 2 && pre(b"off")) || s == b"0" {
         Some(false)
@@ -142,90 +143,73 @@ fn boolean(v: &[u8]) -> Option<bool> {
 }
 
 /// `numeric`: sign, significant digits, decimal exponent; `NaN` and the infinities by name.
+/// Written straight into `out` (no allocation per value: this runs for every numeric field).
 fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
     let s = trim(v);
-    let lower = s.to_ascii_lowercase();
-    for (w, c) in [
-        (&b"nan"[..], &b"NaN"[..]),
-        (b"infinity", b"+Inf"),
-        (b"+infinity", b"+Inf"),
-        (b"inf", b"+Inf"),
-        (b"+inf", b"+Inf"),
-        (b"-infinity", b"-Inf"),
-        (b"-inf", b"-Inf"),
-    ] {
-        if lower == w {
-            out.extend_from_slice(c);
-            return true;
-        }
-    }
     let (neg, rest) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
-    let mut digits: Vec<u8> = Vec::with_capacity(rest.len());
-    let mut exp: i64 = 0;
-    let mut i = 0;
-    let mut seen = false;
-    while i < rest.len() && rest[i].is_ascii_digit() {
-        digits.push(rest[i]);
-        i += 1;
-        seen = true;
+    if rest.first().is_some_and(|b| b.is_ascii_alphabetic()) {
+        let name = if rest.eq_ignore_ascii_case(b"nan") && s.len() == 3 {
+            &b"NaN"[..]
+        } else if rest.eq_ignore_ascii_case(b"infinity") || rest.eq_ignore_ascii_case(b"inf") {
+            if neg { b"-Inf" } else { b"+Inf" }
+        } else {
+            return false;
+        };
+        out.extend_from_slice(name);
+        return true;
     }
-    if i < rest.len() && rest[i] == b'.' {
-        i += 1;
-        while i < rest.len() && rest[i].is_ascii_digit() {
-            digits.push(rest[i]);
-            exp -= 1;
-            i += 1;
-            seen = true;
-        }
+    let int_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (int, mut tail) = rest.split_at(int_len);
+    let mut frac: &[u8] = &[];
+    if tail.first() == Some(&b'.') {
+        let n = tail[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        frac = &tail[1..1 + n];
+        tail = &tail[1 + n..];
     }
-    if !seen {
+    if int.is_empty() && frac.is_empty() {
         return false;
     }
-    if i < rest.len() && matches!(rest[i], b'e' | b'E') {
-        i += 1;
-        let eneg = match rest.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
+    let mut exp: i64 = -(frac.len() as i64);
+    if let Some((&e, t)) = tail.split_first()
+        && matches!(e, b'e' | b'E')
+    {
+        let (eneg, t) = match t.first() {
+            Some(b'-') => (true, &t[1..]),
+            Some(b'+') => (false, &t[1..]),
+            _ => (false, t),
         };
-        let st = i;
-        let mut e: i64 = 0;
-        while i < rest.len() && rest[i].is_ascii_digit() {
-            e = e.saturating_mul(10).saturating_add((rest[i] - b'0') as i64);
-            i += 1;
-        }
-        if i == st || e > 1_000_000 {
+        if t.is_empty() || t.len() > 7 || !t.iter().all(u8::is_ascii_digit) {
             return false;
         }
+        let e = t.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
         exp += if eneg { -e } else { e };
+        tail = &[];
     }
-    if i != rest.len() {
+    if !tail.is_empty() {
         return false;
     }
-    let lead = digits.iter().position(|&d| d != b'0');
-    let Some(lead) = lead else {
+    // The digits are int then frac; drop leading and trailing zeros.
+    let all = || int.iter().chain(frac.iter());
+    let Some(lead) = all().position(|&d| d != b'0') else {
         out.push(b'0');
         return true;
     };
-    let trail = digits
-        .iter()
-        .rposition(|&d| d != b'0')
-        .expect("a non-zero digit");
-    exp += (digits.len() - 1 - trail) as i64;
+    let total = int.len() + frac.len();
+    let trail = total
+        - 1
+        - all()
+            .rev()
+            .position(|&d| d != b'0')
+            .expect("a non-zero digit");
+    exp += (total - 1 - trail) as i64;
     out.push(if neg { b'-' } else { b'+' });
-    out.extend_from_slice(&digits[lead..=trail]);
+    out.extend(all().skip(lead).take(trail + 1 - lead));
     out.push(b'e');
-    out.extend_from_slice(exp.to_string().as_bytes());
+    let _ = std::io::Write::write_fmt(out, format_args!("{exp}"));
     true
 }
 
@@ -678,6 +662,13 @@ mod tests {
         same(&PgType::Numeric(None), "1.50", "1.5");
         same(&PgType::Numeric(None), "1e2", "100");
         same(&PgType::Numeric(None), "-0.0", "0");
+        same(&PgType::Numeric(None), "  007.100e+1 ", "71");
+        same(&PgType::Numeric(None), "-Infinity", "-inf");
+        differ(&PgType::Numeric(None), "Infinity", "-Infinity");
+        same(&PgType::Numeric(None), ".5", "0.5");
+        differ(&PgType::Numeric(None), "1.", "1e");
+        same(&PgType::Bool, "T", "yes");
+        same(&PgType::Bool, "OFF", "n");
         differ(&PgType::Numeric(None), "1.5", "-1.5");
         differ(&PgType::Numeric(None), "15", "1.5");
         same(&PgType::Float8, "0.1", "1e-1");
