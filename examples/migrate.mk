@@ -49,6 +49,9 @@
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
+#   VERIFY       count (default): every table's row count against the manifest; content:
+#                also every value (csvload --verify content: a digest of the CSV files
+#                against the target read back; a full read of both, see docs/csvload.md)
 #   IMPORT_URL   cockroachdb: where the contents of $(OUT)/shards/ are uploaded, e.g.
 #                's3://bucket/migrate?AUTH=implicit' (default nodelocal://1/dumpshard); a
 #                table's shards are below it in a directory named as its CSV file
@@ -95,6 +98,7 @@ CHECK_FLAGS ?=
 SORT_FLAGS ?=
 SPLIT_FLAGS ?=
 LOAD_FLAGS ?=
+VERIFY ?= count
 
 ifeq ($(filter $(TARGET_KIND),postgresql yugabytedb cockroachdb),)
 $(error TARGET_KIND must be postgresql, yugabytedb or cockroachdb, not '$(TARGET_KIND)')
@@ -286,13 +290,14 @@ $(S)/post-data: $(TABLES:%=$(S)/%.loaded)
 	$(CSVLOAD) --post-data '$(OUT)/post.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
-# Every table's row count against the dump's manifest (exit 1 on any difference).
+# Every table's row count against the dump's manifest, and with VERIFY=content every value
+# (exit 1 on any difference).
 $(S)/verified: $(S)/post-data
-	$(CSVLOAD) --verify-only $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+	$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
 	touch '$@'
 
 verify: $(S)/converted
-	$(CSVLOAD) --verify-only $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+	$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
 
 # cockroachdb: every table's IMPORT INTO, in one file.
 $(OUT)/import.sql: $(TABLES:%=$(S)/%.split)

@@ -394,6 +394,22 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The order in which the data phase takes the files: tables in plan order, and each
+    /// table's files in [`spread`] order, so that `-j` jobs loading one table's sorted shards
+    /// at once write different parts of its key range, not neighbours (a range-sharded target,
+    /// CockroachDB or YugabyteDB, would otherwise take them all on one range: the hotspot of
+    /// the shared load-targets notes).
+    pub fn load_order(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.files.len());
+        for t in 0..self.tables.len() {
+            let mine: Vec<usize> = (0..self.files.len())
+                .filter(|&i| self.files[i].table == t)
+                .collect();
+            out.extend(spread(mine.len()).into_iter().map(|k| mine[k]));
+        }
+        out
+    }
+
     /// The index of an equal table (same schema and name), adding it if new.
     fn table_index(&mut self, t: TablePlan) -> usize {
         match self
@@ -410,9 +426,59 @@ impl Plan {
     }
 }
 
+/// `0..n` in bit-reversed order (0, n/2, n/4, 3n/4, ...): any run of consecutive picks is
+/// spread evenly over the range, as far apart as the picks allow.
+pub fn spread(n: usize) -> Vec<usize> {
+    if n <= 1 {
+        return (0..n).collect();
+    }
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    (0..1usize << bits)
+        .map(|i| i.reverse_bits() >> (usize::BITS - bits))
+        .filter(|&r| r < n)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before, the files were taken in manifest order, so two jobs loaded neighbouring
+    /// shards (0 and 1) of one table at once; now the first two picks are the range's two
+    /// halves, and every n is a permutation.
+    #[test]
+    fn shards_taken_from_different_parts_of_the_range() {
+        assert_eq!(spread(8), vec![0, 4, 2, 6, 1, 5, 3, 7]);
+        assert_eq!(spread(5), vec![0, 4, 2, 1, 3]);
+        assert_eq!(spread(1), vec![0]);
+        assert!(spread(0).is_empty());
+        for n in 1..200 {
+            let mut s = spread(n);
+            // No two consecutive picks of the first half are neighbours.
+            for w in s[..n / 2].windows(2) {
+                assert!(w[0].abs_diff(w[1]) >= 2, "{n}: {w:?}");
+            }
+            s.sort_unstable();
+            assert_eq!(s, (0..n).collect::<Vec<_>>());
+        }
+        // Tables keep their order; each table's files are spread.
+        let mut p = Plan::default();
+        for (i, name) in ["a", "b"].iter().enumerate() {
+            p.tables.push(TablePlan {
+                schema: None,
+                name: name.to_string(),
+                columns: vec![],
+                null: String::new(),
+                expected_rows: 0,
+                key_range: None,
+            });
+            for k in 0..4 {
+                p.files
+                    .push(FileJob::new(i, format!("{name}{k}").into(), false, 0, None));
+            }
+        }
+        assert_eq!(p.load_order(), vec![0, 2, 1, 3, 4, 6, 5, 7]);
+    }
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
         let p = dir.join(name);

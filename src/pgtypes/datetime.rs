@@ -80,6 +80,9 @@ pub(super) struct Dt {
     pub(super) tz: bool,
     pub(super) tz_name: bool,
     pub(super) special: bool,
+    /// The zone as seconds east of UTC, when it was a numeric displacement or a name for UTC
+    /// (content verification turns such values into instants).
+    pub(super) offset: Option<i64>,
 }
 
 pub(super) const OUT_OF_RANGE: &str = "date/time field value out of range";
@@ -242,6 +245,7 @@ pub(super) fn parse_dt(v: &[u8]) -> Result<Dt, String> {
         }
         match c.peek() {
             Some(b'+' | b'-') if dt.time.is_some() && !dt.tz => {
+                let west = c.peek() == Some(b'-');
                 c.i += 1;
                 let h = c.digits();
                 if h.is_empty() {
@@ -274,6 +278,8 @@ pub(super) fn parse_dt(v: &[u8]) -> Result<Dt, String> {
                     return Err("time zone displacement out of range".into());
                 }
                 dt.tz = true;
+                let east = (hh * 60 + mm) * 60 + ss;
+                dt.offset = Some(if west { -east } else { east });
             }
             Some(b) if b.is_ascii_alphabetic() => {
                 let w = c.word().to_ascii_lowercase();
@@ -283,8 +289,12 @@ pub(super) fn parse_dt(v: &[u8]) -> Result<Dt, String> {
                 } else if !dt.tz && (dt.time.is_some() || dt.date.is_some()) && known_zone(&w) {
                     dt.tz = true;
                     dt.tz_name = !is_abbrev(&w);
+                    if matches!(&w[..], b"utc" | b"ut" | b"gmt" | b"zulu" | b"z") {
+                        dt.offset = Some(0);
+                    }
                 } else if w == b"z" && !dt.tz {
                     dt.tz = true;
+                    dt.offset = Some(0);
                 } else {
                     return Err(if w.contains(&b'/') {
                         format!(

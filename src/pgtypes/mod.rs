@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod array;
 mod bool;
 mod bytea;
+pub mod canon;
 mod chars;
 mod datetime;
 mod float;
