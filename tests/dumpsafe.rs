@@ -39,7 +39,7 @@ fn connect_to_a_connection_string_is_refused() {
             "{HEAD}CREATE TABLE public.a (id integer);\n\\unrestrict k1\n{line}\n\\restrict k1\n\nCREATE TABLE public.b (id integer);\n{FOOT}"
         );
         let r = Cmd::new("pgdump2csv")
-            .args(["--schema", schema.to_str().unwrap()])
+            .args(["--write-schema", schema.to_str().unwrap()])
             .stdin(dump)
             .run();
         assert_refused(&r, &["<stdin>:11:"]);
@@ -55,7 +55,7 @@ fn connect_to_a_connection_string_is_refused() {
             "{HEAD}CREATE TABLE public.a (id integer);\n\\unrestrict k1\n{line}\n\\restrict k1\n\nCREATE TABLE public.b (id integer);\n{FOOT}"
         );
         Cmd::new("pgdump2csv")
-            .args(["--schema", schema.to_str().unwrap()])
+            .args(["--write-schema", schema.to_str().unwrap()])
             .stdin(dump)
             .expect(0);
         let s = std::fs::read_to_string(&schema).unwrap();
