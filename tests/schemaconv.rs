@@ -566,12 +566,12 @@ fn html_report_in_headless_chromium() {
     let d = tempfile::tempdir().unwrap();
     let (html, json) = (d.path().join("r.html"), d.path().join("r.json"));
     let dump = cli::dump_path("nasty.sql");
-    for rep in [&html, &json] {
+    for (rep, csv) in [(&html, "csv-html"), (&json, "csv-json")] {
         Cmd::new("pgdump2csv")
             .args(["-q", "--target-kind", "cockroachdb", "--report"])
             .arg(rep)
             .arg("-o")
-            .arg(d.path().join("csv"))
+            .arg(d.path().join(csv))
             .arg(&dump)
             .ok();
     }
