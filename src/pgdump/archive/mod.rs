@@ -1287,19 +1287,7 @@ fn open_entry(
                 int_size,
                 off_size,
             } => {
-                use std::io::{Seek, SeekFrom};
-                let mut f = std::fs::File::open(path)?;
-                if offset == 0 {
-                    // No offset in the TOC and none found by the scan.
-                    let end = f.metadata()?.len();
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "byte {end}: the archive ends before the data block of {what}: it is truncated"
-                        ),
-                    ));
-                }
-                f.seek(SeekFrom::Start(offset))?;
+                let f = open_block(path, offset, what)?;
                 // Opened here, not by input::open: counted for the progress bar here too
                 // (above the buffer, so only the bytes used count).
                 let r: Box<dyn Read + Send> = Box::new(crate::progress::Reading(
@@ -1419,17 +1407,7 @@ fn open_los(
             int_size,
             off_size,
         } => {
-            let mut f = std::fs::File::open(path)?;
-            if offset == 0 {
-                let end = f.metadata()?.len();
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "byte {end}: the archive ends before the data block of {what}: it is truncated"
-                    ),
-                ));
-            }
-            f.seek(SeekFrom::Start(offset))?;
+            let f = open_block(path, offset, what)?;
             let r: Box<dyn Read + Send> = Box::new(io::BufReader::with_capacity(1 << 16, f));
             let mut st = Stream::new(r, offset, *int_size, *off_size);
             st.find_block_of(3, id, what)?;
@@ -1639,6 +1617,24 @@ impl Read for Script {
             }
         }
     }
+}
+
+/// A custom archive opened at the data block that starts at `offset` (0: the TOC gave none and
+/// the scan found none, so the archive ends before it).
+fn open_block(path: &std::path::Path, offset: u64, what: &str) -> io::Result<std::fs::File> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    if offset == 0 {
+        let end = f.metadata()?.len();
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "byte {end}: the archive ends before the data block of {what}: it is truncated"
+            ),
+        ));
+    }
+    f.seek(SeekFrom::Start(offset))?;
+    Ok(f)
 }
 
 #[cfg(test)]
