@@ -7,6 +7,7 @@
 //! (pg_backup_archiver.c `WriteHead`/`WriteToc`, pg_backup_custom.c blocks), not by pg_dump,
 //! so versions and compressions the local pg_dump cannot write are covered too.
 
+use crate::support::cmd::Within;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
@@ -279,7 +280,8 @@ fn run(input: &Path, out: &Path) -> Output {
         .arg(out.join("post.sql"))
         .arg("--write-schema")
         .arg(out.join("schema.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap()
 }
 
@@ -369,7 +371,7 @@ fn custom_archive_on_stdin() {
     let o = Command::new(bin())
         .args(["-t", "app.t"])
         .stdin(Stdio::from(fs::File::open(&p).unwrap()))
-        .output()
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8(o.stdout).unwrap(), CSV);
@@ -482,7 +484,8 @@ fn bad_headers_and_lengths() {
             .arg(t.join("str1g.dump"))
             .arg("-o")
             .arg(t.join("lim"))
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
@@ -808,7 +811,8 @@ fn tables_before_a_bad_entry_keep_their_files() {
             .arg(&d)
             .args(["-j", j, "-o"])
             .arg(&out)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
@@ -923,7 +927,9 @@ fn output_within(mut c: Command, secs: u64) -> Output {
     match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
         Ok(o) => o.unwrap(),
         Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status_within();
             panic!("{c:?} did not finish within {secs} s");
         }
     }

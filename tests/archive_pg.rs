@@ -9,6 +9,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::{TIMEOUT, Within, wait_timeout};
 use pg::Pg;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -63,7 +64,7 @@ fn convert(input: Option<&Path>, stdin: Stdio, out: &Path, extra: &[&str]) {
         Some(p) => c.arg(p),
         None => c.arg("-"),
     };
-    let o = c.output().unwrap();
+    let o = c.output_within().unwrap();
     assert!(
         o.status.success(),
         "pgdump2csv {:?} failed: {}",
@@ -145,7 +146,8 @@ fn every_archive_form_matches_the_plain_dump() {
             .arg("-f")
             .arg(to)
             .arg("nasty")
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(
             o.status.success(),
@@ -202,7 +204,8 @@ fn every_archive_form_matches_the_plain_dump() {
             .arg(t.join("cut.dump"))
             .args(["-j", j, "-o"])
             .arg(t.join(format!("o-cut-{j}")))
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
@@ -229,7 +232,7 @@ fn every_archive_form_matches_the_plain_dump() {
         .unwrap();
     let out = t.join("o-pipe");
     convert(None, Stdio::from(pd.stdout.take().unwrap()), &out, &[]);
-    assert!(pd.wait().unwrap().success());
+    assert!(wait_timeout(&mut pd, TIMEOUT, "pg_dump -Fc nasty").success());
     assert_same(&t.join("o-plain"), &out, "pg_dump -Fc | pgdump2csv -");
 }
 
@@ -247,7 +250,8 @@ fn options_act_on_archives_as_on_plain_dumps() {
             .arg("-f")
             .arg(t.join(to))
             .arg("nasty")
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(o.status.success());
     }
@@ -276,7 +280,8 @@ fn options_act_on_archives_as_on_plain_dumps() {
         let o = Command::new(bin())
             .arg(p)
             .args(["-t", "public.customer"])
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         o.stdout
@@ -302,7 +307,8 @@ fn large_objects_are_counted_not_converted() {
         .args(["-Fc", "-f"])
         .arg(t.join("lo.dump"))
         .arg("lo")
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success());
     let o = Command::new(bin())
@@ -311,7 +317,8 @@ fn large_objects_are_counted_not_converted() {
         .arg(t.join("out"))
         .arg("--write-manifest")
         .arg(t.join("out/m.json"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
@@ -359,7 +366,8 @@ fn pg_dump_to(pg: &Pg, db: &str, args: &[&str], to: &Path) {
         .arg("-f")
         .arg(to)
         .arg(db)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(
         o.status.success(),
@@ -378,7 +386,7 @@ fn pg_dump_piped(pg: &Pg, db: &str, to: &Path) {
         .unwrap();
     let mut f = fs::File::create(to).unwrap();
     std::io::copy(pd.stdout.as_mut().unwrap(), &mut f).unwrap();
-    assert!(pd.wait().unwrap().success());
+    assert!(wait_timeout(&mut pd, TIMEOUT, "pg_dump -Fc").success());
 }
 
 /// A directory archive whose data files are stored every way pg_restore reads them: the
@@ -498,7 +506,8 @@ fn tables_converted_concurrently_match_one_job() {
         let o = Command::new(bin())
             .arg(t.join("dir"))
             .args(["-t", "big2", "-j", j])
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         o.stdout
@@ -552,7 +561,8 @@ fn a_corrupt_table_stops_a_concurrent_run() {
             .arg(out.join("schema.sql"))
             .arg("--write-post-data")
             .arg(out.join("post.sql"))
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
@@ -605,7 +615,8 @@ fn list_names_the_tables_of_plain_dumps_and_archives_alike() {
             .arg("--list")
             .arg(t.join(to))
             .env("TMPDIR", t)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(o.status.success(), "{to}: {o:?}");
         listings.push((to, String::from_utf8(o.stdout).unwrap()));
@@ -708,7 +719,8 @@ fn archive_ddl_is_what_pg_restore_prints() {
                 .args(["-F", format, "-f"])
                 .arg(&archive)
                 .arg("nasty")
-                .output()
+                .stdin(std::process::Stdio::null())
+                .output_within()
                 .unwrap();
             assert!(
                 o.status.success(),
@@ -721,7 +733,8 @@ fn archive_ddl_is_what_pg_restore_prints() {
                 .arg("-f")
                 .arg(&script)
                 .arg(&archive)
-                .output()
+                .stdin(std::process::Stdio::null())
+                .output_within()
                 .unwrap();
             assert!(
                 o.status.success(),

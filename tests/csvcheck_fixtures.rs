@@ -5,6 +5,7 @@
 
 use crate::support::cli;
 
+use crate::support::cmd::Within;
 use std::path::Path;
 use std::process::Command;
 
@@ -21,7 +22,11 @@ struct Run {
 }
 
 fn csvcheck(args: &[&std::ffi::OsStr]) -> Run {
-    let o = Command::new(BIN).args(args).output().unwrap();
+    let o = Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
     Run {
         code: o.status.code(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),

@@ -5,6 +5,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
@@ -569,7 +570,8 @@ fn postgresql_refuses_exactly_the_bad_rows() {
             "--filter",
         ])
         .current_dir(d)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert_eq!(
         o.status.code(),
@@ -594,7 +596,8 @@ fn postgresql_refuses_exactly_the_bad_rows() {
         .client("psql")
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=0", "-d", "referee", "-f"])
         .arg(d.join("load.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let pg_err = String::from_utf8_lossy(&out.stderr).into_owned();
     let loaded: BTreeSet<usize> = pg
@@ -687,7 +690,8 @@ fn documented_strictness_is_exactly_that() {
         let o = Command::new(BIN)
             .args(["--columns", "a:int4,d:date,t:text", "-q"])
             .arg(&f)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert_eq!(
             o.status.code(),
@@ -722,7 +726,8 @@ fn a_bad_enum_label_is_flagged_as_postgresql_refuses_it() {
         .client("pg_dump")
         .args(["-d", "enums", "-f"])
         .arg(d.join("d.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(dump.status.success(), "{dump:?}");
     let conv = Command::new(env!("CARGO_BIN_EXE_pgdump2csv"))
@@ -736,7 +741,8 @@ fn a_bad_enum_label_is_flagged_as_postgresql_refuses_it() {
             "s.sql",
         ])
         .current_dir(d)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(conv.status.success(), "{conv:?}");
     let csv = "5,paid,1\n6,payed,2\n7,open,3\n";
@@ -745,7 +751,8 @@ fn a_bad_enum_label_is_flagged_as_postgresql_refuses_it() {
         Command::new(BIN)
             .args(args)
             .current_dir(d)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap()
     };
     let o = check(&["-m", "m.json", "--ddl", "s.sql", "--filter", "new.csv"]);

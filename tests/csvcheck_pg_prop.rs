@@ -6,6 +6,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_csvcheck");
@@ -144,7 +145,8 @@ fn values_postgresql_printed_always_pass() {
         .client("pg_dump")
         .args(["-s", "-d", "printed", "-f"])
         .arg(d.join("dump.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(
         dump.status.success(),
@@ -165,7 +167,8 @@ fn values_postgresql_printed_always_pass() {
             )
             .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "printed", "-c"])
             .arg(format!("COPY public.{t} TO STDOUT (FORMAT csv)"))
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(
             out.status.success(),
@@ -177,7 +180,8 @@ fn values_postgresql_printed_always_pass() {
             .args(["--ddl", "dump.sql", "--table", &format!("public.{t}"), "-q"])
             .arg(&csv)
             .current_dir(d)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         if o.status.code() != Some(0) {
             failures.push(format!(
@@ -209,7 +213,8 @@ fn values_postgresql_printed_always_pass() {
             "one_i8.csv",
         ])
         .current_dir(d)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
 }

@@ -5,6 +5,7 @@
 //! TLS was asked for; several hosts (one down, and `load_balance_hosts=random` over two
 //! addresses of one server); server errors in words.
 
+use crate::support::cmd::Within;
 use crate::support::pg::{self, Opts, Pg};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -65,7 +66,7 @@ fn openssl(dir: &Path, args: &[&str]) {
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
-        .output()
+        .output_within()
         .expect("run openssl");
     assert!(
         out.status.success(),

@@ -6,6 +6,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use pg::Pg;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -193,7 +194,7 @@ fn split(dir: &Path, rows: u64, args: &[&str]) -> PathBuf {
         .arg(&m)
         .arg(&input)
         .stdin(Stdio::null())
-        .output()
+        .output_within()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     m

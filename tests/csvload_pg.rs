@@ -7,6 +7,7 @@
 use crate::support::cli;
 use crate::support::pg;
 
+use crate::support::cmd::{self, TIMEOUT, Within};
 use cli::Input;
 use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
 }
 
 fn csvload(pg: &Pg, args: &[&str]) -> Output {
-    csvload_cmd(pg, args).output().expect("run csvload")
+    csvload_cmd(pg, args).output_within().expect("run csvload")
 }
 
 fn text(b: &[u8]) -> String {
@@ -462,7 +463,7 @@ fn sigkill_at_six_moments_then_rerun_loads_exactly_once() {
             child.kill().unwrap(); // SIGKILL
             kills += 1;
         }
-        let _ = child.wait();
+        let _ = cmd::wait_timeout(&mut child, TIMEOUT, "csvload");
     }
     let out = csvload(&pg, &args);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -608,7 +609,7 @@ fn url_database_and_unloadable_options() {
     c.env_remove("PGHOST")
         .env_remove("PGPORT")
         .env_remove("PGUSER");
-    let out = c.output().unwrap();
+    let out = c.output_within().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(pg.psql("u", "SELECT count(*) FROM t").trim(), "10");
     // libpq uses no TLS on a Unix socket, whatever sslmode says (TLS: tests/csvload_conn.rs).

@@ -6,6 +6,7 @@
 use crate::support::cmd::Cmd;
 use crate::support::pg;
 
+use crate::support::cmd::{TIMEOUT, Within, wait_output_timeout};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -1042,7 +1043,10 @@ fn full_disk_removes_the_partial_shard() {
             Ok(())
         });
     }
-    let o = cmd.output().unwrap();
+    let o = cmd
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
@@ -1072,7 +1076,7 @@ fn stdout_errors() {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let o = child.wait_with_output().unwrap();
+    let o = wait_output_timeout(child, TIMEOUT, "csvsplit");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
     assert_eq!(files(dir.path()).len(), 4);
@@ -1087,7 +1091,8 @@ fn stdout_errors() {
         .current_dir(dir.path())
         .stdout(full)
         .stderr(Stdio::piped())
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_as_set_within()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -1159,7 +1164,8 @@ fn postgres_round_trip() {
             "\\copy (SELECT * FROM src ORDER BY id) TO '{}' WITH (FORMAT csv, HEADER true)",
             csv.display()
         ))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
@@ -1206,7 +1212,8 @@ fn postgres_round_trip() {
             let o = Command::new("gzip")
                 .arg("-dc")
                 .arg(d.join("shards/p-0000.csv.gz"))
-                .output()
+                .stdin(std::process::Stdio::null())
+                .output_within()
                 .unwrap();
             assert!(o.status.success(), "gzip -dc: {}", stderr(&o));
             assert!(

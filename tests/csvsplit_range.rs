@@ -4,6 +4,7 @@
 //! `--split-points`; `--filter` with a local command standing in for an uploader.
 
 use crate::support::cmd::Cmd;
+use crate::support::cmd::Within;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -415,7 +416,7 @@ fn filter_run(d: &Path, args: &[&str]) -> Output {
         .current_dir(d)
         .env("DIR", d)
         .stdin(Stdio::null())
-        .output()
+        .output_within()
         .expect("run")
 }
 
@@ -632,7 +633,7 @@ fn interrupted_split_stops_the_filters_it_was_feeding() {
     };
     let st = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
-        .status()
+        .status_within()
         .unwrap();
     assert!(st.success());
     let out = crate::support::cmd::wait_timeout(

@@ -7,6 +7,7 @@ use crate::support::man;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::cmd::Within;
 use man::{SHELLS, TOOLS, completion_path, root};
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
@@ -94,7 +95,8 @@ fn pages_render_without_groff_warnings() {
         let out = match Command::new("groff")
             .args(["-man", "-Tutf8", "-ww", "-z"])
             .arg(&page)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
         {
             Ok(out) => out,
             Err(e) => {
@@ -120,7 +122,8 @@ fn bash_completions_source_cleanly() {
             .args(["-c", "source \"$1\" && complete -p \"$2\"", "_"])
             .arg(&path)
             .arg(tool)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(
             out.status.success() && out.stderr.is_empty(),
@@ -154,7 +157,8 @@ fn install_sh(target: &Path, args: &[&str]) -> std::process::Output {
         .arg(root().join("install.sh"))
         .args(args)
         .env("CARGO_TARGET_DIR", target)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap()
 }
 
@@ -175,7 +179,8 @@ fn install_sh_puts_everything_under_the_prefix() {
     for tool in TOOLS {
         let version = Command::new(prefix.join("bin").join(tool))
             .arg("--version")
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap();
         assert!(version.status.success(), "{tool} --version");
         assert!(String::from_utf8_lossy(&version.stdout).starts_with(&format!("{tool} ")));
@@ -225,7 +230,8 @@ fn install_sh_puts_everything_under_the_prefix() {
     if let Ok(out) = Command::new("man")
         .args(["-w", "7", "dumpshard"])
         .env("MANPATH", share.join("man"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
     {
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim(),

@@ -10,6 +10,7 @@ use crate::support::cli;
 use crate::support::cmd::Cmd;
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -34,7 +35,8 @@ fn text(b: &[u8]) -> String {
 fn have_gnu_make() -> bool {
     let ok = Command::new("make")
         .arg("--version")
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .is_ok_and(|o| o.status.success() && text(&o.stdout).contains("GNU Make"));
     if !ok {
         eprintln!("SKIPPED: no GNU make on PATH");
@@ -249,7 +251,8 @@ fn custom_archive_in_batches() {
         .client("pg_dump")
         .args(["-Fc", "-d", "source", "-f"])
         .arg(&archive)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(dumped.status.success(), "{}", text(&dumped.stderr));
     pg.createdb("target");

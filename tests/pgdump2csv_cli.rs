@@ -3,6 +3,7 @@
 
 use crate::support::cmd::Cmd;
 
+use crate::support::cmd::Within;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -607,7 +608,10 @@ fn a_long_multi_row_insert_is_read_row_by_row() {
             Ok(())
         });
     }
-    let o = c.output().unwrap();
+    let o = c
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o) == want, "output differs");
     // A broken row deep inside is reported at its line.

@@ -3,6 +3,7 @@
 //! conversion pool), as a user capping the CPU expects.
 
 use crate::support::cmd::Cmd;
+use crate::support::cmd::{TIMEOUT, Within, wait_output_timeout};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -122,7 +123,11 @@ fn gzip_output_bytes_do_not_depend_on_jobs() {
             let got = files(&out);
             for (name, bytes) in &got {
                 let p = out.join(name);
-                let t = Command::new("gzip").arg("-t").arg(&p).status().unwrap();
+                let t = Command::new("gzip")
+                    .arg("-t")
+                    .arg(&p)
+                    .status_within()
+                    .unwrap();
                 assert!(t.success(), "gzip -t {}", p.display());
                 // The same CSV as without --gzip.
                 let mut csv = Vec::new();
@@ -211,7 +216,7 @@ fn threads_while_blocked(j: &str) -> Vec<String> {
     gz.write_all(FOOT.as_bytes()).unwrap();
     w.write_all(&gz.finish().unwrap()).unwrap();
     drop(w);
-    let o = child.wait_with_output().unwrap();
+    let o = wait_output_timeout(child, TIMEOUT, "pgdump2csv");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     names
 }
@@ -301,7 +306,10 @@ fn every_job_count_writes_what_one_thread_writes() {
 /// Runs pgdump2csv `-j j` on `input` into `out` with files limited to `limit` bytes: a write
 /// past it fails with EFBIG (SIGXFSZ ignored, as it stays across exec).
 fn convert_limited(input: &Path, out: &Path, j: &str, limit: u64) -> std::process::Output {
-    limited(input, out, j, limit).output().unwrap()
+    limited(input, out, j, limit)
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap()
 }
 
 /// The command of [`convert_limited`].

@@ -6,6 +6,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use dumpshard::manifest::Manifest;
 use pg::Pg;
 use std::path::Path;
@@ -15,7 +16,8 @@ fn sh(dir: &Path, script: &str) {
     let out = Command::new("bash")
         .args(["-c", &format!("set -euo pipefail\n{script}")])
         .current_dir(dir)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(
         out.status.success(),
@@ -110,7 +112,8 @@ fn readme_pipeline_loads_the_sample_exactly() {
             "load.psql",
         ])
         .current_dir(dir)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(
         out.status.success(),

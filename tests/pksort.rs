@@ -4,6 +4,7 @@
 
 use crate::support::cmd::Cmd;
 
+use crate::support::cmd::Within;
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::io::{Read, Write};
@@ -1325,7 +1326,8 @@ fn peak_memory_stays_near_the_budget() {
             "keep",
         ])
         .current_dir(dir.path())
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let err = show(&out.stderr);
     assert!(out.status.success(), "{err}");

@@ -3,6 +3,7 @@
 //! with `-q`, it draws none; with `-v` each prints one summary line of the shared shape, and
 //! without `-v` nothing (csvcheck prints its summary by default).
 
+use crate::support::cmd::{TIMEOUT, Within, wait_timeout};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -129,7 +130,7 @@ fn under_pty(tool: &str, args: &[String]) -> (Option<i32>, String) {
     // The parent's copy of the slave went into the Command and is closed now, so reading the
     // master ends (EIO) when the child exits.
     let seen = read_all(master);
-    let status = child.wait().unwrap();
+    let status = wait_timeout(&mut child, TIMEOUT, tool);
     (status.code(), seen)
 }
 
@@ -140,7 +141,7 @@ fn piped(tool: &str, args: &[String]) -> (Option<i32>, String) {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .output()
+        .output_as_set_within()
         .unwrap();
     (
         out.status.code(),
@@ -464,7 +465,10 @@ fn a_pipeline_shows_one_bar_and_leaves_none() {
         }
     });
     let tty = read_all(master);
-    let (a, b) = (sort.wait().unwrap(), split.wait().unwrap());
+    let (a, b) = (
+        wait_timeout(&mut sort, TIMEOUT, "pksort"),
+        wait_timeout(&mut split, TIMEOUT, "csvsplit"),
+    );
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     assert!(a.success() && b.success(), "{a:?} {b:?}: {tty:?}");
     let (lines, frames) = screen(&tty);

@@ -13,6 +13,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use pg::Pg;
 use std::path::Path;
 use std::process::Command;
@@ -118,7 +119,8 @@ fn every_sh_block_is_marked_and_mapped() {
 fn readme_commands_run() {
     let have_make = Command::new("make")
         .arg("--version")
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .is_ok_and(|o| {
             o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GNU Make")
         });
@@ -155,7 +157,8 @@ fn readme_commands_run() {
             .env("PGHOST", pg.socket_dir())
             .env("PGPORT", pg.port().to_string())
             .env("PGUSER", pg::SUPERUSER)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .expect("run bash");
         assert!(
             out.status.success(),
@@ -197,7 +200,8 @@ fn readme_commands_run() {
         .env("PGHOST", pg.socket_dir())
         .env("PGPORT", pg.port().to_string())
         .env("PGUSER", pg::SUPERUSER)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let got = String::from_utf8_lossy(&verify.stdout);
     assert!(shown.len() == 5, "{shown:?}");

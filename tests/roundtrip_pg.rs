@@ -19,6 +19,7 @@ use crate::support::pg;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::support::cmd::Within;
 use cli::Input;
 use pg::{Pg, fingerprints};
 
@@ -47,7 +48,12 @@ fn pg_self_test() {
         pg2.try_psql("self test", "SELECT 1").is_err(),
         "databases are per server"
     );
-    let v = pg.client("pg_dump").arg("--version").output().unwrap();
+    let v = pg
+        .client("pg_dump")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
     assert!(v.status.success());
 }
 
@@ -423,7 +429,8 @@ fn longest_cyrillic_names() {
         .client("pg_dump")
         .args(["-d", "long", "-f"])
         .arg(d.join("dump.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = std::process::Command::new(cli::pgdump2csv_bin())
@@ -436,7 +443,8 @@ fn longest_cyrillic_names() {
             "--write-manifest",
             "m.json",
         ])
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let manifest = cli::read_manifest(&d.join("m.json"));
@@ -482,13 +490,15 @@ fn inserts_typed_table_and_late_parent_column() {
         .client("pg_dump")
         .args(["--inserts", "--rows-per-insert", "10", "-d", "reg", "-f"])
         .arg(d.join("dump.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = std::process::Command::new(cli::pgdump2csv_bin())
         .current_dir(d)
         .args(["dump.sql", "-o", "csv", "--header"])
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");

@@ -10,6 +10,7 @@
 
 use crate::support::pg::{self, Pg};
 
+use crate::support::cmd::{TIMEOUT, Within, wait_output_timeout};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -98,7 +99,8 @@ fn recipe_runs_end_to_end_and_the_target_equals_the_source() {
         .client("pg_dump")
         .args(["-d", "source", "-f"])
         .arg(&dump)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(
         o.status.success(),
@@ -123,7 +125,8 @@ fn recipe_runs_end_to_end_and_the_target_equals_the_source() {
         .env("SOURCE_DB", conninfo(&pg, "source"))
         .env("TARGET_DB", conninfo(&pg, "target"))
         .env("PSQL", pg.bin("psql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -187,7 +190,7 @@ fn a_failed_sort_leaves_no_range_manifest() {
     Command::new("chmod")
         .arg("+x")
         .arg(fake_bin.join("aws"))
-        .status()
+        .status_within()
         .unwrap();
     let bucket = d.join("s3/b/orders");
     std::fs::create_dir_all(&bucket).unwrap();
@@ -211,7 +214,7 @@ fn a_failed_sort_leaves_no_range_manifest() {
             .unwrap();
         use std::io::Write;
         gz.stdin.as_ref().unwrap().write_all(range_csv).unwrap();
-        let gz = gz.wait_with_output().unwrap();
+        let gz = wait_output_timeout(gz, TIMEOUT, "gzip -c");
         std::fs::write(bucket.join("range-00.csv.gz"), gz.stdout).unwrap();
         let _ = std::fs::remove_file(bucket.join("sorted-00.json"));
         let path = std::env::join_paths(
@@ -229,7 +232,8 @@ fn a_failed_sort_leaves_no_range_manifest() {
             .env("BUCKET", "s3://b/orders")
             .env("TABLE", "public.orders")
             .env("TMPDIR", d)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .unwrap()
     };
     let good = run(b"3,c\n1,a\n2,\"b,\"\"\"\n");

@@ -6,6 +6,7 @@
 
 use crate::support::cli::{self, Input};
 use crate::support::cmd::Cmd;
+use crate::support::cmd::{TIMEOUT, Within, wait_output_timeout};
 use crate::support::pg::{self, Pg, fingerprints};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -333,7 +334,7 @@ fn csvload(pg: &Pg, user: &str, args: &[&str]) -> std::process::Output {
         .env("PGUSER", user)
         .args(args)
         .stdin(Stdio::null());
-    c.output().expect("run csvload")
+    c.output_within().expect("run csvload")
 }
 
 /// Runs a psql script with ON_ERROR_STOP; returns stderr on failure.
@@ -344,7 +345,7 @@ fn psql_script(pg: &Pg, db: &str, user: &str, file: &Path) -> Result<String, Str
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f"])
         .arg(file)
         .stdin(Stdio::null())
-        .output()
+        .output_within()
         .unwrap();
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stderr).into_owned())
@@ -370,7 +371,8 @@ fn converted_schema_loads_into_postgresql_with_the_same_data() {
         .client("pg_dump")
         .args(["-Fc", "-d", "src", "-f"])
         .arg(&archive)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(dumped.status.success());
     let from_archive = cli::convert(&archive, Input::Path, &["--target-kind", "cockroachdb"]);
@@ -542,7 +544,7 @@ fn run_chromium(bin: &Path, page: &Path, args: &[String]) -> std::process::Outpu
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    child.wait_with_output().unwrap()
+    wait_output_timeout(child, TIMEOUT, "chromium")
 }
 
 /// The text of the element with `id` in a dumped DOM.

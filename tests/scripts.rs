@@ -5,6 +5,7 @@
 
 use crate::support::pg;
 
+use crate::support::cmd::Within;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -17,7 +18,12 @@ fn tool(name: &str) -> Command {
 }
 
 fn run_in(dir: &Path, name: &str, args: &[&str]) -> Output {
-    tool(name).current_dir(dir).args(args).output().unwrap()
+    tool(name)
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap()
 }
 
 fn ok(o: &Output) {
@@ -39,7 +45,8 @@ fn pg_dump(pg: &pg::Pg, args: &[&str], out: &Path) {
         .args(args)
         .arg("-f")
         .arg(out)
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     ok(&o);
 }
@@ -49,7 +56,8 @@ fn psql_file(pg: &pg::Pg, dir: &Path, db: &str, script: &str) -> Output {
     pg.client("psql")
         .current_dir(dir)
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db, "-f", script])
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap()
 }
 
@@ -297,7 +305,12 @@ fn copy_sql_with_nasty_names() {
         serde_json::from_slice(&std::fs::read(d.join("dot.json")).unwrap()).unwrap();
     assert_eq!(m["shards"][0]["copy_end_lines"], 1, "{m}");
     std::fs::write(d.join("dot.psql"), &o.stdout).unwrap();
-    let v = pg.client("psql").arg("--version").output().unwrap();
+    let v = pg
+        .client("psql")
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
     let v = String::from_utf8_lossy(&v.stdout).into_owned();
     let major: u32 = v
         .split_whitespace()
@@ -326,7 +339,8 @@ fn cluster_dump_schema_runs() {
         .client("pg_dumpall")
         .arg("-f")
         .arg(d.join("all.sql"))
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     ok(&o);
     ok(&run_in(
@@ -345,7 +359,8 @@ fn cluster_dump_schema_runs() {
         .client("psql")
         .current_dir(d)
         .args(["-X", "-q", "-d", "postgres", "-f", "schema.sql"])
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(

@@ -11,6 +11,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use super::cmd::Within;
 use serde_json::Value;
 
 pub fn pgdump2csv_bin() -> &'static str {
@@ -60,7 +61,7 @@ pub fn run_pgdump2csv(dump: &Path, input: Input, args: &[&std::ffi::OsStr]) -> O
         }
     }
     let out = c
-        .output()
+        .output_within()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", pgdump2csv_bin()));
     if !out.status.success() {
         panic!(

@@ -7,7 +7,8 @@
 //! Every wait on a child is bounded ([`TIMEOUT`], or [`Cmd::timeout`]): a child still running
 //! then is killed and the test fails saying so, instead of hanging the suite (a signal test
 //! hung forever under nohup, where SIGHUP is ignored). Tests that spawn a child themselves
-//! wait for it with [`wait_timeout`].
+//! wait for it with [`wait_timeout`]; a plain `Command` runs with [`output_within`] or
+//! [`status_within`] (or the [`Within`] methods).
 
 #![allow(dead_code)]
 
@@ -61,6 +62,54 @@ pub fn wait_output_timeout(mut child: Child, limit: Duration, what: &str) -> Out
         status,
         stdout: out.join().expect("stdout reader"),
         stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// `Command::output` bounded by [`TIMEOUT`]: stdout and stderr are piped and captured; a child
+/// still running then is killed and the test fails naming the command. Unlike
+/// `Command::output`, stdin is left as the caller set it (inherited by default), so a caller
+/// that does not feed stdin sets `Stdio::null()` itself, as `output` would.
+pub fn output_within(cmd: &mut Command) -> std::io::Result<Output> {
+    output_as_set_within(cmd.stdout(Stdio::piped()).stderr(Stdio::piped()))
+}
+
+/// [`output_within`] with all three streams as the caller set them (`Command::output` on a
+/// command whose stdout or stderr is set elsewhere, e.g. /dev/full): only piped ones are
+/// captured; one left unset is inherited.
+pub fn output_as_set_within(cmd: &mut Command) -> std::io::Result<Output> {
+    let what = format!("{cmd:?}");
+    let child = cmd.spawn()?;
+    Ok(wait_output_timeout(child, TIMEOUT, &what))
+}
+
+/// `Command::status` bounded by [`TIMEOUT`] (stdio inherited as with `status`); a child still
+/// running then is killed and the test fails naming the command.
+pub fn status_within(cmd: &mut Command) -> std::io::Result<ExitStatus> {
+    let what = format!("{cmd:?}");
+    let mut child = cmd.spawn()?;
+    Ok(wait_timeout(&mut child, TIMEOUT, &what))
+}
+
+/// [`output_within`] and [`status_within`] as methods, so a `Command` builder chain ends in
+/// `.output_within()` / `.status_within()` where it ended in `.output()` / `.status()`.
+pub trait Within {
+    /// See [`output_within`].
+    fn output_within(&mut self) -> std::io::Result<Output>;
+    /// See [`output_as_set_within`].
+    fn output_as_set_within(&mut self) -> std::io::Result<Output>;
+    /// See [`status_within`].
+    fn status_within(&mut self) -> std::io::Result<ExitStatus>;
+}
+
+impl Within for Command {
+    fn output_within(&mut self) -> std::io::Result<Output> {
+        output_within(self)
+    }
+    fn output_as_set_within(&mut self) -> std::io::Result<Output> {
+        output_as_set_within(self)
+    }
+    fn status_within(&mut self) -> std::io::Result<ExitStatus> {
+        status_within(self)
     }
 }
 

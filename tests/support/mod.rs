@@ -8,9 +8,10 @@ pub mod pg;
 
 /// Makes a named pipe at `path`, with mkfifo(1) (the tests need no libc binding for it).
 pub fn mkfifo(path: &std::path::Path) {
+    use cmd::Within;
     let st = std::process::Command::new("mkfifo")
         .arg(path)
-        .status()
+        .status_within()
         .unwrap_or_else(|e| panic!("cannot run mkfifo: {e}"));
     assert!(st.success(), "mkfifo {} failed: {st}", path.display());
 }

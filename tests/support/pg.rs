@@ -22,6 +22,7 @@
 
 #![allow(dead_code)]
 
+use super::cmd::Within;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
@@ -497,7 +498,9 @@ fn run_client(mut c: Command, stdin: Option<fs::File>, what: &str) -> Result<Str
         Some(f) => c.stdin(Stdio::from(f)),
         None => c.stdin(Stdio::null()),
     };
-    let out = c.output().map_err(|e| format!("{what}: cannot run: {e}"))?;
+    let out = c
+        .output_within()
+        .map_err(|e| format!("{what}: cannot run: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "{what} failed ({}):\n{}",
@@ -509,7 +512,10 @@ fn run_client(mut c: Command, stdin: Option<fs::File>, what: &str) -> Result<Str
 }
 
 fn run(mut c: Command) -> std::io::Result<Output> {
-    c.stdout(Stdio::piped()).stderr(Stdio::piped()).output()
+    c.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(std::process::Stdio::null())
+        .output_within()
 }
 
 fn clean_pg_env(c: &mut Command) {
@@ -528,7 +534,8 @@ fn set_mode(p: &Path, mode: u32) -> Result<(), String> {
 fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
 }
@@ -537,7 +544,8 @@ fn user_ids(user: &str) -> Result<(u32, u32), String> {
     let id = |flag: &str| -> Result<u32, String> {
         let o = Command::new("id")
             .args([flag, user])
-            .output()
+            .stdin(std::process::Stdio::null())
+            .output_within()
             .map_err(|e| format!("id {flag} {user}: {e}"))?;
         if !o.status.success() {
             return Err(format!("no such user {user}"));
@@ -565,7 +573,8 @@ fn ensure_server_user() -> Result<String, String> {
             "/usr/sbin/nologin",
             &user,
         ])
-        .output()
+        .stdin(std::process::Stdio::null())
+        .output_within()
         .map_err(|e| format!("running as root and cannot run useradd for {user}: {e}"))?;
     if user_ids(&user).is_ok() {
         return Ok(user);
@@ -589,7 +598,10 @@ pub fn find_bindir() -> Option<PathBuf> {
         let d = PathBuf::from(d);
         return has_server_bins(&d).then_some(d);
     }
-    if let Ok(o) = Command::new("pg_config").arg("--bindir").output()
+    if let Ok(o) = Command::new("pg_config")
+        .arg("--bindir")
+        .stdin(std::process::Stdio::null())
+        .output_within()
         && o.status.success()
     {
         let d = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
