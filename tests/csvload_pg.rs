@@ -15,17 +15,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("PG") {
-            c.env_remove(k);
-        }
-    }
-    c.env("PGHOST", pg.socket_dir())
-        .env("PGPORT", pg.port().to_string())
-        .env("PGUSER", pg::SUPERUSER)
-        .args(args)
-        .stdin(Stdio::null());
+    let mut c = pg.csvload(pg::SUPERUSER);
+    c.args(args);
     c
 }
 

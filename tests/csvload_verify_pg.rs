@@ -7,25 +7,16 @@
 use crate::support::pg::{self, Pg};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 /// Runs csvload against `pg` with a timeout; returns (exit code, stdout, stderr).
 fn csvload(pg: &Pg, args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let (o, e) = (dir.path().join("out"), dir.path().join("err"));
-    let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("PG") {
-            c.env_remove(k);
-        }
-    }
-    let mut child = c
-        .env("PGHOST", pg.socket_dir())
-        .env("PGPORT", pg.port().to_string())
-        .env("PGUSER", pg::SUPERUSER)
+    let mut child = pg
+        .csvload(pg::SUPERUSER)
         .args(args)
-        .stdin(Stdio::null())
         .stdout(std::fs::File::create(&o).unwrap())
         .stderr(std::fs::File::create(&e).unwrap())
         .spawn()

@@ -323,17 +323,8 @@ fn strict_refuses_drops_and_unknowns() {
 }
 
 fn csvload(pg: &Pg, user: &str, args: &[&str]) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("PG") {
-            c.env_remove(k);
-        }
-    }
-    c.env("PGHOST", pg.socket_dir())
-        .env("PGPORT", pg.port().to_string())
-        .env("PGUSER", user)
-        .args(args)
-        .stdin(Stdio::null());
+    let mut c = pg.csvload(user);
+    c.args(args);
     c.output_within().expect("run csvload")
 }
 

@@ -289,6 +289,15 @@ impl Pg {
         c
     }
 
+    /// This crate's csvload as `user`, pointed at this server with a clean libpq environment
+    /// (PGHOST, PGPORT, PGUSER set, every other PG* variable removed) and stdin null.
+    pub fn csvload(&self, user: &str) -> Command {
+        let mut c = self.client_program(Path::new(env!("CARGO_BIN_EXE_csvload")));
+        c.env("PGUSER", user).env_remove("PGCONNECT_TIMEOUT");
+        c.stdin(Stdio::null());
+        c
+    }
+
     /// Like [`Pg::client`], for a client program of another PostgreSQL installation (e.g.
     /// a newer pg_dump), given by path.
     pub fn client_program(&self, program: &Path) -> Command {
