@@ -21,6 +21,7 @@ use super::conn::Target;
 use super::plan::{Plan, TablePlan, quote_ident};
 use super::{load, server_message};
 use crate::error::{Error, Result};
+use crate::names::Escaped;
 use crate::pgtypes::{Catalog, PgType, canon, parse_type};
 use crate::records::{ChunkReader, Field, split_fields, strip_terminator};
 use std::collections::HashMap;
@@ -637,24 +638,18 @@ pub fn content(target: &Target, plan: &Plan, jobs: usize, diff: u64, quiet: bool
             bad.push(t.display());
         }
         if !quiet || !r.ok {
-            writeln!(
-                out,
-                "{:<40} {:>12} {:>12}  {}",
-                t.display(),
-                r.csv,
-                r.target,
-                if r.ok { "ok" } else { "DIFFERENT" }
-            )
-            .map_err(w)?;
+            writeln!(out, "{}", table_row(&t.display(), r.csv, r.target, r.ok)).map_err(w)?;
         }
         for l in &r.lines {
-            writeln!(out, "{l}").map_err(w)?;
+            // Keys and values from the files and the target: one line each on the terminal,
+            // their control characters escaped (a value cannot repaint a row as "ok").
+            writeln!(out, "{}", Escaped(l)).map_err(w)?;
         }
         if !quiet && !r.text_cols.is_empty() {
             eprintln!(
                 "csvload: {}: compared as exact text (no canonical form for the type): {}",
-                t.display(),
-                r.text_cols.join(", ")
+                Escaped(t.display()),
+                Escaped(r.text_cols.join(", "))
             );
         }
     }
@@ -667,4 +662,28 @@ pub fn content(target: &Target, plan: &Plan, jobs: usize, diff: u64, quiet: bool
         )));
     }
     Ok(())
+}
+
+/// One row of the content verification table, the table's name escaped for the terminal
+/// (a name from a hostile dump cannot move the cursor or forge a row of its own).
+fn table_row(name: &str, csv: u64, target: u64, ok: bool) -> String {
+    format!(
+        "{:<40} {:>12} {:>12}  {}",
+        Escaped(name),
+        csv,
+        target,
+        if ok { "ok" } else { "DIFFERENT" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_rows_escape_control_characters() {
+        // Issue 19 item 17: the content table printed names raw (ESC and CR reached the
+        // terminal).
+        let row = super::table_row("public.t\x1b[1A\rx", 2, 2, false);
+        assert!(!row.chars().any(|c| c.is_control()), "{row:?}");
+        assert!(row.contains("\\x1b") && row.contains("\\r") && row.ends_with("DIFFERENT"));
+    }
 }
