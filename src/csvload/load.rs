@@ -303,8 +303,9 @@ pub fn load_file(
             }
             let wait = Duration::from_millis(500u64 << (tries - 1).min(6)).min(MAX_WAIT);
             eprintln!(
-                "csvload: {}: {why}; retry {tries} of {} in {:.1} s on a new connection",
-                job.path.display(),
+                "csvload: {}: {}; retry {tries} of {} in {:.1} s on a new connection",
+                crate::names::display_path(&job.path),
+                crate::names::terminal_safe(&why),
                 o.retries,
                 wait.as_secs_f64()
             );
@@ -428,8 +429,9 @@ fn load_once(
         (byte, record, line) = (l.end, l.next_record, l.next_line);
         if !o.quiet {
             eprintln!(
-                "csvload: {name}: resuming at line {line} (record {record}, byte {byte}): \
+                "csvload: {}: resuming at line {line} (record {record}, byte {byte}): \
                  {} batch(es) of it already committed (journal {})",
+                crate::names::display_name(&name),
                 done.len(),
                 o.journal.sql()
             );

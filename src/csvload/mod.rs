@@ -313,6 +313,8 @@ pub fn lock_key(journal: &Journal, table: &str) -> i64 {
 /// server has no advisory locks (the journal's primary key still refuses a batch committed
 /// twice, in words).
 fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
+    // A table or file name from a manifest: escaped before it reaches the terminal.
+    let what = crate::names::display_name(what);
     let got = match client.query_one("SELECT pg_catalog.pg_try_advisory_lock($1)", &[&key]) {
         Ok(r) => r.get::<_, bool>(0),
         Err(e)
