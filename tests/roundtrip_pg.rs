@@ -19,7 +19,7 @@ use crate::support::pg;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::support::cmd::Within;
+use crate::support::cmd::{Cmd, Within};
 use cli::Input;
 use pg::{Pg, fingerprints};
 
@@ -59,63 +59,32 @@ fn pg_self_test() {
 
 // --- one round trip per dump variant ---------------------------------------------------
 
-#[test]
-fn roundtrip_plain() {
-    roundtrip("nasty.sql", Input::Path, &[]);
+/// One `#[test]` per case (`name: dump, input, extra args;`), so each starts its own server,
+/// runs in parallel with the others and can be run alone by name.
+macro_rules! roundtrips {
+    ($($name:ident: $dump:expr, $input:expr, $extra:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                roundtrip($dump, $input, $extra);
+            }
+        )*
+    };
 }
 
-#[test]
-fn roundtrip_gzip() {
-    roundtrip("nasty.sql.gz", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_gzip_stdin() {
-    roundtrip("nasty.sql.gz", Input::Stdin, &[]);
-}
-
-#[test]
-fn roundtrip_inserts() {
-    roundtrip("nasty-inserts.sql", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_column_inserts() {
-    roundtrip("nasty-colinserts.sql", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_partition_root() {
-    roundtrip("nasty-partroot.sql", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_crlf() {
-    roundtrip("nasty-crlf.sql", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_sample() {
-    roundtrip("sample.sql.gz", Input::Path, &[]);
-}
-
-#[test]
-fn roundtrip_null_token() {
-    roundtrip("nasty.sql", Input::Path, &["--null", "\\N"]);
-}
-
-#[test]
-fn roundtrip_header() {
-    roundtrip("nasty.sql", Input::Path, &["--header"]);
-}
-
-#[test]
-fn roundtrip_inserts_header_null_token_gzip() {
-    roundtrip(
-        "nasty-colinserts.sql",
-        Input::Path,
-        &["--header", "--null", "\\N", "--gzip"],
-    );
+roundtrips! {
+    roundtrip_plain: "nasty.sql", Input::Path, &[];
+    roundtrip_gzip: "nasty.sql.gz", Input::Path, &[];
+    roundtrip_gzip_stdin: "nasty.sql.gz", Input::Stdin, &[];
+    roundtrip_inserts: "nasty-inserts.sql", Input::Path, &[];
+    roundtrip_column_inserts: "nasty-colinserts.sql", Input::Path, &[];
+    roundtrip_partition_root: "nasty-partroot.sql", Input::Path, &[];
+    roundtrip_crlf: "nasty-crlf.sql", Input::Path, &[];
+    roundtrip_sample: "sample.sql.gz", Input::Path, &[];
+    roundtrip_null_token: "nasty.sql", Input::Path, &["--null", "\\N"];
+    roundtrip_header: "nasty.sql", Input::Path, &["--header"];
+    roundtrip_inserts_header_null_token_gzip:
+        "nasty-colinserts.sql", Input::Path, &["--header", "--null", "\\N", "--gzip"];
 }
 
 // --- the round trip ----------------------------------------------------------------------
@@ -425,15 +394,8 @@ fn longest_cyrillic_names() {
     pg.psql("long", &sql);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let o = pg
-        .client("pg_dump")
-        .args(["-d", "long", "-f"])
-        .arg(d.join("dump.sql"))
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = std::process::Command::new(cli::pgdump2csv_bin())
+    pg_dump_to(&pg, &["-d", "long"], &d.join("dump.sql"));
+    Cmd::new("pgdump2csv")
         .current_dir(d)
         .args([
             "dump.sql",
@@ -443,10 +405,7 @@ fn longest_cyrillic_names() {
             "--write-manifest",
             "m.json",
         ])
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .expect(0);
     let manifest = cli::read_manifest(&d.join("m.json"));
     assert_eq!(manifest.len(), 3);
     let mut files = BTreeSet::new();
@@ -486,22 +445,16 @@ fn inserts_typed_table_and_late_parent_column() {
     );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let o = pg
-        .client("pg_dump")
-        .args(["--inserts", "--rows-per-insert", "10", "-d", "reg", "-f"])
-        .arg(d.join("dump.sql"))
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = std::process::Command::new(cli::pgdump2csv_bin())
+    pg_dump_to(
+        &pg,
+        &["--inserts", "--rows-per-insert", "10", "-d", "reg"],
+        &d.join("dump.sql"),
+    );
+    let err = Cmd::new("pgdump2csv")
         .current_dir(d)
         .args(["dump.sql", "-o", "csv", "--header"])
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(o.status.success(), "{err}");
+        .expect(0)
+        .stderr_str();
     assert_eq!(
         std::fs::read_to_string(d.join("csv/public.persons.csv")).unwrap(),
         "name,age,tags\nann,31.5,\"{a,\"\"b c\"\"}\"\nbob,,\n"
@@ -511,4 +464,17 @@ fn inserts_typed_table_and_late_parent_column() {
         err.contains("public.child") && err.contains("--column-inserts"),
         "{err}"
     );
+}
+
+/// Runs this server's pg_dump with `args`, writing to `out`; fails the test if it fails.
+fn pg_dump_to(pg: &Pg, args: &[&str], out: &std::path::Path) {
+    let o = pg
+        .client("pg_dump")
+        .args(args)
+        .arg("-f")
+        .arg(out)
+        .stdin(std::process::Stdio::null())
+        .output_within()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
