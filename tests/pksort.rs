@@ -4,14 +4,11 @@
 
 use crate::support::cmd::Cmd;
 
-use crate::support::cmd::Within;
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pksort");
+use std::process::{Output, Stdio};
 
 fn pksort(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
     Cmd::new("pksort")
@@ -46,6 +43,19 @@ fn fails(out: &Output, code: i32) -> String {
         "stderr: {err}\nstdout: {}",
         show(&out.stdout)
     );
+    err
+}
+
+/// Runs pksort, asserts exit `code` and that stderr contains every one of `needles`;
+/// returns stderr.
+fn fails_with(dir: &Path, args: &[&str], stdin: &[u8], code: i32, needles: &[&str]) -> String {
+    let err = fails(&pksort(args, stdin, dir), code);
+    for n in needles {
+        assert!(
+            err.contains(n),
+            "pksort {args:?}: stderr lacks {n:?}: {err}"
+        );
+    }
     err
 }
 
@@ -488,6 +498,22 @@ fn input_of(c: &Case) -> Vec<u8> {
     c.records.iter().flat_map(|r| r.1.clone()).collect()
 }
 
+/// `c`'s records repeated until there are at least `n`, each ending in a newline (so the
+/// copies do not run into each other): input big enough to spill runs.
+fn repeated(c: &Case, n: usize) -> Case {
+    let mut big = c.clone();
+    while big.records.len() < n {
+        let more = c.records.clone();
+        big.records.extend(more);
+    }
+    for r in &mut big.records {
+        if r.1.last() != Some(&b'\n') {
+            r.1.push(b'\n');
+        }
+    }
+    big
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -511,16 +537,7 @@ proptest! {
             args.push(a.into());
         }
         // Many records so a 1K budget (4 KiB chunks) makes many runs.
-        let mut big = c.clone();
-        while big.records.len() < 400 {
-            let more = c.records.clone();
-            big.records.extend(more);
-        }
-        for r in &mut big.records {
-            if r.1.last() != Some(&b'\n') {
-                r.1.push(b'\n');
-            }
-        }
+        let big = repeated(&c, 400);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let got = ok(&pksort(&args, &input_of(&big), dir.path()));
         let want = reference(&big);
@@ -538,16 +555,7 @@ proptest! {
     #[test]
     fn parallel_final_merge_is_identical_to_one_thread(c in case(), policy in 0usize..4) {
         let dir = tempfile::tempdir().unwrap();
-        let mut big = c.clone();
-        while big.records.len() < 600 {
-            let more = c.records.clone();
-            big.records.extend(more);
-        }
-        for r in &mut big.records {
-            if r.1.last() != Some(&b'\n') {
-                r.1.push(b'\n');
-            }
-        }
+        let big = repeated(&c, 600);
         let input = input_of(&big);
         let mut base = case_args(&c);
         // case_args ends its key options with "--on-dup keep"; replace the policy.
@@ -732,12 +740,13 @@ fn header_stays_first_and_names_columns() {
         dir.path(),
     ));
     assert_eq!(show(&got), "name,id\na,10\nb,2\nc,1\n");
-    let err = fails(&pksort(&["-k", "id"], input, dir.path()), 2);
-    assert!(err.contains("--header"), "{err}");
-    let err = fails(&pksort(&["--header", "-k", "nope"], input, dir.path()), 2);
-    assert!(
-        err.contains("no column named 'nope'") && err.contains("name, id"),
-        "{err}"
+    fails_with(dir.path(), &["-k", "id"], input, 2, &["--header"]);
+    fails_with(
+        dir.path(),
+        &["--header", "-k", "nope"],
+        input,
+        2,
+        &["no column named 'nope'", "name, id"],
     );
     // Several inputs: the first header is written once, later ones must match.
     write(dir.path(), "a.csv", b"name,id\nx,3\n");
@@ -749,17 +758,12 @@ fn header_stays_first_and_names_columns() {
         dir.path(),
     ));
     assert_eq!(show(&got), "name,id\ny,1\nx,3\n");
-    let err = fails(
-        &pksort(
-            &["--header", "-k", "id:int", "a.csv", "c.csv"],
-            b"",
-            dir.path(),
-        ),
+    fails_with(
+        dir.path(),
+        &["--header", "-k", "id:int", "a.csv", "c.csv"],
+        b"",
         2,
-    );
-    assert!(
-        err.contains("c.csv:1:") && err.contains("header differs"),
-        "{err}"
+        &["c.csv:1:", "header differs"],
     );
     // A header-only input.
     let got = ok(&pksort(&["--header", "-k", "id"], b"name,id", dir.path()));
@@ -777,57 +781,43 @@ fn duplicate_policies() {
         ),
         "{err}"
     );
-    let got = ok(&pksort(
-        &["-k", "1:int", "--on-dup", "keep", "--dups-out", "d.csv"],
-        input,
-        dir.path(),
-    ));
-    assert_eq!(show(&got), "1,b\n2,a\n2,c\n2,e\n3,d\n");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("d.csv")).unwrap(),
-        "2,a\n2,c\n2,e\n"
-    );
-    let out = pksort(
-        &[
-            "-k",
-            "1:int",
-            "--on-dup",
+    // (policy, extra args, stdout, duplicates file, a line stderr must hold), in this
+    // order: the first run creates d.csv, the later ones replace it with --force.
+    let policies: [(&str, &[&str], &str, &str, Option<&str>); 3] = [
+        (
+            "keep",
+            &[],
+            "1,b\n2,a\n2,c\n2,e\n3,d\n",
+            "2,a\n2,c\n2,e\n",
+            None,
+        ),
+        (
             "first",
-            "--dups-out",
-            "d.csv",
-            "--force",
-        ],
-        input,
-        dir.path(),
-    );
-    assert_eq!(show(&ok(&out)), "1,b\n2,a\n3,d\n");
-    assert!(
-        show(&out.stderr).contains("dropped 2 record(s)"),
-        "{}",
-        show(&out.stderr)
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("d.csv")).unwrap(),
-        "2,c\n2,e\n"
-    );
-    let got = ok(&pksort(
-        &[
-            "-k",
-            "1:int",
-            "--on-dup",
-            "last",
-            "--dups-out",
-            "d.csv",
-            "--force",
-        ],
-        input,
-        dir.path(),
-    ));
-    assert_eq!(show(&got), "1,b\n2,e\n3,d\n");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("d.csv")).unwrap(),
-        "2,a\n2,c\n"
-    );
+            &["--force"],
+            "1,b\n2,a\n3,d\n",
+            "2,c\n2,e\n",
+            Some("dropped 2 record(s)"),
+        ),
+        ("last", &["--force"], "1,b\n2,e\n3,d\n", "2,a\n2,c\n", None),
+    ];
+    for (policy, extra, want_out, want_dups, want_err) in policies {
+        let mut args = vec!["-k", "1:int", "--on-dup", policy, "--dups-out", "d.csv"];
+        args.extend_from_slice(extra);
+        let out = pksort(&args, input, dir.path());
+        assert_eq!(show(&ok(&out)), want_out, "--on-dup {policy}");
+        if let Some(w) = want_err {
+            assert!(
+                show(&out.stderr).contains(w),
+                "--on-dup {policy}: {}",
+                show(&out.stderr)
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("d.csv")).unwrap(),
+            want_dups,
+            "--on-dup {policy}: duplicates file"
+        );
+    }
     // The same through the external merge, where duplicates meet across runs.
     let mut big = String::new();
     for i in 0..3000 {
@@ -890,21 +880,30 @@ fn check_mode() {
     );
     ok(&out);
     assert!(out.stdout.is_empty());
-    let err = fails(&pksort(&["-c", "-k", "1:int"], sorted, dir.path()), 1);
-    assert!(
-        err.contains("<stdin>:3: (record 3, byte 8) duplicate key"),
-        "{err}"
-    );
-    let err = fails(
-        &pksort(&["-c", "-k", "1", "--on-dup", "keep"], sorted, dir.path()),
-        1,
-    );
-    assert!(
-        err.contains("record 4") && err.contains("out of order"),
-        "{err}"
-    );
-    let err = fails(&pksort(&["-c", "-k", "1:int"], b"1\nx\n", dir.path()), 2);
-    assert!(err.contains("'x' is not a valid int"), "{err}");
+    // (args, input, exit code, what stderr must hold)
+    let failures: [(&[&str], &[u8], i32, &[&str]); 3] = [
+        (
+            &["-c", "-k", "1:int"],
+            sorted,
+            1,
+            &["<stdin>:3: (record 3, byte 8) duplicate key"],
+        ),
+        (
+            &["-c", "-k", "1", "--on-dup", "keep"],
+            sorted,
+            1,
+            &["record 4", "out of order"],
+        ),
+        (
+            &["-c", "-k", "1:int"],
+            b"1\nx\n",
+            2,
+            &["'x' is not a valid int"],
+        ),
+    ];
+    for (args, input, code, needles) in failures {
+        fails_with(dir.path(), args, input, code, needles);
+    }
     // Each input is checked on its own; the header is skipped.
     write(dir.path(), "a.csv", b"id\n1\n5\n");
     write(dir.path(), "b.csv", b"id\n2\n3\n");
@@ -928,31 +927,23 @@ fn merge_mode() {
         dir.path(),
     ));
     assert_eq!(show(&got), "1,a1\n2,b2\n3,a3\n3,b3\n5,a5\n6,b6\n");
-    let err = fails(
-        &pksort(
-            &["--merge", "-k", "1:int", "a.csv", "b.csv"],
-            b"",
-            dir.path(),
-        ),
-        2,
-    );
-    assert!(
-        err.contains("b.csv:2: (record 2, byte 5) duplicate key") && err.contains("of a.csv"),
-        "{err}"
-    );
     write(dir.path(), "c.csv", b"4,c\n1,c\n");
-    let err = fails(
-        &pksort(
-            &["--merge", "-k", "1:int", "a.csv", "c.csv"],
-            b"",
-            dir.path(),
+    let failures: [(&str, &[&str]); 2] = [
+        (
+            "b.csv",
+            &["b.csv:2: (record 2, byte 5) duplicate key", "of a.csv"],
         ),
-        2,
-    );
-    assert!(
-        err.contains("c.csv:2:") && err.contains("not sorted"),
-        "{err}"
-    );
+        ("c.csv", &["c.csv:2:", "not sorted"]),
+    ];
+    for (second, needles) in failures {
+        fails_with(
+            dir.path(),
+            &["--merge", "-k", "1:int", "a.csv", second],
+            b"",
+            2,
+            needles,
+        );
+    }
 }
 
 #[test]
@@ -978,44 +969,52 @@ fn gzip_in_and_out() {
 #[test]
 fn bad_values_and_nulls() {
     let dir = tempfile::tempdir().unwrap();
-    let err = fails(&pksort(&["-k", "2:int"], b"a,1\nb,\"1x\"\n", dir.path()), 2);
-    assert!(
-        err.contains("<stdin>:2: (record 2, byte 4) key column 2: '1x' is not a valid int"),
-        "{err}"
-    );
-    let err = fails(&pksort(&["-k", "2:date"], b"a,2001-02-29\n", dir.path()), 2);
-    assert!(err.contains("'2001-02-29' is not a valid date"), "{err}");
-    let err = fails(&pksort(&["-k", "2"], b"a,1\nb,\n", dir.path()), 2);
-    assert!(
-        err.contains("record 2") && err.contains("NULL in key column 2"),
-        "{err}"
-    );
-    // "" is an empty string, not NULL.
-    let got = ok(&pksort(&["-k", "2"], b"a,x\nb,\"\"\n", dir.path()));
-    assert_eq!(show(&got), "b,\"\"\na,x\n");
-    let got = ok(&pksort(
-        &["-k", "2:int:desc", "--nulls", "first"],
-        b"a,1\nb,\nc,2\n",
-        dir.path(),
-    ));
-    assert_eq!(show(&got), "b,\nc,2\na,1\n");
-    let got = ok(&pksort(
-        &["-k", "2:int", "--nulls", "last"],
-        b"a,1\nb,\nc,2\n",
-        dir.path(),
-    ));
-    assert_eq!(show(&got), "a,1\nc,2\nb,\n");
-    let err = fails(&pksort(&["-k", "3"], b"a,1\n", dir.path()), 2);
-    assert!(err.contains("key column 3 is missing"), "{err}");
-    let err = fails(&pksort(&["-k", "1"], b"a,\"open\n", dir.path()), 2);
-    assert!(err.contains("unterminated quoted field"), "{err}");
-    let err = fails(&pksort(&["-k", "1"], b"a\"b\"c,1\n", dir.path()), 2);
-    assert!(err.contains("malformed CSV"), "{err}");
-    let err = fails(&pksort(&["-k", "1:nope"], b"", dir.path()), 2);
-    assert!(err.contains("unknown type"), "{err}");
-    fails(&pksort(&["--bogus"], b"", dir.path()), 2);
-    let err = fails(&pksort(&[], b"a\n", dir.path()), 2);
-    assert!(err.contains("no key"), "{err}");
+    // Sorted as asked: (args, input, output).
+    let sorted: [(&[&str], &[u8], &str); 3] = [
+        // "" is an empty string, not NULL.
+        (&["-k", "2"], b"a,x\nb,\"\"\n", "b,\"\"\na,x\n"),
+        (
+            &["-k", "2:int:desc", "--nulls", "first"],
+            b"a,1\nb,\nc,2\n",
+            "b,\nc,2\na,1\n",
+        ),
+        (
+            &["-k", "2:int", "--nulls", "last"],
+            b"a,1\nb,\nc,2\n",
+            "a,1\nc,2\nb,\n",
+        ),
+    ];
+    for (args, input, want) in sorted {
+        let got = ok(&pksort(args, input, dir.path()));
+        assert_eq!(show(&got), want, "pksort {args:?}");
+    }
+    // Refused with exit 2: (args, input, what stderr must hold).
+    let refused: [(&[&str], &[u8], &[&str]); 9] = [
+        (
+            &["-k", "2:int"],
+            b"a,1\nb,\"1x\"\n",
+            &["<stdin>:2: (record 2, byte 4) key column 2: '1x' is not a valid int"],
+        ),
+        (
+            &["-k", "2:date"],
+            b"a,2001-02-29\n",
+            &["'2001-02-29' is not a valid date"],
+        ),
+        (
+            &["-k", "2"],
+            b"a,1\nb,\n",
+            &["record 2", "NULL in key column 2"],
+        ),
+        (&["-k", "3"], b"a,1\n", &["key column 3 is missing"]),
+        (&["-k", "1"], b"a,\"open\n", &["unterminated quoted field"]),
+        (&["-k", "1"], b"a\"b\"c,1\n", &["malformed CSV"]),
+        (&["-k", "1:nope"], b"", &["unknown type"]),
+        (&["--bogus"], b"", &[]),
+        (&[], b"a\n", &["no key"]),
+    ];
+    for (args, input, needles) in refused {
+        fails_with(dir.path(), args, input, 2, needles);
+    }
 }
 
 #[test]
@@ -1051,42 +1050,22 @@ fn temporary_files_are_removed_on_error() {
         input.push_str(&format!("{},padding padding padding\n", 20000 - i));
     }
     input.push_str("oops,late\n");
-    let err = fails(
-        &pksort(
-            &[
-                "-k",
-                "1:int",
-                "-S",
-                "64K",
-                "--temporary-directory",
-                tmp.to_str().unwrap(),
-            ],
-            input.as_bytes(),
+    // (temporary directory, what stderr must hold): a late bad value, then a directory
+    // that does not exist.
+    let cases: [(&str, &[&str]); 2] = [
+        (tmp.to_str().unwrap(), &["record 20001", "'oops'"]),
+        ("missing", &["missing: does not exist"]),
+    ];
+    for (tmpdir, needles) in cases {
+        fails_with(
             dir.path(),
-        ),
-        2,
-    );
-    assert!(
-        err.contains("record 20001") && err.contains("'oops'"),
-        "{err}"
-    );
-    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
-    let err = fails(
-        &pksort(
-            &[
-                "-k",
-                "1:int",
-                "-S",
-                "64K",
-                "--temporary-directory",
-                "missing",
-            ],
+            &["-k", "1:int", "-S", "64K", "--temporary-directory", tmpdir],
             input.as_bytes(),
-            dir.path(),
-        ),
-        2,
-    );
-    assert!(err.contains("missing: does not exist"), "{err}");
+            2,
+            needles,
+        );
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "{tmpdir}");
+    }
 }
 
 #[test]
@@ -1165,30 +1144,14 @@ fn closed_stdout_ends_quietly_while_merging_runs() {
         ));
     }
     write(dir.path(), "big.csv", input.as_bytes());
-    {
-        let extra: &[&str] = &["-S", "1M"];
-        let mut args = vec!["-k", "1:int", "big.csv"];
-        args.extend_from_slice(extra);
-        let mut child = Command::new(BIN)
-            .args(&args)
-            .current_dir(dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut out = child.stdout.take().unwrap();
-        let mut first = [0u8; 10];
-        out.read_exact(&mut first).unwrap();
-        assert_eq!(&first, b"1,some pay");
-        drop(out);
-        let o = crate::support::cmd::wait_output_timeout(
-            child,
-            crate::support::cmd::TIMEOUT,
-            "the tool",
-        );
-        assert_eq!(o.status.code(), Some(0), "stderr: {}", show(&o.stderr));
-        assert!(o.stderr.is_empty(), "stderr: {}", show(&o.stderr));
-    }
+    // The reader takes the first 10 bytes and goes away.
+    let r = Cmd::new("pksort")
+        .args(["-k", "1:int", "big.csv", "-S", "1M"])
+        .current_dir(dir.path())
+        .stdout_head(10)
+        .expect(0);
+    assert_eq!(r.stdout(), b"1,some pay");
+    r.check(r.output.stderr.is_empty(), "stderr must be empty");
 }
 
 #[test]
@@ -1320,17 +1283,14 @@ fn peak_memory_stays_near_the_budget() {
         );
     }
     write(dir.path(), "in.csv", &input);
-    let out = Command::new(time)
+    let err = Cmd::program(time)
+        .args(["-f", "%M", crate::support::cmd::bin("pksort")])
         .args([
-            "-f", "%M", BIN, "-k", "1:int", "-S", "8M", "-o", "out.csv", "in.csv", "--on-dup",
-            "keep",
+            "-k", "1:int", "-S", "8M", "-o", "out.csv", "in.csv", "--on-dup", "keep",
         ])
         .current_dir(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    let err = show(&out.stderr);
-    assert!(out.status.success(), "{err}");
+        .expect(0)
+        .stderr_str();
     let kb: u64 = err.trim().lines().last().unwrap().trim().parse().unwrap();
     assert!(kb < (8 + 16) * 1024, "peak RSS {kb} KB with -S 8M");
     assert_eq!(
@@ -1378,7 +1338,7 @@ fn interrupt_leaves_no_files() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = Cmd::new("pksort")
         .args([
             "-k",
             "1:int",
@@ -1390,6 +1350,7 @@ fn interrupt_leaves_no_files() {
             "out.csv",
         ])
         .current_dir(dir.path())
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
