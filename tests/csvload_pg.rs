@@ -11,7 +11,7 @@ use crate::support::cmd::{self, TIMEOUT, Within};
 use cli::Input;
 use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
@@ -26,6 +26,34 @@ fn csvload(pg: &Pg, args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// Asserts that the run `out` exited `code` and that `said` (its stdout or stderr) contains
+/// `needle`; a failure shows both streams.
+fn expect_saying(out: &Output, code: i32, said: &[u8], needle: &str) {
+    let both = || {
+        format!(
+            "--- stdout ---\n{}\n--- stderr ---\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    };
+    assert_eq!(out.status.code(), Some(code), "{}", both());
+    assert!(text(said).contains(needle), "wanted {needle:?}\n{}", both());
+}
+
+/// csvload's arguments that load conversion `conv` (schema, data, post-data) into database
+/// `b` with two jobs, `load_args` before the database.
+fn load_args_of<'a>(conv: &'a cli::Converted, load_args: &[&'a str]) -> Vec<&'a str> {
+    let (m, s, p) = (
+        conv.manifest_path.to_str().unwrap(),
+        conv.schema.to_str().unwrap(),
+        conv.post.to_str().unwrap(),
+    );
+    let mut args = vec!["--schema", s, "--post-data", p, "-m", m, "-j", "2"];
+    args.extend(load_args);
+    args.push("dbname=b");
+    args
 }
 
 fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
@@ -45,14 +73,8 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
     pg.createdb("a");
     pg.psql_file("a", &dump);
     pg.createdb("b");
-    let (m, s, p) = (
-        conv.manifest_path.to_str().unwrap(),
-        conv.schema.to_str().unwrap(),
-        conv.post.to_str().unwrap(),
-    );
-    let mut args = vec!["--schema", s, "--post-data", p, "-m", m, "-j", "2"];
-    args.extend(load_args);
-    args.push("dbname=b");
+    let m = conv.manifest_path.to_str().unwrap();
+    let args = load_args_of(&conv, load_args);
     let out = csvload(&pg, &args);
     assert!(
         out.status.success(),
@@ -88,12 +110,7 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
     assert_eq!(fa, fb, "the migrated database differs from a psql restore");
     // The same command again: every phase and file is in the journal; nothing changes.
     let out = csvload(&pg, &args);
-    assert!(out.status.success(), "rerun: {}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("already run"),
-        "{}",
-        text(&out.stderr)
-    );
+    expect_saying(&out, 0, &out.stderr, "already run");
     // Nothing loaded, so no speed claimed (it said `0 rows` at `44.3 MB/s`).
     let err = text(&out.stderr);
     let line = err
@@ -124,15 +141,7 @@ fn migrate_fixture(extra: &[&str], load_args: &[&str]) {
         std::fs::read(&conv.schema).unwrap(),
         "expected a fresh \\restrict key"
     );
-    let (m2, s2, p2) = (
-        again.manifest_path.to_str().unwrap(),
-        again.schema.to_str().unwrap(),
-        again.post.to_str().unwrap(),
-    );
-    let mut args2 = vec!["--schema", s2, "--post-data", p2, "-m", m2, "-j", "2"];
-    args2.extend(load_args);
-    args2.push("dbname=b");
-    let out = csvload(&pg, &args2);
+    let out = csvload(&pg, &load_args_of(&again, load_args));
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("schema.sql: already run"), "{err}");
@@ -186,27 +195,29 @@ fn bad_csv(bad: &str) -> String {
         .collect()
 }
 
+/// Database `db` with an empty table `t` (id, note, v), and in a new directory `t.csv`
+/// holding `bad_csv(bad)` and its manifest: (directory, CSV, manifest).
+fn table_t_setup(pg: &Pg, db: &str, bad: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    pg.createdb(db);
+    pg.psql(db, "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, bad_csv(bad)).unwrap();
+    let m = write_manifest(dir.path(), "t", "t.csv", 10);
+    (dir, csv, m)
+}
+
 #[test]
 fn refused_row_named_then_fixed_and_verified() {
     let Some(pg) = Pg::start() else { return };
-    pg.createdb("d");
-    pg.psql("d", "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("t.csv");
-    std::fs::write(&csv, bad_csv("x")).unwrap();
-    let m = write_manifest(dir.path(), "t", "t.csv", 10);
+    let (_dir, csv, m) = table_t_setup(&pg, "d", "x");
     let m = m.to_str().unwrap();
     let args = ["-m", m, "--batch-rows", "3", "dbname=d"];
 
     // Rows the journal does not account for: refused, and --truncate empties the table.
     pg.psql("d", "INSERT INTO t VALUES (99, 'stray', 0)");
     let out = csvload(&pg, &args);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("--truncate"),
-        "{}",
-        text(&out.stderr)
-    );
+    expect_saying(&out, 2, &out.stderr, "--truncate");
 
     let mut targs = vec!["--truncate"];
     targs.extend(args);
@@ -259,12 +270,7 @@ fn refused_row_named_then_fixed_and_verified() {
     );
     std::fs::write(&csv, bad_csv("7").replace("second 2", "SECOND 2")).unwrap();
     let out = csvload(&pg, &args);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("changed"),
-        "{}",
-        text(&out.stderr)
-    );
+    expect_saying(&out, 2, &out.stderr, "changed");
     std::fs::write(&csv, bad_csv("7")).unwrap();
 
     // Verification notices a row deleted after the load.
@@ -290,38 +296,33 @@ fn meta_commands_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("pwned");
     let schema = dir.path().join("schema.sql");
-    std::fs::write(
-        &schema,
-        format!(
-            "\\restrict k\nCREATE TABLE x (a int);\n\\! touch {}\n\\unrestrict k\n",
-            marker.display()
+    // (schema.sql, what stderr says besides the line, why table x must not exist): a meta
+    // command is refused before anything runs; a failing statement is named by line, and
+    // the phase leaves nothing behind.
+    let cases = [
+        (
+            format!(
+                "\\restrict k\nCREATE TABLE x (a int);\n\\! touch {}\n\\unrestrict k\n",
+                marker.display()
+            ),
+            "refused",
+            "nothing ran",
         ),
-    )
-    .unwrap();
-    let out = csvload(&pg, &["--schema", schema.to_str().unwrap(), "dbname=e"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("schema.sql:3:") && err.contains("refused"),
-        "{err}"
-    );
-    assert!(!marker.exists());
-    assert!(pg.try_psql("e", "SELECT * FROM x").is_err(), "nothing ran");
-
-    // A failing statement is named by line, and the phase leaves nothing behind.
-    std::fs::write(
-        &schema,
-        "CREATE TABLE x (a int);\n\nCREATE TABLE y (a nosuchtype);\n",
-    )
-    .unwrap();
-    let out = csvload(&pg, &["--schema", schema.to_str().unwrap(), "dbname=e"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("schema.sql:3:") && err.contains("nosuchtype"),
-        "{err}"
-    );
-    assert!(pg.try_psql("e", "SELECT * FROM x").is_err(), "rolled back");
+        (
+            "CREATE TABLE x (a int);\n\nCREATE TABLE y (a nosuchtype);\n".to_string(),
+            "nosuchtype",
+            "rolled back",
+        ),
+    ];
+    for (sql, says, why) in cases {
+        std::fs::write(&schema, sql).unwrap();
+        let out = csvload(&pg, &["--schema", schema.to_str().unwrap(), "dbname=e"]);
+        assert_eq!(out.status.code(), Some(2), "{why}");
+        let err = text(&out.stderr);
+        assert!(err.contains("schema.sql:3:") && err.contains(says), "{err}");
+        assert!(!marker.exists());
+        assert!(pg.try_psql("e", "SELECT * FROM x").is_err(), "{why}");
+    }
 }
 
 // --- interruptions ------------------------------------------------------------------------
@@ -398,47 +399,47 @@ fn big_check(pg: &Pg, db: &str) {
     );
 }
 
-fn wait_timeout(child: &mut Child, secs: u64) -> Option<std::process::ExitStatus> {
-    for _ in 0..secs * 20 {
-        if let Some(st) = child.try_wait().unwrap() {
-            return Some(st);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
+/// Rows of `big` the journal in `db` records as loaded (0 while the server cannot answer).
+fn journaled(pg: &Pg, db: &str) -> u64 {
+    pg.try_psql(
+        db,
+        "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal \
+         WHERE table_name = 'public.big'",
+    )
+    .ok()
+    .and_then(|s| s.trim().parse().ok())
+    .unwrap_or(0)
 }
+
+/// csvload's arguments that load table `big` from manifest `m` with `jobs` and `batch_rows`.
+fn big_args<'a>(m: &'a Path, jobs: &'a str, batch_rows: &'a str) -> Vec<&'a str> {
+    let m = m.to_str().unwrap();
+    vec![
+        "-m",
+        m,
+        "-t",
+        "public.big",
+        "-j",
+        jobs,
+        "--batch-rows",
+        batch_rows,
+    ]
+}
+
+/// How long csvload may take to end once the server it loads into went away.
+const GONE_TIMEOUT: Duration = Duration::from_secs(120);
 
 #[test]
 fn sigkill_at_six_moments_then_rerun_loads_exactly_once() {
     let Some(pg) = Pg::start() else { return };
     let dir = tempfile::tempdir().unwrap();
     let m = big_setup(&pg, "k", dir.path());
-    let args = [
-        "-m",
-        m.to_str().unwrap(),
-        "-t",
-        "public.big",
-        "-j",
-        "3",
-        "--batch-rows",
-        "1000",
-        "-q",
-        "dbname=k",
-    ];
+    let args = [big_args(&m, "3", "1000"), vec!["-q", "dbname=k"]].concat();
     // Kill moments tied to progress, not to the clock: each run is killed once the journal
     // has passed the next eighth of the rows, plus a pseudo-random 0-40 ms (fixed seed) so
     // the kill falls anywhere in a batch: inside a COPY, between COPY and COMMIT, between
     // files.
-    let journaled = || -> u64 {
-        pg.try_psql(
-            "k",
-            "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal \
-             WHERE table_name = 'public.big'",
-        )
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0)
-    };
+    let journaled = || journaled(&pg, "k");
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut kills = 0;
     for k in 1..=6 {
@@ -476,12 +477,7 @@ fn sigkill_at_six_moments_then_rerun_loads_exactly_once() {
         "dbname=k",
     ];
     let out = csvload(&pg, &verify);
-    assert!(out.status.success(), "{}", text(&out.stdout));
-    assert!(
-        text(&out.stdout).contains("public.big max(id)"),
-        "{}",
-        text(&out.stdout)
-    );
+    expect_saying(&out, 0, &out.stdout, "public.big max(id)");
     pg.psql(
         "k",
         &format!("UPDATE big SET id = id * 10 WHERE id = {BIG_ROWS}"),
@@ -508,39 +504,26 @@ fn server_crash_mid_load_then_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
     let m = big_setup(&pg, "c", dir.path());
     let args = [
-        "-m",
-        m.to_str().unwrap(),
-        "-t",
-        "public.big",
-        "-j",
-        "2",
-        "--batch-rows",
-        "3000",
-        "--retries",
-        "0",
-        "dbname=c",
-    ];
+        big_args(&m, "2", "3000"),
+        vec!["--retries", "0", "dbname=c"],
+    ]
+    .concat();
     let mut child = csvload_cmd(&pg, &args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     // Crash the server once a quarter of the rows is journaled (progress, not the clock).
-    let journaled = || -> u64 {
-        pg.try_psql(
-            "c",
-            "SELECT coalesce(sum(records), 0) FROM dumpshard.load_journal \
-             WHERE table_name = 'public.big'",
-        )
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0)
-    };
+    let journaled = || journaled(&pg, "c");
     while child.try_wait().unwrap().is_none() && journaled() < BIG_ROWS / 4 {
         std::thread::sleep(Duration::from_millis(10));
     }
     pg.restart_immediate();
-    let st = wait_timeout(&mut child, 120).expect("csvload hangs after the server went away");
+    let st = cmd::wait_timeout(
+        &mut child,
+        GONE_TIMEOUT,
+        "csvload after the server went away",
+    );
     // Commits may be lost in the crash (synchronous_commit is off): rows and journal together.
     let after = journaled();
     assert!(
@@ -572,11 +555,9 @@ fn server_crash_mid_load_then_rerun_completes() {
         std::thread::sleep(Duration::from_millis(10));
     }
     pg.restart_immediate();
-    let mut child = child;
-    let st = wait_timeout(&mut child, 120).expect("csvload hangs after the server went away");
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(st.success(), "{err}");
+    let o = cmd::wait_output_timeout(child, GONE_TIMEOUT, "csvload after the server went away");
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
     assert!(err.contains("; retry 1 of 5"), "{err}");
     big_check(&pg, "c");
 }
@@ -584,11 +565,7 @@ fn server_crash_mid_load_then_rerun_completes() {
 #[test]
 fn url_database_and_unloadable_options() {
     let Some(pg) = Pg::start() else { return };
-    pg.createdb("u");
-    pg.psql("u", "CREATE TABLE t (id int PRIMARY KEY, note text, v int)");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("t.csv"), bad_csv("7")).unwrap();
-    let m = write_manifest(dir.path(), "t", "t.csv", 10);
+    let (_dir, _csv, m) = table_t_setup(&pg, "u", "7");
     let sock: String = pg
         .socket_dir()
         .to_str()
@@ -637,27 +614,28 @@ fn refused_row_stops_other_tables_unless_keep_going() {
         "dbname=g",
     ];
     // One job: t1 fails first, and t2 is not started.
-    let out = csvload(&pg, &base);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert_eq!(
-        pg.psql(
-            "g",
-            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
-        )
-        .trim(),
-        "0|0",
-        "one file, one transaction: nothing of t1; t2 not started"
-    );
     let mut kg = vec!["--keep-going"];
     kg.extend(base);
-    let out = csvload(&pg, &kg);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert_eq!(
-        pg.psql(
-            "g",
-            "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
-        )
-        .trim(),
-        "0|10"
-    );
+    // (args, rows in t1|t2 after the run, why); each run exits 1.
+    let runs: [(&[&str], &str, &str); 2] = [
+        (
+            &base,
+            "0|0",
+            "one file, one transaction: nothing of t1; t2 not started",
+        ),
+        (&kg, "0|10", "--keep-going loads t2"),
+    ];
+    for (args, rows, why) in runs {
+        let out = csvload(&pg, args);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(
+            pg.psql(
+                "g",
+                "SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"
+            )
+            .trim(),
+            rows,
+            "{why}"
+        );
+    }
 }
