@@ -7,15 +7,12 @@
 //! (pg_backup_archiver.c `WriteHead`/`WriteToc`, pg_backup_custom.c blocks), not by pg_dump,
 //! so versions and compressions the local pg_dump cannot write are covered too.
 
-use crate::support::cmd::Within;
+use crate::support::cmd::{Cmd, TIMEOUT};
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_pgdump2csv")
-}
+use std::process::Output;
+use std::time::Duration;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Comp {
@@ -32,6 +29,18 @@ struct B {
 }
 
 impl B {
+    /// A custom archive (format 1) of version 1.`minor` up to its session settings, its
+    /// TOC of `entries` entries to follow.
+    fn custom_toc(minor: u8, c: Comp, entries: i64) -> B {
+        let mut b = B {
+            minor,
+            out: Vec::new(),
+        };
+        b.header(1, c);
+        b.int(entries);
+        b.settings(None);
+        b
+    }
     fn int(&mut self, v: i64) {
         self.out.push(u8::from(v < 0));
         self.out
@@ -116,6 +125,96 @@ impl B {
             Some(f) => self.str(Some(f)),
         }
     }
+    /// The SCHEMA entry of `app` (dump id 9).
+    fn schema_app(&mut self, file: Option<&str>) {
+        let (create, drop) = ("CREATE SCHEMA app;\n", "DROP SCHEMA app;\n");
+        self.entry(
+            9,
+            false,
+            "app",
+            "SCHEMA",
+            2,
+            create,
+            drop,
+            None,
+            None,
+            &[],
+            file,
+        );
+    }
+    /// The TABLE entry of `ns`.`tag` created by `create`.
+    fn table(
+        &mut self,
+        id: i64,
+        ns: &str,
+        tag: &str,
+        create: &str,
+        deps: &[i64],
+        file: Option<&str>,
+    ) {
+        let drop = format!("DROP TABLE {ns}.{tag};\n");
+        self.entry(
+            id,
+            false,
+            tag,
+            "TABLE",
+            2,
+            create,
+            &drop,
+            None,
+            Some(ns),
+            deps,
+            file,
+        );
+    }
+    /// The TABLE entries of public.t (dump id 10) and public.u (13).
+    fn public_tables(&mut self, file: Option<&str>) {
+        for (id, t) in [(10, "t"), (13, "u")] {
+            let create = create_table(&format!("public.{t}"));
+            self.table(id, "public", t, &create, &[], file);
+        }
+    }
+    /// The TABLE DATA entry of `ns`.`tag` loaded by `copy`.
+    fn table_data(
+        &mut self,
+        id: i64,
+        ns: &str,
+        tag: &str,
+        copy: &str,
+        deps: &[i64],
+        file: Option<&str>,
+    ) {
+        self.entry(
+            id,
+            true,
+            tag,
+            "TABLE DATA",
+            3,
+            "",
+            "",
+            Some(copy),
+            Some(ns),
+            deps,
+            file,
+        );
+    }
+    /// The primary key constraint `t_pkey` of table `app.t` (dump id 12), added by `pk`.
+    fn pkey_of_app_t(&mut self, pk: &str, file: Option<&str>) {
+        let drop = "ALTER TABLE ONLY app.t DROP CONSTRAINT t_pkey;\n";
+        self.entry(
+            12,
+            false,
+            "t t_pkey",
+            "CONSTRAINT",
+            4,
+            pk,
+            drop,
+            None,
+            Some("app"),
+            &[10],
+            file,
+        );
+    }
     /// The session settings pg_dump puts first: client_encoding, standard_conforming_strings
     /// and (from format 1.13) search_path, entries 1 to 3; `file` as for [`B::entry`].
     fn settings(&mut self, file: Option<&str>) {
@@ -160,77 +259,40 @@ fn compress(c: Comp, block: bool, data: &[u8]) -> Vec<u8> {
     }
 }
 
+/// The CREATE TABLE of the (id, s) tables here, `qname` qualified or not.
+fn create_table(qname: &str) -> String {
+    format!("CREATE TABLE {qname} (\n    id integer NOT NULL,\n    s text\n);\n")
+}
+
+/// The COPY statement of a table made by [`create_table`].
+fn copy_of(qname: &str) -> String {
+    format!("COPY {qname} (id, s) FROM stdin;\n")
+}
+
+/// The ALTER TABLE that adds the primary key `t_pkey` (id) to a table made by [`create_table`].
+fn add_pkey(qname: &str) -> String {
+    format!("ALTER TABLE ONLY {qname}\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n")
+}
+
 /// The TOC of a one-table database; `file` = Some(name) for directory/tar archives.
 fn toc(b: &mut B, file: Option<&str>) {
     let old = b.minor < 13;
     b.int(if old { 6 } else { 7 });
     b.settings(file.map(|_| ""));
     // Before 1.13 the DDL is unqualified and pg_restore sets search_path per entry.
-    let (create, copy, pk) = if old {
-        (
-            "CREATE TABLE t (\n    id integer NOT NULL,\n    s text\n);\n",
-            "COPY t (id, s) FROM stdin;\n",
-            "ALTER TABLE ONLY t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n",
-        )
-    } else {
-        (
-            "CREATE TABLE app.t (\n    id integer NOT NULL,\n    s text\n);\n",
-            "COPY app.t (id, s) FROM stdin;\n",
-            "ALTER TABLE ONLY app.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n",
-        )
-    };
-    b.entry(
-        9,
-        false,
-        "app",
-        "SCHEMA",
-        2,
-        "CREATE SCHEMA app;\n",
-        "DROP SCHEMA app;\n",
-        None,
-        None,
-        &[],
-        file.map(|_| ""),
-    );
-    b.entry(
-        10,
-        false,
-        "t",
-        "TABLE",
-        2,
-        create,
-        "DROP TABLE app.t;\n",
-        None,
-        Some("app"),
-        &[9],
-        file.map(|_| ""),
-    );
-    b.entry(
+    let qname = if old { "t" } else { "app.t" };
+    let f = file.map(|_| "");
+    b.schema_app(f);
+    b.table(10, "app", "t", &create_table(qname), &[9], f);
+    b.table_data(
         11,
-        true,
+        "app",
         "t",
-        "TABLE DATA",
-        3,
-        "",
-        "",
-        Some(copy),
-        Some("app"),
+        &copy_of(qname),
         &[10],
         file.map(|_| "11.dat"),
     );
-    b.entry(
-        12,
-        false,
-        "t t_pkey",
-        "CONSTRAINT",
-        4,
-        pk,
-        "ALTER TABLE ONLY app.t DROP CONSTRAINT t_pkey;\n",
-        None,
-        Some("app"),
-        &[10],
-        file.map(|_| ""),
-    );
+    b.pkey_of_app_t(&add_pkey(qname), f);
 }
 
 /// A whole custom archive; data chunks are cut small so rows straddle them.
@@ -270,7 +332,7 @@ fn directory(dir: &Path, minor: u8, c: Comp) {
 }
 
 fn run(input: &Path, out: &Path) -> Output {
-    Command::new(bin())
+    Cmd::new("pgdump2csv")
         .arg(input)
         .arg("-o")
         .arg(out)
@@ -280,9 +342,19 @@ fn run(input: &Path, out: &Path) -> Output {
         .arg(out.join("post.sql"))
         .arg("--write-schema")
         .arg(out.join("schema.sql"))
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap()
+        .run()
+        .output
+}
+
+/// pgdump2csv converting `input` into `out` with `-j j`, killed (and the test failed) after
+/// `secs`: a test of a file that could block (a FIFO) must not hang when the tool regresses.
+/// The deadline measures nothing.
+fn convert_j(input: &Path, j: &str, out: &Path, secs: u64) -> Cmd {
+    Cmd::new("pgdump2csv")
+        .arg(input)
+        .args(["-j", j, "-o"])
+        .arg(out)
+        .timeout(Duration::from_secs(secs))
 }
 
 fn assert_converted(o: &Output, out: &Path, what: &str) {
@@ -368,13 +440,11 @@ fn custom_archive_on_stdin() {
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("a.dump");
     fs::write(&p, custom(16, Comp::Zstd)).unwrap();
-    let o = Command::new(bin())
+    let o = Cmd::new("pgdump2csv")
         .args(["-t", "app.t"])
-        .stdin(Stdio::from(fs::File::open(&p).unwrap()))
-        .output_within()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), CSV);
+        .stdin_file(&p)
+        .ok();
+    assert_eq!(String::from_utf8(o).unwrap(), CSV);
 }
 
 /// Runs on a bad archive: exit 2, a one-line message naming `expect`, and no CSV left.
@@ -478,17 +548,14 @@ fn bad_headers_and_lengths() {
     // Under a 256 MiB address-space limit the same run still reports the truncation: the
     // claimed gigabyte is never allocated (or reserved).
     if Path::new("/usr/bin/prlimit").exists() {
-        let o = Command::new("/usr/bin/prlimit")
+        let r = Cmd::program("/usr/bin/prlimit")
             .arg("--as=268435456")
-            .arg(bin())
+            .arg(crate::support::cmd::bin("pgdump2csv"))
             .arg(t.join("str1g.dump"))
             .arg("-o")
             .arg(t.join("lim"))
-            .stdin(std::process::Stdio::null())
-            .output_within()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
+            .expect(2);
+        let err = r.stderr_str();
         assert!(err.contains("the archive ends inside TOC entry 1"), "{err}");
     }
 
@@ -661,40 +728,10 @@ fn tar_problems() {
 fn large_objects_in_a_1_16_archive() {
     // BLOB METADATA lists the OIDs; the BLOBS data block comes before the table's and is
     // skipped (pg_dump 17 writes this).
-    let mut b = B {
-        minor: 16,
-        out: Vec::new(),
-    };
-    b.header(1, Comp::Zstd);
-    b.int(9);
     let f = None;
-    b.settings(f);
-    b.entry(
-        9,
-        false,
-        "app",
-        "SCHEMA",
-        2,
-        "CREATE SCHEMA app;\n",
-        "DROP SCHEMA app;\n",
-        None,
-        None,
-        &[],
-        f,
-    );
-    b.entry(
-        10,
-        false,
-        "t",
-        "TABLE",
-        2,
-        "CREATE TABLE app.t (\n    id integer NOT NULL,\n    s text\n);\n",
-        "DROP TABLE app.t;\n",
-        None,
-        Some("app"),
-        &[9],
-        f,
-    );
+    let mut b = B::custom_toc(16, Comp::Zstd, 9);
+    b.schema_app(f);
+    b.table(10, "app", "t", &create_table("app.t"), &[9], f);
     b.entry(
         20,
         false,
@@ -721,32 +758,8 @@ fn large_objects_in_a_1_16_archive() {
         &[20],
         f,
     );
-    b.entry(
-        11,
-        true,
-        "t",
-        "TABLE DATA",
-        3,
-        "",
-        "",
-        Some("COPY app.t (id, s) FROM stdin;\n"),
-        Some("app"),
-        &[10],
-        f,
-    );
-    b.entry(
-        12,
-        false,
-        "t t_pkey",
-        "CONSTRAINT",
-        4,
-        "ALTER TABLE ONLY app.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id);\n",
-        "ALTER TABLE ONLY app.t DROP CONSTRAINT t_pkey;\n",
-        None,
-        Some("app"),
-        &[10],
-        f,
-    );
+    b.table_data(11, "app", "t", &copy_of("app.t"), &[10], f);
+    b.pkey_of_app_t(&add_pkey("app.t"), f);
     b.out.push(3);
     b.int(21);
     for (oid, body) in [(16385, &b"hello"[..]), (16386, b"world")] {
@@ -807,15 +820,9 @@ fn tables_before_a_bad_entry_keep_their_files() {
     .unwrap();
     for j in ["1", "2"] {
         let out = tmp.path().join(format!("out{j}"));
-        let o = Command::new(bin())
-            .arg(&d)
-            .args(["-j", j, "-o"])
-            .arg(&out)
-            .stdin(std::process::Stdio::null())
-            .output_within()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
+        let err = convert_j(&d, j, &out, TIMEOUT.as_secs())
+            .expect(2)
+            .stderr_str();
         assert!(
             err.contains("entry 14 (public.u): its data file 14.dat"),
             "{err}"
@@ -856,82 +863,16 @@ fn two_tables(b: &mut B) {
     b.int(7);
     let f = Some("");
     b.settings(f);
-    b.entry(
-        10,
-        false,
-        "t",
-        "TABLE",
-        2,
-        "CREATE TABLE public.t (\n    id integer NOT NULL,\n    s text\n);\n",
-        "DROP TABLE public.t;\n",
-        None,
-        Some("public"),
-        &[],
-        f,
-    );
-    b.entry(
-        13,
-        false,
-        "u",
-        "TABLE",
-        2,
-        "CREATE TABLE public.u (\n    id integer NOT NULL,\n    s text\n);\n",
-        "DROP TABLE public.u;\n",
-        None,
-        Some("public"),
-        &[],
-        f,
-    );
-    b.entry(
-        11,
-        true,
-        "t",
-        "TABLE DATA",
-        3,
-        "",
-        "",
-        Some("COPY public.t (id, s) FROM stdin;\n"),
-        Some("public"),
-        &[10],
-        Some("11.dat"),
-    );
-    b.entry(
-        14,
-        true,
-        "u",
-        "TABLE DATA",
-        3,
-        "",
-        "",
-        Some("COPY public.u (id, s) FROM stdin;\n"),
-        Some("public"),
-        &[13],
-        Some("14.dat"),
-    );
-}
-
-/// Runs `c` (stderr captured) and kills it after `secs`: a test of a file that could block
-/// (a FIFO) must not hang when the tool regresses. The deadline measures nothing.
-fn output_within(mut c: Command, secs: u64) -> Output {
-    let child = c
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
-        Ok(o) => o.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .status_within();
-            panic!("{c:?} did not finish within {secs} s");
-        }
+    b.public_tables(f);
+    for (id, t, dep, file) in [(11, "t", 10, "11.dat"), (14, "u", 13, "14.dat")] {
+        b.table_data(
+            id,
+            "public",
+            t,
+            &copy_of(&format!("public.{t}")),
+            &[dep],
+            Some(file),
+        );
     }
 }
 
@@ -991,11 +932,9 @@ fn directory_archive_files_must_be_regular_files_in_it() {
             fs::remove_file(d.join("11.dat")).unwrap();
             plant(&d, &outside);
             let out = t.join(format!("{what}-{j}.out"));
-            let mut c = Command::new(bin());
-            c.arg(&d).args(["-j", j, "-o"]).arg(&out);
-            let o = output_within(c, 120);
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(2), "{what} -j {j}: {err}");
+            let r = convert_j(&d, j, &out, 120).run();
+            let err = r.stderr_str();
+            assert_eq!(r.code(), Some(2), "{what} -j {j}: {err}");
             assert!(err.contains(expect), "{what} -j {j}: {err}");
             assert!(err.contains(names), "{what} -j {j}: {err}");
             assert!(!out.join("app.t.csv").exists(), "{what} -j {j}");
@@ -1008,41 +947,16 @@ fn directory_archive_files_must_be_regular_files_in_it() {
 /// scan) table u got t's rows, exit 0; now refused with both offsets, read any way.
 #[test]
 fn duplicate_dump_ids_are_refused() {
-    let mut b = B {
-        minor: 14,
-        out: Vec::new(),
-    };
-    b.header(1, Comp::None);
-    b.int(7);
-    b.settings(None);
-    for (id, t) in [(10, "t"), (13, "u")] {
-        b.entry(
-            id,
-            false,
-            t,
-            "TABLE",
-            2,
-            &format!("CREATE TABLE public.{t} (\n    id integer NOT NULL,\n    s text\n);\n"),
-            &format!("DROP TABLE public.{t};\n"),
-            None,
-            Some("public"),
-            &[],
-            None,
-        );
-    }
+    let mut b = B::custom_toc(14, Comp::None, 7);
+    b.public_tables(None);
     let mut starts = Vec::new();
     for (t, dep) in [("t", 10), ("u", 13)] {
         starts.push(b.out.len());
-        b.entry(
+        b.table_data(
             11,
-            true,
+            "public",
             t,
-            "TABLE DATA",
-            3,
-            "",
-            "",
-            Some(&format!("COPY public.{t} (id, s) FROM stdin;\n")),
-            Some("public"),
+            &copy_of(&format!("public.{t}")),
             &[dep],
             None,
         );
@@ -1060,11 +974,9 @@ fn duplicate_dump_ids_are_refused() {
     fs::write(&p, &b.out).unwrap();
     for j in ["1", "2"] {
         let out = tmp.path().join(format!("out-{j}"));
-        let mut c = Command::new(bin());
-        c.arg(&p).args(["-j", j, "-o"]).arg(&out);
-        let o = output_within(c, 120);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "-j {j}: {err}");
+        let r = convert_j(&p, j, &out, 120).run();
+        let err = r.stderr_str();
+        assert_eq!(r.code(), Some(2), "-j {j}: {err}");
         assert!(
             err.contains(&format!(
                 "byte {second}: TOC entry with dump id 11, which the entry at byte {dup_at} has too"
@@ -1090,14 +1002,11 @@ fn an_endless_line_in_archive_data_is_refused() {
     fs::write(d.join("11.dat.zst"), compress(Comp::Zstd, false, &data)).unwrap();
     for j in ["1", "2"] {
         let out = tmp.path().join(format!("out-{j}"));
-        let mut c = Command::new(bin());
-        c.arg(&d)
-            .args(["-j", j, "-o"])
-            .arg(&out)
-            .env("DUMPSHARD_LINE_LIMIT", "1000000");
-        let o = output_within(c, 300);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "-j {j}: {err}");
+        let r = convert_j(&d, j, &out, 300)
+            .env("DUMPSHARD_LINE_LIMIT", "1000000")
+            .run();
+        let err = r.stderr_str();
+        assert_eq!(r.code(), Some(2), "-j {j}: {err}");
         assert!(
             err.contains("a line (or statement) longer than 1000000 bytes starts here"),
             "-j {j}: {err}"
@@ -1118,12 +1027,12 @@ fn an_endless_line_in_archive_data_is_refused() {
     data.extend_from_slice(b"\n\\.\n\n\n");
     fs::write(d.join("11.dat.zst"), compress(Comp::Zstd, false, &data)).unwrap();
     let out = tmp.path().join("out-ok");
-    let mut c = Command::new(bin());
-    c.arg(&d)
+    Cmd::new("pgdump2csv")
+        .arg(&d)
         .arg("-o")
         .arg(&out)
-        .env("DUMPSHARD_LINE_LIMIT", "1000000");
-    let o = output_within(c, 300);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .env("DUMPSHARD_LINE_LIMIT", "1000000")
+        .timeout(Duration::from_secs(300))
+        .expect(0);
     assert_eq!(fs::metadata(out.join("app.t.csv")).unwrap().len(), 900_001);
 }
