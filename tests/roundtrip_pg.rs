@@ -394,7 +394,7 @@ fn longest_cyrillic_names() {
     pg.psql("long", &sql);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pg_dump_to(&pg, &["-d", "long"], &d.join("dump.sql"));
+    pg.pg_dump_to(&["-d", "long"], &d.join("dump.sql"));
     Cmd::new("pgdump2csv")
         .current_dir(d)
         .args([
@@ -445,8 +445,7 @@ fn inserts_typed_table_and_late_parent_column() {
     );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pg_dump_to(
-        &pg,
+    pg.pg_dump_to(
         &["--inserts", "--rows-per-insert", "10", "-d", "reg"],
         &d.join("dump.sql"),
     );
@@ -464,17 +463,4 @@ fn inserts_typed_table_and_late_parent_column() {
         err.contains("public.child") && err.contains("--column-inserts"),
         "{err}"
     );
-}
-
-/// Runs this server's pg_dump with `args`, writing to `out`; fails the test if it fails.
-fn pg_dump_to(pg: &Pg, args: &[&str], out: &std::path::Path) {
-    let o = pg
-        .client("pg_dump")
-        .args(args)
-        .arg("-f")
-        .arg(out)
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -39,18 +39,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn pg_dump(pg: &pg::Pg, args: &[&str], out: &Path) {
-    let o = pg
-        .client("pg_dump")
-        .args(args)
-        .arg("-f")
-        .arg(out)
-        .stdin(std::process::Stdio::null())
-        .output_within()
-        .unwrap();
-    ok(&o);
-}
-
 /// Runs a script with `psql -v ON_ERROR_STOP=1 -f`, from `dir`, as a user would.
 fn psql_file(pg: &pg::Pg, dir: &Path, db: &str, script: &str) -> Output {
     pg.client("psql")
@@ -76,7 +64,7 @@ fn schema_scripts_of_a_real_dump_run_and_smuggled_commands_do_not() {
     );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pg_dump(&pg, &["--create", "-d", "src db"], &d.join("dump.sql"));
+    pg.pg_dump_to(&["--create", "-d", "src db"], &d.join("dump.sql"));
     let dump = std::fs::read_to_string(d.join("dump.sql")).unwrap();
     assert!(dump.contains("\\connect"), "{dump}");
     ok(&run_in(
@@ -184,7 +172,7 @@ fn copy_sql_with_nasty_names() {
     );
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pg_dump(&pg, &["-d", "src"], &d.join("dump.sql"));
+    pg.pg_dump_to(&["-d", "src"], &d.join("dump.sql"));
     ok(&run_in(
         d,
         "pgdump2csv",

@@ -700,3 +700,25 @@ ORDER BY 1;
         })
         .collect()
 }
+
+impl Pg {
+    /// Runs this server's pg_dump with `args` then `-f out` (stdin null, bounded by the
+    /// harness timeout); a failure fails the test with pg_dump's exit and stderr.
+    pub fn pg_dump_to(&self, args: &[&str], out: &Path) {
+        let o = self
+            .client("pg_dump")
+            .args(args)
+            .arg("-f")
+            .arg(out)
+            .stdin(Stdio::null())
+            .output_within()
+            .expect("run pg_dump");
+        assert!(
+            o.status.success(),
+            "pg_dump {args:?} -f {}: exit {:?}: {}",
+            out.display(),
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
