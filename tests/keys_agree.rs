@@ -267,14 +267,7 @@ fn uuid_values() -> impl Strategy<Value = String> {
             let hex = if upper { hex.to_uppercase() } else { hex };
             let body = match style {
                 0 => hex.clone(),
-                1 => format!(
-                    "{}-{}-{}-{}-{}",
-                    &hex[..8],
-                    &hex[8..12],
-                    &hex[12..16],
-                    &hex[16..20],
-                    &hex[20..]
-                ),
+                1 => crate::support::uuid_hyphenated(&hex),
                 2 => (0..8)
                     .map(|k| &hex[k * 4..k * 4 + 4])
                     .collect::<Vec<_>>()

@@ -291,14 +291,7 @@ fn value(ty: Ty) -> BoxedStrategy<(Val, Vec<u8>)> {
                 }
                 let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
                 let t = match form {
-                    0 => format!(
-                        "{}-{}-{}-{}-{}",
-                        &hex[..8],
-                        &hex[8..12],
-                        &hex[12..16],
-                        &hex[16..20],
-                        &hex[20..]
-                    ),
+                    0 => crate::support::uuid_hyphenated(&hex),
                     1 => hex.to_uppercase(),
                     _ => format!("{{{hex}}}"),
                 };

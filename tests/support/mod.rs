@@ -15,3 +15,15 @@ pub fn mkfifo(path: &std::path::Path) {
         .unwrap_or_else(|e| panic!("cannot run mkfifo: {e}"));
     assert!(st.success(), "mkfifo {} failed: {st}", path.display());
 }
+
+/// 32 hex digits as a UUID in its standard form, 8-4-4-4-12 (for tests that write UUID keys).
+pub fn uuid_hyphenated(hex: &str) -> String {
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
