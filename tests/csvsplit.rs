@@ -131,22 +131,10 @@ fn manifest(dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(dir.join("m.json")).expect("manifest")).expect("json")
 }
 
-/// All files under `dir` (recursively), relative, except the manifest.
+/// All files under `dir` (recursively), relative and sorted, except the manifest.
 fn files(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                out.push(p.strip_prefix(base).unwrap().display().to_string());
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(dir, dir, &mut v);
+    let mut v = crate::support::cli::list_files(dir);
     v.retain(|f| f != "m.json");
-    v.sort();
     v
 }
 
