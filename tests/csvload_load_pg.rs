@@ -6,7 +6,7 @@
 
 use crate::support::pg;
 
-use crate::support::cmd::Within;
+use crate::support::cmd::{self, Within};
 use pg::Pg;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -28,44 +28,10 @@ fn csvload(pg: &Pg, args: &[&str]) -> Output {
     finish(child, 120)
 }
 
-/// Waits for `child` at most `secs` seconds (killing it then) and collects its output.
-fn finish(mut child: Child, secs: u64) -> Output {
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t1 = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = so.read_to_end(&mut v);
-        v
-    });
-    let t2 = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = se.read_to_end(&mut v);
-        v
-    });
-    let st = wait_timeout(&mut child, secs);
-    let status = match st {
-        Some(st) => st,
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("csvload did not finish within {secs} s");
-        }
-    };
-    Output {
-        status,
-        stdout: t1.join().unwrap(),
-        stderr: t2.join().unwrap(),
-    }
-}
-
-fn wait_timeout(child: &mut Child, secs: u64) -> Option<std::process::ExitStatus> {
-    for _ in 0..secs * 20 {
-        if let Some(st) = child.try_wait().unwrap() {
-            return Some(st);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
+/// Waits for `child` at most `secs` seconds (killing it then, and failing the test) and
+/// collects its output.
+fn finish(child: Child, secs: u64) -> Output {
+    cmd::wait_output_timeout(child, Duration::from_secs(secs), "csvload")
 }
 
 fn text(b: &[u8]) -> String {
@@ -365,7 +331,7 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = csvload(&pg, &["-m", ms, "-q", "dbname=w"]);
-    assert!(wait_timeout(&mut holder, 30).is_some());
+    cmd::wait_timeout(&mut holder, Duration::from_secs(30), "the lock holder");
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
