@@ -8,7 +8,8 @@ use crate::support::pg::{self, Pg};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-use std::time::{Duration, Instant};
+use crate::support::cmd::wait_timeout;
+use std::time::Duration;
 
 /// Runs csvload against `pg` with a timeout; returns (exit code, stdout, stderr).
 fn csvload(pg: &Pg, args: &[&str]) -> (i32, String, String) {
@@ -21,18 +22,11 @@ fn csvload(pg: &Pg, args: &[&str]) -> (i32, String, String) {
         .stderr(std::fs::File::create(&e).unwrap())
         .spawn()
         .expect("run csvload");
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t0.elapsed() > Duration::from_secs(180) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("csvload {args:?} timed out");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_timeout(
+        &mut child,
+        Duration::from_secs(180),
+        &format!("csvload {args:?}"),
+    );
     let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
     (status.code().unwrap_or(-1), read(&o), read(&e))
 }
