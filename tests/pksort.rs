@@ -776,7 +776,8 @@ fn duplicate_policies() {
     );
     // (policy, extra args, stdout, duplicates file, a line stderr must hold), in this
     // order: the first run creates d.csv, the later ones replace it with --force.
-    let policies: [(&str, &[&str], &str, &str, Option<&str>); 3] = [
+    type Policy<'a> = (&'a str, &'a [&'a str], &'a str, &'a str, Option<&'a str>);
+    let policies: [Policy; 3] = [
         (
             "keep",
             &[],
@@ -874,7 +875,8 @@ fn check_mode() {
     ok(&out);
     assert!(out.stdout.is_empty());
     // (args, input, exit code, what stderr must hold)
-    let failures: [(&[&str], &[u8], i32, &[&str]); 3] = [
+    type Failure<'a> = (&'a [&'a str], &'a [u8], i32, &'a [&'a str]);
+    let failures: [Failure; 3] = [
         (
             &["-c", "-k", "1:int"],
             sorted,
