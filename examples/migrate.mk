@@ -104,6 +104,26 @@ ifeq ($(filter $(TARGET_KIND),postgresql yugabytedb cockroachdb),)
 $(error TARGET_KIND must be postgresql, yugabytedb or cockroachdb, not '$(TARGET_KIND)')
 endif
 
+# postgresql: a table is cut into chunks for LOAD_JOBS connections, not sorted (see "per
+# table" below); the sizes in bytes, as csvsplit -b reads them (K, M, G, T: powers of 1024).
+SPLIT_MIN ?= 64M
+to_bytes = $(if $(findstring ',$(1)),,$(shell printf '%s\n' '$(1)' | LC_ALL=C awk '{ s = toupper($$0); sub(/I?B$$/, "", s); \
+    m = index("KMGT", substr(s, length(s))); if (m) s = substr(s, 1, length(s) - 1); \
+    if (s !~ /^[0-9]+(\.[0-9]+)?$$/ || s * 1024 ^ m < 1) exit 1; printf "%.0f", s * 1024 ^ m }'))
+ifeq ($(TARGET_KIND),postgresql)
+SHARD_BYTES := $(call to_bytes,$(SHARD_SIZE))
+SPLIT_MIN_BYTES := $(call to_bytes,$(SPLIT_MIN))
+ifeq ($(SHARD_BYTES),)
+$(error SHARD_SIZE must be a size such as 256M, not '$(SHARD_SIZE)')
+endif
+ifeq ($(SPLIT_MIN_BYTES),)
+$(error SPLIT_MIN must be a size such as 64M, not '$(SPLIT_MIN)')
+endif
+ifeq ($(if $(findstring ',$(LOAD_JOBS)),,$(shell printf '%s\n' '$(LOAD_JOBS)' | grep -Ex '[1-9][0-9]*')),)
+$(error LOAD_JOBS must be a number of connections, not '$(LOAD_JOBS)')
+endif
+endif
+
 # Option spellings, all in one place: the toolkit's option vocabulary (dumpshard(7), OPTIONS):
 # -m/--manifest reads a manifest, --write-manifest writes one.
 PGDUMP2CSV_WRITE_MANIFEST := --write-manifest
@@ -184,6 +204,10 @@ migrate-identity:
 	@$(if $(NEEDS_TARGET),test -n "$$MIGRATE_TARGET" || { \
 	  echo 'migrate.mk: set TARGET=the target database (a libpq URL or key=value string); an unset TARGET is refused rather than taken from PG* variables' >&2; exit 2; } &&) \
 	mkdir -p '$(S)' && \
+	if [ -e '$(S)/converted' ] && [ -e '$(S)/kind' ]; then \
+	  [ "$$(cat '$(S)/kind')" = '$(TARGET_KIND)' ] || { \
+	    echo 'migrate.mk: $(OUT) holds a conversion for TARGET_KIND='"$$(cat '$(S)/kind')"', not $(TARGET_KIND) (its schema and steps differ); use another OUT, or `make -f examples/migrate.mk clean OUT=$(OUT)` to start over' >&2; exit 2; }; \
+	else printf '%s' '$(TARGET_KIND)' > '$(S)/kind'; fi && \
 	if [ -n "$$MIGRATE_DUMP" ]; then \
 	  id="$$(realpath -- "$$MIGRATE_DUMP" 2>/dev/null || printf '%s' "$$MIGRATE_DUMP") $$(stat -L -c '%s %Y' -- "$$MIGRATE_DUMP" 2>/dev/null || stat -L -f '%z %m' -- "$$MIGRATE_DUMP" 2>/dev/null)"; \
 	  if [ -e '$(S)/converted' ] && [ -e '$(S)/dump.id' ]; then \
@@ -246,6 +270,19 @@ $(S)/$(1).checked: $(S)/converted
 	    '$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)'
 	touch '$$@'
 
+ifeq ($(TARGET_KIND),postgresql)
+$(S)/$(1).split: $(S)/converted
+	rm -f '$(OUT)/shards/$(call fname,$(1)).json'
+	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
+	n=$$$$(LC_ALL=C wc -c < "$$$$in" | awk -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
+	    '{ n = int(($$$$1 + b - 1) / b); if (j > n && $$$$1 >= min) n = j; print n }') && \
+	if [ "$$$$n" -gt 1 ]; then \
+	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -k 1:text --nulls first \
+	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
+	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
+	fi
+	touch '$$@'
+else
 $(S)/$(1).split: $(S)/$(1).checked
 	mkdir -p '$(OUT)/import'
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
@@ -267,9 +304,11 @@ $(S)/$(1).split: $(S)/$(1).checked
 	    shard -k 1:text --nulls first -- "$$$$in"; \
 	fi
 	touch '$$@'
+endif
 
-$(S)/$(1).loaded: $(S)/$(1).split $(S)/schema
-	$$(call name,$(1)) && $(CSVLOAD) $(CSVLOAD_READ_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' \
+$(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
+	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
+	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
 	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET"
 	touch '$$@'
 endef
