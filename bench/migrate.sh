@@ -27,6 +27,7 @@
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
 # --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
 # one-table and the three-table dump), EXTRA ("content": also migrate.mk VERIFY=content),
+# MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'),
 # OUT (scratch directory, default a new one under $TMPDIR; removed at the end; put it on a
 # real disk: the CSV and the chunks are written there, as a user's would be).
 set -euo pipefail
@@ -36,6 +37,7 @@ ROWS=${ROWS:-2000000}
 RUNS=${RUNS:-3}
 VARIANTS=${VARIANTS:-1 3}
 EXTRA=${EXTRA:-}
+MK_VARS=${MK_VARS:-}
 BINDIR=$(realpath -m "${BINDIR:-${CARGO_TARGET_DIR:-target}/release}")
 for b in pgdump2csv csvcheck csvsplit csvload pksort; do
     [ -x "$BINDIR/$b" ] || { echo "bench/migrate.sh: no $BINDIR/$b: cargo build --release (or BINDIR=...)" >&2; exit 2; }
@@ -81,7 +83,7 @@ echo "dumps: one table $(du -m "$OUT/dump1.sql" | cut -f1) MB plain, $(du -m "$O
 names=() variants=() dbs=() cmds=()
 row() { names+=("$1"); variants+=("$2"); dbs+=("$3"); cmds+=("$4"); }
 for v in $VARIANTS; do
-    mk="make -s -f '$ROOT/examples/migrate.mk' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mk$v' TARGET_KIND=postgresql"
+    mk="make -s -f '$ROOT/examples/migrate.mk' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mk$v' TARGET_KIND=postgresql $MK_VARS"
     row "migrate.mk -j2" "$v" "mk$v" "$mk TARGET='dbname=mk$v' > /dev/null"
     case " $EXTRA " in *" content "*)
         row "migrate.mk -j2 VERIFY=content" "$v" "mkc$v" "$mk VERIFY=content OUT='$OUT/mkc$v' TARGET='dbname=mkc$v' > /dev/null" ;;
