@@ -3,8 +3,9 @@
 //! skipped when there is no GNU make): every table equal to a psql restore of the same dump,
 //! runs that fail at the target (no database; one table refused midway) resume without
 //! redoing the conversion or loading anything twice, a rerun after lost stamps loads nothing
-//! twice, a custom archive in YugabyteDB mode (batches), and the
-//! CockroachDB mode's IMPORT INTO statements.
+//! twice, a custom archive in YugabyteDB mode (batches), the PostgreSQL mode's load without
+//! any sort (chunks in the CSV's order, small tables from the CSV), and the CockroachDB
+//! mode's IMPORT INTO statements and sorted, disjoint shards.
 
 use crate::support::cli;
 use crate::support::cmd::Cmd;
@@ -608,6 +609,41 @@ fn unset_target_is_refused() {
         !out.join(".stamps/converted").exists(),
         "nothing is converted"
     );
+}
+
+/// The postgresql path computes its chunk counts from SHARD_SIZE, SPLIT_MIN and LOAD_JOBS:
+/// a value that is not a size or a number is refused before anything is converted (a shell
+/// quote in one cannot reach a command line).
+#[test]
+fn postgresql_sizes_and_jobs_are_checked() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for (k, v) in [
+        ("SHARD_SIZE", "lots"),
+        ("SPLIT_MIN", "1'M"),
+        ("LOAD_JOBS", "0"),
+        ("LOAD_JOBS", "2 -x"),
+    ] {
+        let o = make(
+            None,
+            &[
+                var("DUMP", cli::dump_path("nasty.sql").to_str().unwrap()),
+                var("OUT", out.to_str().unwrap()),
+                var("TARGET", "dbname=nowhere"),
+                var(k, v),
+            ],
+        );
+        assert!(!o.status.success(), "{k}={v}");
+        assert!(
+            text(&o.stderr).contains(&format!("{k} must be")),
+            "{k}={v}: {}",
+            text(&o.stderr)
+        );
+        assert!(!out.exists(), "{k}={v}: OUT was made");
+    }
 }
 
 /// Issue 19 item 8: a reused OUT with another DUMP is refused, doing nothing (it printed
