@@ -307,8 +307,9 @@ ifeq ($(TARGET_KIND),postgresql)
 $(S)/$(1).split: $(S)/converted
 	rm -f '$(OUT)/shards/$(call fname,$(1)).json'
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
-	n=$$$$(LC_ALL=C wc -c < "$$$$in" | awk -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
-	    '{ n = int(($$$$1 + b - 1) / b); if (j > n && $$$$1 >= min) n = j; print n }') && \
+	size=$$$$(LC_ALL=C wc -c < "$$$$in") && \
+	n=$$$$(awk -v s="$$$$size" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
+	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min) n = j; print n }') && \
 	if [ "$$$$n" -gt 1 ]; then \
 	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -k 1:text --nulls first \
 	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
