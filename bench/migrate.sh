@@ -15,8 +15,8 @@
 # interleaved (so load changes hit them alike); each database is dropped and created again,
 # untimed, before its command. Prints medians of wall time and of the client's CPU (user +
 # sys of the command and its children: the server's CPU is not in it) and the ratio to
-# pg_restore -j 2, then checks every target against the source (row count and an md5 of the
-# rows in key order) and shows where migrate.mk's time went in its last run (the stamps'
+# pg_restore -j 2, then checks every target against the psql -f restore, and that against
+# the source when the run made the dumps (row count and an md5 of the rows in key order) and shows where migrate.mk's time went in its last run (the stamps'
 # times).
 #
 #   bash bench/migrate.sh                                   # release build in target/release
@@ -29,7 +29,8 @@
 # one-table and the three-table dump), EXTRA ("content": also migrate.mk VERIFY=content),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'),
 # OUT (scratch directory, default a new one under $TMPDIR; removed at the end; put it on a
-# real disk: the CSV and the chunks are written there, as a user's would be).
+# real disk: the CSV and the chunks are written there, as a user's would be), DATA (where the
+# dumps are kept between runs, default bench/data/migrate-ROWS; delete it to make them again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -57,26 +58,35 @@ unset PGDATABASE PGPORT PGHOSTADDR PGSERVICE
 P="$PGBIN/psql -X -q -v ON_ERROR_STOP=1"
 
 # The source databases and their dumps: src1 (public.customer) and src3 (public.customer1-3,
-# the same definition with its primary key), each as plain SQL and as -Fc.
-python3 bench/gen_customer.py "$ROWS" "$OUT/c.csv" >/dev/null
-$P -d postgres -c 'CREATE DATABASE src1' -c 'CREATE DATABASE src3'
-$P -d src1 -f bench/customer.sql
-$P -d src1 -c "\\copy public.customer FROM '$OUT/c.csv' (FORMAT csv)"
-i=0
-for part in 2 3 6; do
-    i=$((i + 1))
-    n=$((ROWS / part))
-    python3 bench/gen_customer.py "$n" "$OUT/c$i.csv" "$i" >/dev/null
-    sed "s/public\.customer\b/public.customer$i/; s/customer_pkey/customer${i}_pkey/" bench/customer.sql | $P -d src3
-    $P -d src3 -c "\\copy public.customer$i FROM '$OUT/c$i.csv' (FORMAT csv)"
-done
-rm -f "$OUT"/c*.csv "$OUT"/c*.manifest.json
+# the same definition with its primary key), each as plain SQL and as -Fc, kept in DATA for
+# the next run.
+DATA=$(realpath -m "${DATA:-bench/data/migrate-$ROWS}")
+if [ ! -s "$DATA/dump1.sql" ] || [ ! -s "$DATA/dump1.dump" ] || [ ! -s "$DATA/dump3.sql" ] || [ ! -s "$DATA/dump3.dump" ]; then
+    python3 bench/gen_customer.py "$ROWS" "$OUT/c.csv" >/dev/null
+    $P -d postgres -c 'CREATE DATABASE src1' -c 'CREATE DATABASE src3'
+    $P -d src1 -f bench/customer.sql
+    $P -d src1 -c "\\copy public.customer FROM '$OUT/c.csv' (FORMAT csv)"
+    i=0
+    for part in 2 3 6; do
+        i=$((i + 1))
+        n=$((ROWS / part))
+        python3 bench/gen_customer.py "$n" "$OUT/c$i.csv" "$i" >/dev/null
+        sed "s/public\.customer\b/public.customer$i/; s/customer_pkey/customer${i}_pkey/" bench/customer.sql | $P -d src3
+        $P -d src3 -c "\\copy public.customer$i FROM '$OUT/c$i.csv' (FORMAT csv)"
+    done
+    rm -f "$OUT"/c*.csv "$OUT"/c*.manifest.json
+    mkdir -p "$DATA"
+    for v in 1 3; do
+        "$PGBIN/pg_dump" -d "src$v" -f "$DATA/dump$v.sql.tmp" && mv "$DATA/dump$v.sql.tmp" "$DATA/dump$v.sql"
+        "$PGBIN/pg_dump" -Fc -d "src$v" -f "$DATA/dump$v.dump.tmp" && mv "$DATA/dump$v.dump.tmp" "$DATA/dump$v.dump"
+    done
+fi
 for v in 1 3; do
-    "$PGBIN/pg_dump" -d "src$v" -f "$OUT/dump$v.sql"
-    "$PGBIN/pg_dump" -Fc -d "src$v" -f "$OUT/dump$v.dump"
+    ln -s "$DATA/dump$v.sql" "$OUT/dump$v.sql"
+    ln -s "$DATA/dump$v.dump" "$OUT/dump$v.dump"
 done
-echo "dumps: one table $(du -m "$OUT/dump1.sql" | cut -f1) MB plain, $(du -m "$OUT/dump1.dump" | cut -f1) MB -Fc;" \
-    "three tables $(du -m "$OUT/dump3.sql" | cut -f1) MB plain, $(du -m "$OUT/dump3.dump" | cut -f1) MB -Fc;" \
+echo "dumps: one table $(du -mL "$OUT/dump1.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump1.dump" | cut -f1) MB -Fc;" \
+    "three tables $(du -mL "$OUT/dump3.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump3.dump" | cut -f1) MB -Fc;" \
     "$ROWS rows each; $(nproc) CPUs; binaries $BINDIR"
 
 # row NAME VARIANT DB COMMAND: COMMAND loads variant VARIANT's dump into the database DB.
@@ -129,7 +139,8 @@ for (v, name), rs in runs.items():
     print(f"| {tables} | {name} | {w:.2f} s | {c:.2f} s | {len(rs)} | {ratio} | {min(loads):.1f}-{max(loads):.1f} |")
 PY
 
-# Every target equal to its source: per table the row count and an md5 of its rows in key order.
+# Every target equal to the psql -f restore of the same dump (and that one to the source, when
+# this run made the dumps): per table the row count and an md5 of its rows in key order.
 fingerprint() { # DB
     local q="" t
     for t in $($P -At -d "$1" -c "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"); do
@@ -139,14 +150,26 @@ fingerprint() { # DB
 }
 bad=0
 echo
-for i in "${!names[@]}"; do
-    db=${dbs[$i]} v=${variants[$i]}
-    if [ "$(fingerprint "$db")" = "$(fingerprint "src$v")" ]; then
-        echo "check: ${names[$i]} ($v table(s)): every table equal to the source"
-    else
-        echo "check: ${names[$i]} ($v table(s)): DIFFERS from the source" >&2
-        bad=1
+for v in $VARIANTS; do
+    ref=$(fingerprint "psql$v")
+    [ -n "$ref" ] || { echo "check: psql -f ($v table(s)): no tables" >&2; bad=1; }
+    if $P -At -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'src$v'" | grep -q 1; then
+        if [ "$(fingerprint "src$v")" = "$ref" ]; then
+            echo "check: psql -f ($v table(s)): every table equal to the source database"
+        else
+            echo "check: psql -f ($v table(s)): DIFFERS from the source database" >&2
+            bad=1
+        fi
     fi
+    for i in "${!names[@]}"; do
+        [ "${variants[$i]}" = "$v" ] && [ "${dbs[$i]}" != "psql$v" ] || continue
+        if [ "$(fingerprint "${dbs[$i]}")" = "$ref" ]; then
+            echo "check: ${names[$i]} ($v table(s)): every table equal to the psql -f restore"
+        else
+            echo "check: ${names[$i]} ($v table(s)): DIFFERS from the psql -f restore" >&2
+            bad=1
+        fi
+    done
 done
 
 # Where migrate.mk's time went (its last run): each stamp's time after the run's first file.
