@@ -5,7 +5,8 @@
 # Phases: convert (pgdump2csv: plain, .gz/.zst/.lz4, or a pg_dump custom, directory or tar
 # archive) -> per table: check (csvcheck) -> sort (pksort; not for postgresql, see below) ->
 # split (csvsplit) -> load (csvload) -> post-data (indexes, constraints, sequences) -> verify
-# (row counts against the dump's manifest). Every table is its own chain of targets, so -j runs tables in parallel.
+# (row counts against the dump's manifest). Every table is its own chain of targets, so -j
+# runs tables in parallel.
 #
 # What each TARGET_KIND runs per table, and why (a step that buys nothing for the target is
 # left out; bench/migrate.sh measures the result against pg_restore -j 2):
@@ -34,12 +35,11 @@
 # of TARGET and the PG* variables that choose the server) it was made for, and a run with
 # another DUMP or TARGET_KIND, or another TARGET once the schema was loaded, is refused with a
 # message, doing nothing (use another OUT, `clean`, or `forget-target` to load the same
-# conversion into a new target); a
-# pksort that fails in `pksort | csvsplit` fails the table's split, even if it wrote nothing
-# (its exit status is checked, as pipefail would); a table whose name holds a control
-# character is refused (migrate it by hand). Every step that re-creates its own outputs after
-# a failed attempt removes them first or passes --force (the toolkit refuses to replace a
-# file it did not create, dumpshard(7)).
+# conversion into a new target); a pksort that fails in `pksort | csvsplit` fails the table's
+# split, even if it wrote nothing (its exit status is checked, as pipefail would); a table
+# whose name holds a control character is refused (migrate it by hand). Every step that
+# re-creates its own outputs after a failed attempt removes them first or passes --force (the
+# toolkit refuses to replace a file it did not create, dumpshard(7)).
 #
 # Variables (make VAR=value):
 #   DUMP         the dump file or archive directory (required to convert)
