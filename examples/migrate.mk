@@ -3,31 +3,51 @@
 #   make -f examples/migrate.mk -j8 DUMP=db.dump TARGET=postgresql://app@db/target
 #
 # Phases: convert (pgdump2csv: plain, .gz/.zst/.lz4, or a pg_dump custom, directory or tar
-# archive) -> per table: check (csvcheck) -> sort (pksort) -> split (csvsplit) -> load
-# (csvload) -> post-data (indexes, constraints, sequences) -> verify (row counts against the
-# dump's manifest). Every table is its own chain of targets, so -j runs tables in parallel.
+# archive) -> per table: check (csvcheck) -> sort (pksort; not for postgresql, see below) ->
+# split (csvsplit) -> load (csvload) -> post-data (indexes, constraints, sequences) -> verify
+# (row counts against the dump's manifest). Every table is its own chain of targets, so -j
+# runs tables in parallel.
+#
+# What each TARGET_KIND runs per table, and why (a step that buys nothing for the target is
+# left out; bench/migrate.sh measures the result against pg_restore -j 2):
+#   postgresql   check, and beside it (make -j runs both) a cut into chunks, unsorted, then
+#                load the chunks with LOAD_JOBS connections. A COPY into a PostgreSQL heap
+#                table gains nothing from sorted input (rows go where there is room; the
+#                indexes are built after the load, by post-data, sorting on their own), so
+#                there is no pksort. The cut (csvsplit -n, records in the CSV's order, at
+#                copy speed) is what lets one large table load on several connections: it
+#                makes max(LOAD_JOBS, size / SHARD_SIZE) chunks of a CSV of SPLIT_MIN or more,
+#                so one transaction holds at most about SHARD_SIZE; a smaller table loads
+#                from pgdump2csv's CSV itself, with no copy. The load waits for the check.
+#   yugabytedb   check -> sort -> split into SHARD_SIZE shards -> load in BATCH_ROWS batches
+#   cockroachdb  check -> sort -> split into gzip shards -> IMPORT INTO statements.
+#                Range-sharded targets want sorted, non-overlapping shards: each shard then
+#                writes into few ranges (CockroachDB's IMPORT ingests sorted, disjoint
+#                SSTables; see docs/cockroachdb.md, docs/yugabytedb.md), and csvload takes
+#                the shards of a table in far-apart order so connections hit different ranges.
 # Every step ends in a file (a stamp under $(OUT)/.stamps), so after a failure rerunning the
 # same command resumes where it stopped; csvload's journal in the target makes a rerun of an
 # interrupted load load exactly what is missing. One OUT directory belongs to one dump and one
 # target; `make -f examples/migrate.mk clean OUT=...` removes it.
 #
 # Fails closed: TARGET is required to load (an unset TARGET is refused, never PG* defaults
-# alone); OUT records the dump (path, size, time) and the target (a checksum of TARGET and the
-# PG* variables that choose the server) it was made for, and a run with another DUMP, or
-# another TARGET once the schema was loaded, is refused with a message, doing nothing (use
-# another OUT, `clean`, or `forget-target` to load the same conversion into a new target); a
-# pksort that fails in `pksort | csvsplit` fails the table's split, even if it wrote nothing
-# (its exit status is checked, as pipefail would); a table whose name holds a control
-# character is refused (migrate it by hand). Every step that re-creates its own outputs after
-# a failed attempt removes them first or passes --force (the toolkit refuses to replace a
-# file it did not create, dumpshard(7)).
+# alone); OUT records the dump (path, size, time), the TARGET_KIND and the target (a checksum
+# of TARGET and the PG* variables that choose the server) it was made for, and a run with
+# another DUMP or TARGET_KIND, or another TARGET once the schema was loaded, is refused with a
+# message, doing nothing (use another OUT, `clean`, or `forget-target` to load the same
+# conversion into a new target); a pksort that fails in `pksort | csvsplit` fails the table's
+# split, even if it wrote nothing (its exit status is checked, as pipefail would); a table
+# whose name holds a control character is refused (migrate it by hand). Every step that
+# re-creates its own outputs after a failed attempt removes them first or passes --force (the
+# toolkit refuses to replace a file it did not create, dumpshard(7)).
 #
 # Variables (make VAR=value):
 #   DUMP         the dump file or archive directory (required to convert)
 #   TARGET       the database: libpq URL or key=value string; PG* variables and ~/.pgpass are
 #                honoured (required to load and verify)
 #   TARGET_KIND  postgresql (default) | yugabytedb | cockroachdb:
-#                  postgresql   load with csvload, one transaction per shard
+#                  postgresql   load with csvload, one transaction per chunk (or per
+#                               table, for a table under SPLIT_MIN); nothing sorted
 #                  yugabytedb   the same, committing every BATCH_ROWS (default 20000) records
 #                  cockroachdb  do not load: write $(OUT)/import.sql, the IMPORT INTO
 #                               statements (csvsplit --import-sql) for the shards once
@@ -45,7 +65,11 @@
 #   YB_SHARDING  yugabytedb: hash (default) | range | keep (pgdump2csv --yb-sharding)
 #   OUT          working directory (default migrate-out); no spaces
 #   BIN          directory of the dumpshard tools (default: found on PATH)
-#   SHARD_SIZE   csvsplit -b: bytes of CSV per shard (default 256M)
+#   SHARD_SIZE   csvsplit -b: bytes of CSV per shard (default 256M); postgresql: about the
+#                most bytes of a chunk (one transaction)
+#   SPLIT_MIN    postgresql: a table's CSV of this size or more is cut into at least
+#                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
+#                (default 64M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
@@ -58,11 +82,13 @@
 #   CONVERT_FLAGS, CHECK_FLAGS, SORT_FLAGS, SPLIT_FLAGS, LOAD_FLAGS: more options per tool,
 #                passed through the shell, so quote as on a command line:
 #                CONVERT_FLAGS="--null '\N'" for cockroachdb (see docs/cockroachdb.md),
-#                SORT_FLAGS='-S 2G', CHECK_FLAGS='--max-error-rate 0.1%'
+#                SORT_FLAGS='-S 2G', CHECK_FLAGS='--max-error-rate 0.1%' (postgresql runs no
+#                pksort, so SORT_FLAGS does nothing there)
 #
 # Layout of OUT: schema.sql, post.sql, manifest.json, schema-report.html, csv/ (pgdump2csv); bad/ (csvcheck's bad
 # records and why, per table); shards/TABLE/ and shards/TABLE.json (csvsplit); import.sql
-# (cockroachdb); tables.mk (the table list, made from csv/ after the conversion).
+# (cockroachdb; postgresql: only the tables that were cut, in chunks, without import.sql);
+# tables.mk (the table list, made from csv/ after the conversion).
 #
 # Targets: all (default), convert, check, split, load, verify, clean, help, and forget-target
 # (removes the load stamps and the recorded target, so the next run loads the same conversion
@@ -102,6 +128,26 @@ VERIFY ?= count
 
 ifeq ($(filter $(TARGET_KIND),postgresql yugabytedb cockroachdb),)
 $(error TARGET_KIND must be postgresql, yugabytedb or cockroachdb, not '$(TARGET_KIND)')
+endif
+
+# postgresql: a table is cut into chunks for LOAD_JOBS connections, not sorted (see "per
+# table" below); the sizes in bytes, as csvsplit -b reads them (K, M, G, T: powers of 1024).
+SPLIT_MIN ?= 64M
+to_bytes = $(if $(findstring ',$(1)),,$(shell printf '%s\n' '$(1)' | LC_ALL=C awk '{ s = toupper($$0); sub(/I?B$$/, "", s); \
+    m = index("KMGT", substr(s, length(s))); if (m) s = substr(s, 1, length(s) - 1); \
+    if (s !~ /^[0-9]+(\.[0-9]+)?$$/ || s * 1024 ^ m < 1) exit 1; printf "%.0f", s * 1024 ^ m }'))
+ifeq ($(TARGET_KIND),postgresql)
+SHARD_BYTES := $(call to_bytes,$(SHARD_SIZE))
+SPLIT_MIN_BYTES := $(call to_bytes,$(SPLIT_MIN))
+ifeq ($(SHARD_BYTES),)
+$(error SHARD_SIZE must be a size such as 256M, not '$(SHARD_SIZE)')
+endif
+ifeq ($(SPLIT_MIN_BYTES),)
+$(error SPLIT_MIN must be a size such as 64M, not '$(SPLIT_MIN)')
+endif
+ifeq ($(if $(findstring ',$(LOAD_JOBS)),,$(shell printf '%s\n' '$(LOAD_JOBS)' | grep -Ex '[1-9][0-9]*')),)
+$(error LOAD_JOBS must be a number of connections, not '$(LOAD_JOBS)')
+endif
 endif
 
 # Option spellings, all in one place: the toolkit's option vocabulary (dumpshard(7), OPTIONS):
@@ -184,6 +230,10 @@ migrate-identity:
 	@$(if $(NEEDS_TARGET),test -n "$$MIGRATE_TARGET" || { \
 	  echo 'migrate.mk: set TARGET=the target database (a libpq URL or key=value string); an unset TARGET is refused rather than taken from PG* variables' >&2; exit 2; } &&) \
 	mkdir -p '$(S)' && \
+	if [ -e '$(S)/converted' ] && [ -e '$(S)/kind' ]; then \
+	  [ "$$(cat '$(S)/kind')" = '$(TARGET_KIND)' ] || { \
+	    echo 'migrate.mk: $(OUT) holds a conversion for TARGET_KIND='"$$(cat '$(S)/kind')"', not $(TARGET_KIND) (its schema and steps differ); use another OUT, or `make -f examples/migrate.mk clean OUT=$(OUT)` to start over' >&2; exit 2; }; \
+	else printf '%s' '$(TARGET_KIND)' > '$(S)/kind'; fi && \
 	if [ -n "$$MIGRATE_DUMP" ]; then \
 	  id="$$(realpath -- "$$MIGRATE_DUMP" 2>/dev/null || printf '%s' "$$MIGRATE_DUMP") $$(stat -L -c '%s %Y' -- "$$MIGRATE_DUMP" 2>/dev/null || stat -L -f '%z %m' -- "$$MIGRATE_DUMP" 2>/dev/null)"; \
 	  if [ -e '$(S)/converted' ] && [ -e '$(S)/dump.id' ]; then \
@@ -237,6 +287,13 @@ endif
 # manifest and fail on the generated column): informational only, csvload verifies no key
 # range of a text key. --force: a rerun replaces the shards
 # of an earlier, failed run.
+# postgresql instead: no sort (what it buys is for range-sharded targets, see the header),
+# and the cut needs nothing the check proves, so it follows the conversion and runs beside
+# the check; the load waits for both. `wc -c` of the CSV gives the number of chunks (csvsplit
+# -n: near-equal bytes, cut at record ends, records in the CSV's order); one chunk means no
+# cut: the shard manifest is removed and the load takes the table's file from pgdump2csv's
+# manifest. The key of the chunk manifest is the first column as text, for the same reason
+# as the unsorted split above (and it costs no typed parse).
 define TABLE_RULES
 $(S)/$(1).checked: $(S)/converted
 	mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv'
@@ -246,6 +303,20 @@ $(S)/$(1).checked: $(S)/converted
 	    '$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)'
 	touch '$$@'
 
+ifeq ($(TARGET_KIND),postgresql)
+$(S)/$(1).split: $(S)/converted
+	rm -f '$(OUT)/shards/$(call fname,$(1)).json'
+	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
+	size=$$$$(LC_ALL=C wc -c < "$$$$in") && \
+	n=$$$$(awk -v s="$$$$size" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
+	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min) n = j; print n }') && \
+	if [ "$$$$n" -gt 1 ]; then \
+	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -k 1:text --nulls first \
+	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
+	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
+	fi
+	touch '$$@'
+else
 $(S)/$(1).split: $(S)/$(1).checked
 	mkdir -p '$(OUT)/import'
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
@@ -267,9 +338,11 @@ $(S)/$(1).split: $(S)/$(1).checked
 	    shard -k 1:text --nulls first -- "$$$$in"; \
 	fi
 	touch '$$@'
+endif
 
-$(S)/$(1).loaded: $(S)/$(1).split $(S)/schema
-	$$(call name,$(1)) && $(CSVLOAD) $(CSVLOAD_READ_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' \
+$(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
+	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
+	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
 	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET"
 	touch '$$@'
 endef

@@ -3,8 +3,9 @@
 //! skipped when there is no GNU make): every table equal to a psql restore of the same dump,
 //! runs that fail at the target (no database; one table refused midway) resume without
 //! redoing the conversion or loading anything twice, a rerun after lost stamps loads nothing
-//! twice, a custom archive in YugabyteDB mode (batches), and the
-//! CockroachDB mode's IMPORT INTO statements.
+//! twice, a custom archive in YugabyteDB mode (batches), the PostgreSQL mode's load without
+//! any sort (chunks in the CSV's order, small tables from the CSV), and the CockroachDB
+//! mode's IMPORT INTO statements and sorted, disjoint shards.
 
 use crate::support::cli;
 use crate::support::cmd::Cmd;
@@ -103,6 +104,33 @@ fn var(k: &str, v: impl AsRef<str>) -> String {
     format!("{k}={}", v.as_ref())
 }
 
+/// The shard files of `dir` in name order, put together (gzip ones decompressed).
+fn concat_shards(dir: &Path) -> Vec<u8> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut all = Vec::new();
+    for f in files {
+        let raw = std::fs::read(&f).unwrap();
+        if f.extension().is_some_and(|e| e == "gz") {
+            use std::io::Read;
+            flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_end(&mut all)
+                .unwrap();
+        } else {
+            all.extend_from_slice(&raw);
+        }
+    }
+    all
+}
+
+/// A csvsplit manifest, parsed.
+fn shard_manifest(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 #[test]
 fn fixture_migrates_exactly_and_resumes() {
     if !have_gnu_make() {
@@ -143,14 +171,18 @@ fn fixture_migrates_exactly_and_resumes() {
     assert!(stamps.join("public.customer.split").exists());
     assert!(!stamps.join("public.customer.loaded").exists());
     assert!(!stamps.join("schema").exists());
-    // The 1000-row customer table in 2 KiB shards: several of them, sorted by its key.
+    // PostgreSQL: the 1000-row customer table cut into chunks of at most 2 KiB for the
+    // parallel load, several of them, in the CSV's own order (no sort: a COPY target gains
+    // nothing from one), so that put together they are the CSV.
     let shards = std::fs::read_dir(out.join("shards/public.customer"))
         .unwrap()
         .count();
     assert!(shards > 10, "{shards} shards");
-    let m = std::fs::read_to_string(out.join("shards/public.customer.json")).unwrap();
-    assert!(m.contains("\"sorted_within_shards\": true"), "{m}");
-    assert!(m.contains("\"non_overlapping\": true"), "{m}");
+    assert_eq!(
+        concat_shards(&out.join("shards/public.customer")),
+        std::fs::read(out.join("csv/public.customer.csv")).unwrap(),
+        "the chunks are not the CSV in its order"
+    );
 
     // Second run, the database created, but midway one table cannot load: someone wrote a
     // row into public.customer after the schema phase, which csvload refuses (rows its
@@ -339,6 +371,52 @@ fn cockroachdb_import_statements() {
     assert!(report.contains("crdb-pk-moved") && report.contains("crdb-domain"));
 }
 
+/// CockroachDB's IMPORT gets sorted, non-overlapping shards (what the sort and split are
+/// for, and what TARGET_KIND=postgresql skips): the 1000-row customer table, out of key
+/// order in the dump, in 2 KiB shards, each sorted by the primary key (an int, not the
+/// unsorted split's text fallback), each shard's keys above the previous one's, and every
+/// record there.
+#[test]
+fn cockroachdb_shards_are_sorted_and_disjoint() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut vars = crdb_vars(&cli::dump_path("nasty.sql"), &out);
+    vars.push(var("SHARD_SIZE", "2K"));
+    must(make(None, &vars), "make (cockroachdb, 2K shards)");
+    let m = shard_manifest(&out.join("shards/public.customer.json"));
+    assert_eq!(m["key"]["columns"][0]["column"], "id", "{m}");
+    assert_eq!(m["key"]["columns"][0]["type"], "int", "{m}");
+    assert_eq!(m["sorted_within_shards"], true, "{m}");
+    assert_eq!(m["non_overlapping"], true, "{m}");
+    let shards = m["shards"].as_array().unwrap();
+    assert!(shards.len() > 10, "{} shards", shards.len());
+    let key =
+        |s: &serde_json::Value, k: &str| -> i64 { s[k][0].as_str().unwrap().parse().unwrap() };
+    for w in shards.windows(2) {
+        assert!(key(&w[0], "first_key") <= key(&w[0], "last_key"), "{m}");
+        assert!(key(&w[0], "last_key") < key(&w[1], "first_key"), "{m}");
+    }
+    let lines = |b: Vec<u8>| {
+        let mut v: Vec<Vec<u8>> = b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect();
+        v.sort();
+        v
+    };
+    let csv = std::fs::read(out.join("csv/public.customer.csv")).unwrap();
+    assert_ne!(
+        concat_shards(&out.join("shards/public.customer")),
+        csv,
+        "the dump's order is not the key's: the shards must differ from the CSV"
+    );
+    assert_eq!(
+        lines(concat_shards(&out.join("shards/public.customer"))),
+        lines(csv),
+        "the shards do not hold the CSV's records"
+    );
+}
+
 /// A directory of the toolkit's binaries (symlinks) in which pksort is replaced by a script
 /// that fails before writing anything, as pksort does when its TMPDIR is full or unwritable
 /// (`pksort --check` still answers, so tables are sorted, not split unsorted).
@@ -364,6 +442,111 @@ fn crdb_vars(dump: &Path, out: &Path) -> Vec<String> {
         var("OUT", out.to_str().unwrap()),
         var("TARGET_KIND", "cockroachdb"),
     ]
+}
+
+/// A directory of the toolkit's binaries (symlinks) without a working pksort: every call
+/// (even `--check`) fails and leaves a mark in `called`.
+fn bin_without_pksort(dir: &Path) -> (PathBuf, PathBuf) {
+    let bin = dir.join("bin-nosort");
+    let called = dir.join("pksort-called");
+    std::fs::create_dir_all(&bin).unwrap();
+    for t in ["pgdump2csv", "csvcheck", "csvsplit", "csvload"] {
+        std::os::unix::fs::symlink(bin_dir().join(t), bin.join(t)).unwrap();
+    }
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\necho 'pksort: not here' >&2\nexit 2\n",
+        called.display()
+    );
+    std::fs::write(bin.join("pksort"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("pksort"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, called)
+}
+
+/// Issue 22: TARGET_KIND=postgresql runs no sort (a COPY target gains nothing from one):
+/// with a pksort that fails whatever it is asked, every table loads exactly, cut into
+/// chunks in the CSV's order (at least LOAD_JOBS of them from SPLIT_MIN on, more when the
+/// table passes SHARD_SIZE), a table under SPLIT_MIN straight from pgdump2csv's CSV, then
+/// post-data and the content verification. The OUT then refuses another TARGET_KIND.
+/// Failed before: the split ran `pksort --check` and `pksort | csvsplit`.
+#[test]
+fn postgresql_loads_chunks_without_sorting() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    let dump = cli::dump_path("nasty.sql");
+    pg.createdb("source");
+    pg.psql_file("source", &dump);
+    pg.createdb("target");
+    let tmp = tempfile::tempdir().unwrap();
+    let (bin, called) = bin_without_pksort(tmp.path());
+    let out = tmp.path().join("out");
+    let vars = |kind: &str| {
+        vec![
+            var("DUMP", dump.to_str().unwrap()),
+            var("OUT", out.to_str().unwrap()),
+            var("TARGET", "dbname=target"),
+            var("TARGET_KIND", kind),
+            var("SHARD_SIZE", "16K"),
+            var("SPLIT_MIN", "1K"),
+            var("LOAD_JOBS", "3"),
+            var("VERIFY", "content"),
+        ]
+    };
+    let stdout = must(make_with(Some(&pg), &bin, &vars("postgresql")), "make");
+    assert!(
+        !called.exists(),
+        "pksort was run: {}",
+        std::fs::read_to_string(&called).unwrap_or_default()
+    );
+    assert!(stdout.contains("public.customer"), "{stdout}");
+    assert!(out.join(".stamps/verified").exists());
+    let source = fingerprints(&pg, "source");
+    assert_eq!(fingerprints(&pg, "target"), source, "the target differs");
+    assert!(source.len() > 30, "{source:?}");
+    assert_eq!(
+        post_data_objects(&pg, "target"),
+        post_data_objects(&pg, "source"),
+        "indexes, constraints or sequences differ"
+    );
+    // public.texts (95 KiB): 6 chunks of at most 16 KiB; public.customer (63 KiB): 4;
+    // public.events_2024 (1.4 KiB, past SPLIT_MIN): LOAD_JOBS chunks; public.Order (71
+    // bytes): none, loaded from its CSV.
+    for (t, n) in [
+        ("public.texts", 6),
+        ("public.customer", 4),
+        ("public.events_2024", 3),
+    ] {
+        let m = shard_manifest(&out.join(format!("shards/{t}.json")));
+        assert_eq!(m["shards"].as_array().unwrap().len(), n, "{t}: {m}");
+        assert_eq!(
+            concat_shards(&out.join(format!("shards/{t}"))),
+            std::fs::read(out.join(format!("csv/{t}.csv"))).unwrap(),
+            "{t}: the chunks are not the CSV in its order"
+        );
+    }
+    assert!(!out.join("shards/public.Order.json").exists());
+    let files = pg.psql(
+        "target",
+        "SELECT string_agg(DISTINCT file, ' ') FROM dumpshard.load_journal WHERE table_name = 'public.Order'",
+    );
+    assert!(files.trim().ends_with("/csv/public.Order.csv"), "{files}");
+    let files = pg.psql(
+        "target",
+        "SELECT count(DISTINCT file) FROM dumpshard.load_journal WHERE table_name = 'public.customer'",
+    );
+    assert_eq!(files.trim(), "4", "public.customer's files in the journal");
+
+    // The same OUT with another TARGET_KIND (another schema, sorted shards) is refused.
+    let other = make_with(Some(&pg), &bin, &vars("yugabytedb"));
+    assert!(!other.status.success(), "{}", text(&other.stdout));
+    assert!(
+        text(&other.stderr).contains("TARGET_KIND=postgresql, not yugabytedb"),
+        "{}",
+        text(&other.stderr)
+    );
+    assert!(!called.exists(), "pksort was run");
 }
 
 /// Issue 19 item 8: a pksort that fails before writing anything in `pksort | csvsplit`
@@ -426,6 +609,41 @@ fn unset_target_is_refused() {
         !out.join(".stamps/converted").exists(),
         "nothing is converted"
     );
+}
+
+/// The postgresql path computes its chunk counts from SHARD_SIZE, SPLIT_MIN and LOAD_JOBS:
+/// a value that is not a size or a number is refused before anything is converted (a shell
+/// quote in one cannot reach a command line).
+#[test]
+fn postgresql_sizes_and_jobs_are_checked() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    for (k, v) in [
+        ("SHARD_SIZE", "lots"),
+        ("SPLIT_MIN", "1'M"),
+        ("LOAD_JOBS", "0"),
+        ("LOAD_JOBS", "2 -x"),
+    ] {
+        let o = make(
+            None,
+            &[
+                var("DUMP", cli::dump_path("nasty.sql").to_str().unwrap()),
+                var("OUT", out.to_str().unwrap()),
+                var("TARGET", "dbname=nowhere"),
+                var(k, v),
+            ],
+        );
+        assert!(!o.status.success(), "{k}={v}");
+        assert!(
+            text(&o.stderr).contains(&format!("{k} must be")),
+            "{k}={v}: {}",
+            text(&o.stderr)
+        );
+        assert!(!out.exists(), "{k}={v}: OUT was made");
+    }
 }
 
 /// Issue 19 item 8: a reused OUT with another DUMP is refused, doing nothing (it printed

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The whole migration against what a user would run instead (issue 22), side by side in one
+# run, each into a fresh database of one throwaway local PostgreSQL:
+#
+#   migrate.mk    make -f examples/migrate.mk -j2 TARGET_KIND=postgresql DUMP=dump.sql
+#                 (convert, check, cut, load with 2 connections per table, post-data, verify
+#                 the row counts)
+#   pg_restore    pg_restore -j 2 -d DB dump.dump   (the same data as pg_dump -Fc: schema,
+#                 data, then indexes and constraints)
+#   psql -f       psql -X -q -v ON_ERROR_STOP=1 -f dump.sql DB
+#
+# on two dumps of the same DBT-2 customer data (bench/gen_customer.py): one table of ROWS
+# rows, and three tables of ROWS/2, ROWS/3 and ROWS/6 rows (the same bytes in several
+# tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
+# interleaved (so load changes hit them alike); each database is dropped and created again,
+# untimed, before its command. Prints medians of wall time and of the client's CPU (user +
+# sys of the command and its children: the server's CPU is not in it) and the ratio to
+# pg_restore -j 2, then checks every target against the psql -f restore, and that against
+# the source when the run made the dumps (row count and an md5 of the rows in key order) and shows where migrate.mk's time went in its last run (the stamps'
+# times).
+#
+#   bash bench/migrate.sh                                   # release build in target/release
+#   ROWS=20000 RUNS=1 BINDIR=target/debug bash bench/migrate.sh   # a smoke test
+#
+# Needs: GNU make, python3, /usr/bin/time, PostgreSQL server and client binaries (found by
+# bench/pgserver.sh: $PGBIN, else the highest /usr/lib/postgresql/*/bin), the dumpshard
+# binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
+# --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
+# one-table and the three-table dump), EXTRA ("content": also migrate.mk VERIFY=content),
+# MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'),
+# OUT (scratch directory, default a new one under $TMPDIR; removed at the end; put it on a
+# real disk: the CSV and the chunks are written there, as a user's would be), DATA (where the
+# dumps are kept between runs, default bench/data/migrate-ROWS; delete it to make them again).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ROWS=${ROWS:-2000000}
+RUNS=${RUNS:-3}
+VARIANTS=${VARIANTS:-1 3}
+EXTRA=${EXTRA:-}
+MK_VARS=${MK_VARS:-}
+BINDIR=$(realpath -m "${BINDIR:-${CARGO_TARGET_DIR:-target}/release}")
+for b in pgdump2csv csvcheck csvsplit csvload pksort; do
+    [ -x "$BINDIR/$b" ] || { echo "bench/migrate.sh: no $BINDIR/$b: cargo build --release (or BINDIR=...)" >&2; exit 2; }
+done
+for t in make python3 /usr/bin/time; do
+    command -v "$t" >/dev/null || { echo "bench/migrate.sh: needs $t" >&2; exit 2; }
+done
+OUT=$(realpath -m "${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/migrate-bench.XXXXXX")}")
+mkdir -p "$OUT"
+chmod 755 "$OUT" # the server's user reaches its directory inside
+. bench/pgserver.sh
+trap 'pg_stop; rm -rf "$OUT"' EXIT
+pg_start "$OUT/pg"
+SOCK=$OUT/pg/sock
+export PGHOST=$SOCK PGUSER=postgres
+unset PGDATABASE PGPORT PGHOSTADDR PGSERVICE
+P="$PGBIN/psql -X -q -v ON_ERROR_STOP=1"
+
+# The source databases and their dumps: src1 (public.customer) and src3 (public.customer1-3,
+# the same definition with its primary key), each as plain SQL and as -Fc, kept in DATA for
+# the next run.
+DATA=$(realpath -m "${DATA:-bench/data/migrate-$ROWS}")
+if [ ! -s "$DATA/dump1.sql" ] || [ ! -s "$DATA/dump1.dump" ] || [ ! -s "$DATA/dump3.sql" ] || [ ! -s "$DATA/dump3.dump" ]; then
+    python3 bench/gen_customer.py "$ROWS" "$OUT/c.csv" >/dev/null
+    $P -d postgres -c 'CREATE DATABASE src1' -c 'CREATE DATABASE src3'
+    $P -d src1 -f bench/customer.sql
+    $P -d src1 -c "\\copy public.customer FROM '$OUT/c.csv' (FORMAT csv)"
+    i=0
+    for part in 2 3 6; do
+        i=$((i + 1))
+        n=$((ROWS / part))
+        python3 bench/gen_customer.py "$n" "$OUT/c$i.csv" "$i" >/dev/null
+        sed "s/public\.customer\b/public.customer$i/; s/customer_pkey/customer${i}_pkey/" bench/customer.sql | $P -d src3
+        $P -d src3 -c "\\copy public.customer$i FROM '$OUT/c$i.csv' (FORMAT csv)"
+    done
+    rm -f "$OUT"/c*.csv "$OUT"/c*.manifest.json
+    mkdir -p "$DATA"
+    for v in 1 3; do
+        "$PGBIN/pg_dump" -d "src$v" -f "$DATA/dump$v.sql.tmp" && mv "$DATA/dump$v.sql.tmp" "$DATA/dump$v.sql"
+        "$PGBIN/pg_dump" -Fc -d "src$v" -f "$DATA/dump$v.dump.tmp" && mv "$DATA/dump$v.dump.tmp" "$DATA/dump$v.dump"
+    done
+fi
+for v in 1 3; do
+    ln -s "$DATA/dump$v.sql" "$OUT/dump$v.sql"
+    ln -s "$DATA/dump$v.dump" "$OUT/dump$v.dump"
+done
+echo "dumps: one table $(du -mL "$OUT/dump1.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump1.dump" | cut -f1) MB -Fc;" \
+    "three tables $(du -mL "$OUT/dump3.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump3.dump" | cut -f1) MB -Fc;" \
+    "$ROWS rows each; $(nproc) CPUs; binaries $BINDIR"
+
+# row NAME VARIANT DB COMMAND: COMMAND loads variant VARIANT's dump into the database DB.
+names=() variants=() dbs=() cmds=()
+row() { names+=("$1"); variants+=("$2"); dbs+=("$3"); cmds+=("$4"); }
+for v in $VARIANTS; do
+    mk="make -s -f '$ROOT/examples/migrate.mk' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mk$v' TARGET_KIND=postgresql $MK_VARS"
+    row "migrate.mk -j2" "$v" "mk$v" "$mk TARGET='dbname=mk$v' > /dev/null"
+    case " $EXTRA " in *" content "*)
+        row "migrate.mk -j2 VERIFY=content" "$v" "mkc$v" "$mk VERIFY=content OUT='$OUT/mkc$v' TARGET='dbname=mkc$v' > /dev/null" ;;
+    esac
+    row "pg_restore -j 2 (-Fc)" "$v" "pgr$v" "'$PGBIN/pg_restore' -j 2 -d pgr$v '$OUT/dump$v.dump'"
+    row "psql -f (plain)" "$v" "psql$v" "$P -f '$OUT/dump$v.sql' psql$v > /dev/null"
+done
+
+# Page cache: every command reads its dump from memory, as on a second run.
+cat "$OUT"/dump* >/dev/null
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+: >"$OUT/times.tsv"
+for ((r = 1; r <= RUNS; r++)); do
+    for i in "${!names[@]}"; do
+        db=${dbs[$i]}
+        rm -rf "$OUT/$db"
+        PGOPTIONS="-c client_min_messages=warning" $P -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+        /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -c "${cmds[$i]}"
+        read -r w u s <"$OUT/t"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "${variants[$i]}" "$w" "$u" "$s" \
+            "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/times.tsv"
+        printf 'round %d  %-30s %s table(s)  %6.2f s\n' "$r" "${names[$i]}" "${variants[$i]}" "$w"
+    done
+done
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$OUT/times.tsv" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, v, w, u, s, load = line.rstrip("\n").split("\t")
+    runs.setdefault((v, name), []).append((float(w), float(u) + float(s), float(load)))
+print()
+print("| dump | command | median wall | median client CPU | runs | ratio to pg_restore -j 2 | load |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+for (v, name), rs in runs.items():
+    w = statistics.median(r[0] for r in rs)
+    c = statistics.median(r[1] for r in rs)
+    base = runs.get((v, "pg_restore -j 2 (-Fc)"))
+    ratio = f"{w / statistics.median(r[0] for r in base):.2f}x" if base else "-"
+    loads = [r[2] for r in rs]
+    tables = "1 table" if v == "1" else f"{v} tables"
+    print(f"| {tables} | {name} | {w:.2f} s | {c:.2f} s | {len(rs)} | {ratio} | {min(loads):.1f}-{max(loads):.1f} |")
+PY
+
+# Every target equal to the psql -f restore of the same dump (and that one to the source, when
+# this run made the dumps): per table the row count and an md5 of its rows in key order.
+fingerprint() { # DB
+    local q="" t
+    for t in $($P -At -d "$1" -c "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"); do
+        q="$q SELECT '$t', count(*), md5(string_agg(md5(x::text), '' ORDER BY c_w_id, c_d_id, c_id)) FROM public.$t x UNION ALL"
+    done
+    $P -At -d "$1" -c "${q% UNION ALL}"
+}
+bad=0
+echo
+for v in $VARIANTS; do
+    ref=$(fingerprint "psql$v")
+    [ -n "$ref" ] || { echo "check: psql -f ($v table(s)): no tables" >&2; bad=1; }
+    if $P -At -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'src$v'" | grep -q 1; then
+        if [ "$(fingerprint "src$v")" = "$ref" ]; then
+            echo "check: psql -f ($v table(s)): every table equal to the source database"
+        else
+            echo "check: psql -f ($v table(s)): DIFFERS from the source database" >&2
+            bad=1
+        fi
+    fi
+    for i in "${!names[@]}"; do
+        [ "${variants[$i]}" = "$v" ] && [ "${dbs[$i]}" != "psql$v" ] || continue
+        if [ "$(fingerprint "${dbs[$i]}")" = "$ref" ]; then
+            echo "check: ${names[$i]} ($v table(s)): every table equal to the psql -f restore"
+        else
+            echo "check: ${names[$i]} ($v table(s)): DIFFERS from the psql -f restore" >&2
+            bad=1
+        fi
+    done
+done
+
+# Where migrate.mk's time went (its last run): each stamp's time after the run's first file.
+for v in $VARIANTS; do
+    s=$OUT/mk$v/.stamps
+    [ -d "$s" ] || continue
+    t0=$(stat -c %.3Y "$s/dump.id")
+    echo
+    echo "migrate.mk, $v table(s), last run: seconds from the start to each step's end"
+    for f in "$s"/converted "$s"/schema "$s"/*.checked "$s"/*.split "$s"/*.loaded "$s"/post-data "$s"/verified; do
+        [ -e "$f" ] || continue
+        printf '  %-28s %6.2f\n' "${f##*/}" "$(awk -v a="$(stat -c %.3Y "$f")" -v b="$t0" 'BEGIN { print a - b }')"
+    done
+done
+exit $bad
