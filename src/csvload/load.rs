@@ -126,6 +126,8 @@ pub enum Outcome {
 pub struct Opts<'a> {
     /// Records per transaction; `None` = one file, one transaction.
     pub batch_rows: Option<u64>,
+    /// The target kind's choices (COPY syntax, session statements of a new connection).
+    pub rules: &'static super::target::Rules,
     /// The journal.
     pub journal: &'a Journal,
     /// True when the run must stop after the current batch.
@@ -315,7 +317,7 @@ pub fn load_file(
             }
             // A new connection is set up as the worker's first one was.
             let fresh = target.connect().and_then(|mut c| {
-                super::yugabyte_session(&mut c)?;
+                o.rules.setup(&mut c)?;
                 Ok(c)
             });
             match fresh {
@@ -458,7 +460,7 @@ fn load_once(
         }
         cr.set_target(CHUNK);
     }
-    let copy_sql = t.copy_sql();
+    let copy_sql = o.rules.copy_sql(t);
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
