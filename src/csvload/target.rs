@@ -89,8 +89,9 @@ const YUGABYTEDB: Rules = Rules {
         // default may have turned it on; the journal needs it off.
         "SET yb_disable_transactional_writes = off",
     ],
-    // Advisory locks exist since v2.25/2025.1 (ysql_yb_enable_advisory_locks); older servers
-    // refuse them with 0A000, which super::lock takes as "no locks" and goes on.
+    // Advisory locks came in v2.25 as a preview behind ysql_yb_enable_advisory_locks (default
+    // true in the current flag reference); a server without them refuses the call, which
+    // super::lock takes as "no locks" (0A000, 42883) and goes on.
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
 };
