@@ -221,7 +221,7 @@ fn kind_detected_from_version_and_its_session_statements_sent() {
         seen.iter()
             .any(|(k, s)| *k == 'P' && s == "SELECT version()")
     );
-    assert_eq!(simple(&seen), [common.clone()], "{err}");
+    assert_eq!(simple(&seen), std::slice::from_ref(&common), "{err}");
     assert!(
         err.contains("target kind cockroachdb: batches of 1000 records"),
         "{err}"
@@ -248,7 +248,7 @@ fn kind_detected_from_version_and_its_session_statements_sent() {
 
     // PostgreSQL: the common settings only, nothing said about the kind.
     let (seen, err) = against_fake("PostgreSQL 15.8 on x86_64-pc-linux-gnu", &[]);
-    assert_eq!(simple(&seen), [common.clone()], "{err}");
+    assert_eq!(simple(&seen), std::slice::from_ref(&common), "{err}");
     assert!(!err.contains("target kind"), "{err}");
 
     // Given and different: a warning, and the given kind's statements.
