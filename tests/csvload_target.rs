@@ -3,7 +3,8 @@
 //! `SELECT version()` as CockroachDB or YugabyteDB does proves the detection and which session
 //! statements each kind sends; a real PostgreSQL loaded with `--target-kind cockroachdb` runs
 //! that kind's load path for real (small batches, each an explicit transaction with its journal
-//! row, COPY's keyword options, no advisory lock); `--target-kind yugabytedb` against
+//! row, COPY's keyword options, no advisory lock, two runs at once kept apart by the journal's
+//! primary key); `--target-kind yugabytedb` against
 //! PostgreSQL shows a refused kind setting stops with the server's words.
 
 use crate::support::pg::{self, Pg};
