@@ -359,6 +359,35 @@ fn cockroach_rules_load_postgresql_exactly_in_small_batches_without_advisory_loc
     let copy = r#"COPY "public"."t" ("id", "v") FROM STDIN WITH CSV NULL E'\\N'"#;
     assert_eq!(log.matches(copy).count(), 3, "{log}");
     assert!(!log.contains("FORMAT csv"), "{log}");
+
+    // --truncate: CockroachDB's TRUNCATE is not transactional, so the journal rows are
+    // forgotten first, in their own statement, then the table is emptied outside any BEGIN.
+    pg.psql("c", "INSERT INTO public.t VALUES (9999, 'stray')");
+    let mut c = pg.csvload(pg::SUPERUSER);
+    c.args(["--target-kind", "cockroachdb", "--truncate", "-m"])
+        .arg(&m)
+        .arg("dbname=c");
+    let o = run(c);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        pg.psql("c", "SELECT count(*) || ' ' || max(id) FROM public.t")
+            .trim(),
+        "2500 2500"
+    );
+    let log = pg.server_log();
+    let stmts: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("LOG:  statement: ") || l.contains("LOG:  execute "))
+        .collect();
+    let at = stmts
+        .iter()
+        .position(|l| l.contains(r#"TRUNCATE "public"."t""#))
+        .expect("a TRUNCATE");
+    assert!(
+        stmts[at - 1].contains(r#"DELETE FROM "dumpshard"."load_journal""#),
+        "{:?}",
+        &stmts[at.saturating_sub(3)..at + 1]
+    );
 }
 
 /// `--target-kind yugabytedb` against PostgreSQL: the kind's session statement is refused

@@ -242,6 +242,7 @@ pub fn run(a: Args) -> Result<()> {
             &files,
             a.truncate,
             a.append,
+            rules,
         )?);
     }
     if !a.quiet {

@@ -50,6 +50,12 @@ pub struct Rules {
     pub advisory_locks: bool,
     /// How COPY's options are written.
     pub copy_options: CopyOptions,
+    /// True when `--truncate` may empty the table and forget its journal rows in one
+    /// transaction; false where TRUNCATE is a schema change that is not transactional
+    /// (CockroachDB): then the journal rows go first, in their own transaction, and the
+    /// TRUNCATE runs on its own (interrupted between the two, the table holds rows the journal
+    /// does not account for: refused in words, and a rerun with --truncate empties it).
+    pub truncate_in_transaction: bool,
 }
 
 const POSTGRESQL: Rules = Rules {
@@ -58,6 +64,7 @@ const POSTGRESQL: Rules = Rules {
     session_sql: &[],
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
+    truncate_in_transaction: true,
 };
 
 const COCKROACHDB: Rules = Rules {
@@ -74,6 +81,8 @@ const COCKROACHDB: Rules = Rules {
     session_sql: &[],
     advisory_locks: false,
     copy_options: CopyOptions::Keywords,
+    // Its TRUNCATE page: "TRUNCATE is a schema change, and as such is not transactional".
+    truncate_in_transaction: false,
 };
 
 const YUGABYTEDB: Rules = Rules {
@@ -94,6 +103,7 @@ const YUGABYTEDB: Rules = Rules {
     // super::lock takes as "no locks" (0A000, 42883) and goes on.
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
+    truncate_in_transaction: true,
 };
 
 impl TargetKind {
@@ -335,6 +345,13 @@ mod tests {
         assert!(TargetKind::Postgresql.rules().advisory_locks);
         assert!(!TargetKind::Cockroachdb.rules().advisory_locks);
         assert!(TargetKind::Yugabytedb.rules().advisory_locks);
+    }
+
+    #[test]
+    fn truncate_per_kind() {
+        assert!(TargetKind::Postgresql.rules().truncate_in_transaction);
+        assert!(!TargetKind::Cockroachdb.rules().truncate_in_transaction);
+        assert!(TargetKind::Yugabytedb.rules().truncate_in_transaction);
     }
 
     #[test]
