@@ -495,3 +495,51 @@ fn cockroach_rules_two_runs_at_once_load_each_record_once() {
         "6000 6000 0 5999"
     );
 }
+
+/// `--schema` under each kind's rules against PostgreSQL, with a script whose second statement
+/// fails: PostgreSQL's (one transaction, as `psql -1`) leave nothing of it; CockroachDB's (each
+/// statement on its own, since DDL there is not transactional) leave the first statement done
+/// and, as for PostgreSQL, no journal row, so the script is not taken as run.
+#[test]
+fn scripts_in_one_transaction_or_statement_by_statement() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.sql");
+    std::fs::write(
+        &script,
+        "CREATE TABLE public.a (x int);\nCREATE TABLE public.b (x no_such_type);\n",
+    )
+    .unwrap();
+    for (kind, db, a_exists) in [("postgresql", "p", "0"), ("cockroachdb", "k", "1")] {
+        pg.createdb(db);
+        let mut c = pg.csvload(pg::SUPERUSER);
+        c.args(["--target-kind", kind, "--schema"])
+            .arg(&script)
+            .arg(format!("dbname={db}"));
+        let o = run(c);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{kind}: {err}");
+        assert!(
+            err.contains("s.sql:2:") && err.contains("no_such_type"),
+            "{kind}: {err}"
+        );
+        assert_eq!(
+            pg.psql(
+                db,
+                "SELECT count(*) FROM pg_class WHERE oid = to_regclass('public.a')"
+            )
+            .trim(),
+            a_exists,
+            "{kind}"
+        );
+        assert_eq!(
+            pg.psql(
+                db,
+                "SELECT count(*) FROM dumpshard.load_journal WHERE table_name = ''"
+            )
+            .trim(),
+            "0",
+            "{kind}"
+        );
+    }
+}

@@ -297,7 +297,7 @@ fn phase(
 ) -> Result<()> {
     let key = lock_key(journal, "");
     let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
-    let done = sqlfile::run(client, path, journal);
+    let done = sqlfile::run(client, path, journal, rules.scripts_in_transaction);
     if locked {
         let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
     }

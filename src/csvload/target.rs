@@ -56,6 +56,12 @@ pub struct Rules {
     /// TRUNCATE runs on its own (interrupted between the two, the table holds rows the journal
     /// does not account for: refused in words, and a rerun with --truncate empties it).
     pub truncate_in_transaction: bool,
+    /// True when a `--schema`/`--post-data` script runs in one transaction with its journal
+    /// row (as `psql -1`); false where DDL in an explicit transaction is not what it is on
+    /// PostgreSQL (CockroachDB: since v25.1 `autocommit_before_ddl` commits the open
+    /// transaction before each DDL statement, and schema changes are not transactional): then
+    /// each statement runs on its own and the journal row follows the last.
+    pub scripts_in_transaction: bool,
 }
 
 const POSTGRESQL: Rules = Rules {
@@ -65,6 +71,7 @@ const POSTGRESQL: Rules = Rules {
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
     truncate_in_transaction: true,
+    scripts_in_transaction: true,
 };
 
 const COCKROACHDB: Rules = Rules {
@@ -83,6 +90,7 @@ const COCKROACHDB: Rules = Rules {
     copy_options: CopyOptions::Keywords,
     // Its TRUNCATE page: "TRUNCATE is a schema change, and as such is not transactional".
     truncate_in_transaction: false,
+    scripts_in_transaction: false,
 };
 
 const YUGABYTEDB: Rules = Rules {
@@ -104,6 +112,7 @@ const YUGABYTEDB: Rules = Rules {
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
     truncate_in_transaction: true,
+    scripts_in_transaction: true,
 };
 
 impl TargetKind {
@@ -352,6 +361,9 @@ mod tests {
         assert!(TargetKind::Postgresql.rules().truncate_in_transaction);
         assert!(!TargetKind::Cockroachdb.rules().truncate_in_transaction);
         assert!(TargetKind::Yugabytedb.rules().truncate_in_transaction);
+        assert!(TargetKind::Postgresql.rules().scripts_in_transaction);
+        assert!(!TargetKind::Cockroachdb.rules().scripts_in_transaction);
+        assert!(TargetKind::Yugabytedb.rules().scripts_in_transaction);
     }
 
     #[test]
