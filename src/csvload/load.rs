@@ -75,7 +75,17 @@ impl Journal {
             schema = super::plan::quote_ident(&self.schema),
             t = self.sql()
         );
-        client.batch_execute(&sql).map_err(|e| {
+        // Two runs starting at once may both find the schema or table missing; IF NOT EXISTS
+        // does not make that safe, and the slower one fails on the catalog's unique index
+        // (23505) or with 42P07/42P06. By then the other has created it: try once more.
+        let mut res = client.batch_execute(&sql);
+        if let Err(e) = &res
+            && e.as_db_error()
+                .is_some_and(|d| matches!(d.code().code(), "23505" | "42P07" | "42P06"))
+        {
+            res = client.batch_execute(&sql);
+        }
+        res.map_err(|e| {
             Error::Usage(format!(
                 "creating journal {}: {}",
                 self.sql(),
@@ -126,6 +136,8 @@ pub enum Outcome {
 pub struct Opts<'a> {
     /// Records per transaction; `None` = one file, one transaction.
     pub batch_rows: Option<u64>,
+    /// The target kind's choices (COPY syntax, session statements of a new connection).
+    pub rules: &'static super::target::Rules,
     /// The journal.
     pub journal: &'a Journal,
     /// True when the run must stop after the current batch.
@@ -315,7 +327,7 @@ pub fn load_file(
             }
             // A new connection is set up as the worker's first one was.
             let fresh = target.connect().and_then(|mut c| {
-                super::yugabyte_session(&mut c)?;
+                o.rules.setup(&mut c)?;
                 Ok(c)
             });
             match fresh {
@@ -458,7 +470,7 @@ fn load_once(
         }
         cr.set_target(CHUNK);
     }
-    let copy_sql = t.copy_sql();
+    let copy_sql = o.rules.copy_sql(t);
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
@@ -774,6 +786,7 @@ pub fn prepare_table(
     files: &[String],
     truncate: bool,
     append: bool,
+    rules: &super::target::Rules,
 ) -> Result<i64> {
     let count = count_rows(client, t)
         .map_err(|e| Error::Usage(format!("table {}: {}", t.display(), server_message(&e))))?;
@@ -800,15 +813,19 @@ pub fn prepare_table(
         let in_words = |e: postgres::Error| {
             Error::Usage(format!("table {}: {}", t.display(), server_message(&e)))
         };
-        let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
-        tx.execute(&format!("TRUNCATE {}", t.sql_name()), &[])
-            .map_err(in_words)?;
-        tx.execute(
-            &format!("DELETE FROM {} WHERE table_name = $1", j.sql()),
-            &[&t.display()],
-        )
-        .map_err(in_words)?;
-        tx.commit().map_err(|e| sql_err(&e))?;
+        let truncate = format!("TRUNCATE {}", t.sql_name());
+        let forget = format!("DELETE FROM {} WHERE table_name = $1", j.sql());
+        if rules.truncate_in_transaction {
+            let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
+            tx.execute(&truncate, &[]).map_err(in_words)?;
+            tx.execute(&forget, &[&t.display()]).map_err(in_words)?;
+            tx.commit().map_err(|e| sql_err(&e))?;
+        } else {
+            // Journal rows first: stopped between the two, the table's rows are unaccounted
+            // for (refused, or emptied by the next --truncate), never taken as loaded.
+            client.execute(&forget, &[&t.display()]).map_err(in_words)?;
+            client.execute(&truncate, &[]).map_err(in_words)?;
+        }
         return Ok(0);
     }
     if append && extra > 0 {

@@ -12,6 +12,7 @@ pub mod load;
 pub mod plan;
 pub mod session;
 pub mod sqlfile;
+pub mod target;
 pub mod tls;
 pub mod verify;
 
@@ -65,7 +66,8 @@ pub struct Args {
     pub jobs: u64,
 
     /// Commit every N records (cut at record ends) as its own COPY and transaction; default:
-    /// one file, one transaction.
+    /// one file, one transaction (PostgreSQL), 1000 records (CockroachDB), 20000
+    /// (YugabyteDB), per --target-kind.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub batch_rows: Option<u64>,
 
@@ -135,6 +137,18 @@ pub struct Args {
     /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+
+    /// The kind of server loaded: postgresql, cockroachdb or yugabytedb. Default: read from
+    /// `SELECT version()` (CockroachDB's starts with `CockroachDB`, YugabyteDB's contains
+    /// `-YB-`, anything else is PostgreSQL); given and different from that, a warning says
+    /// so and the given kind is used. It sets the default --batch-rows, the session settings
+    /// (YugabyteDB: yb_default_copy_from_rows_per_transaction = 0 and
+    /// yb_disable_transactional_writes = off), whether advisory locks are taken (not on
+    /// CockroachDB, whose are stubs), the COPY option syntax (CockroachDB: `WITH CSV NULL`)
+    /// and, on CockroachDB, whose DDL is not transactional, --schema/--post-data statement by
+    /// statement and --truncate outside a transaction.
+    #[arg(long, value_name = "KIND", value_enum)]
+    pub target_kind: Option<target::TargetKind>,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -192,7 +206,13 @@ pub fn run(a: Args) -> Result<()> {
     let plan = Plan::build(&a.manifest, &a.table)?;
     let target = conn::Target::parse(&a.database)?;
     let mut client = target.connect()?;
-    yugabyte_session(&mut client)?;
+    let rules = target::resolve(&mut client, a.target_kind)?.rules();
+    rules.setup(&mut client)?;
+    if !a.quiet
+        && let Some(n) = rules.note(rules.batch_rows(a.batch_rows))
+    {
+        eprintln!("csvload: {n}");
+    }
     if a.verify == verify::Verify::Content && a.append {
         return Err(Error::Usage(
             "--verify content compares whole tables with the CSV files; it cannot with --append"
@@ -206,9 +226,9 @@ pub fn run(a: Args) -> Result<()> {
     journal.ensure(&mut client)?;
     crate::cli::on_signal(interrupted);
     if let Some(s) = &a.schema {
-        phase(&mut client, s, &journal, a.quiet)?;
+        phase(&mut client, s, &journal, rules, a.quiet)?;
     }
-    lock_tables(&mut client, &journal, &plan)?;
+    lock_tables(&mut client, &journal, &plan, rules)?;
     let mut extra = Vec::with_capacity(plan.tables.len());
     for (i, t) in plan.tables.iter().enumerate() {
         let files: Vec<String> = plan
@@ -224,19 +244,21 @@ pub fn run(a: Args) -> Result<()> {
             &files,
             a.truncate,
             a.append,
+            rules,
         )?);
     }
     if !a.quiet {
         resuming_note(&mut client, &plan, &journal)?;
     }
     let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
-    let (refused, tallies) = load_all(&target, &plan, &journal, &a, &bar)?;
+    let (refused, tallies) = load_all(&target, &plan, &journal, &a, rules, &bar)?;
     bar.finish_and_clear();
     // The workers may have survived a lost connection (--retries); this one, idle meanwhile,
     // may have lost its own: reconnect (and lock the tables again) to go on.
     if client.is_valid(std::time::Duration::from_secs(30)).is_err() {
         client = target.connect()?;
-        lock_tables(&mut client, &journal, &plan)?;
+        rules.setup(&mut client)?;
+        lock_tables(&mut client, &journal, &plan, rules)?;
     }
     if !a.quiet {
         summary(&plan, &tallies, refused);
@@ -247,7 +269,7 @@ pub fn run(a: Args) -> Result<()> {
         )));
     }
     if let Some(p) = &a.post_data {
-        phase(&mut client, p, &journal, a.quiet)?;
+        phase(&mut client, p, &journal, rules, a.quiet)?;
     }
     let counted = verify(&mut client, &plan, &extra, a.quiet);
     content_too(&target, &plan, &a, counted)
@@ -272,17 +294,19 @@ fn phase(
     client: &mut postgres::Client,
     path: &std::path::Path,
     journal: &Journal,
+    rules: &target::Rules,
     quiet: bool,
 ) -> Result<()> {
     let key = lock_key(journal, "");
-    let locked = lock(client, key, &format!("script {}", path.display()))?;
-    let done = sqlfile::run(client, path, journal);
+    let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
+    let done = sqlfile::run(client, path, journal, rules.scripts_in_transaction);
     if locked {
         let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
     }
     let done = done?;
     // The script may have changed what the session relies on (pg_dump's set search_path).
     session::apply(client)?;
+    rules.setup(client)?;
     if !quiet {
         match done {
             Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
@@ -358,7 +382,15 @@ fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
 /// Locks every table of the plan (in key order, so two runs never wait for each other
 /// crosswise) for the rest of the run: a second csvload on the same table waits here,
 /// before it counts rows or reads the journal.
-fn lock_tables(client: &mut postgres::Client, journal: &Journal, plan: &Plan) -> Result<()> {
+fn lock_tables(
+    client: &mut postgres::Client,
+    journal: &Journal,
+    plan: &Plan,
+    rules: &target::Rules,
+) -> Result<()> {
+    if !rules.advisory_locks {
+        return Ok(());
+    }
     let mut keys: Vec<(i64, String)> = plan
         .tables
         .iter()
@@ -403,21 +435,6 @@ fn interrupted() {
     );
 }
 
-/// YugabyteDB commits a COPY every 20,000 rows by default, which would break the one
-/// transaction a batch shares with its journal row; turn that off for the session.
-pub(crate) fn yugabyte_session(client: &mut postgres::Client) -> Result<()> {
-    let v: String = client
-        .query_one("SELECT version()", &[])
-        .map_err(|e| load::sql_err(&e))?
-        .get(0);
-    if v.contains("-YB-") {
-        client
-            .batch_execute("SET yb_default_copy_from_rows_per_transaction = 0")
-            .map_err(|e| load::sql_err(&e))?;
-    }
-    Ok(())
-}
-
 /// The data phase: `-j` workers take files from one queue. Returns the number of files
 /// with refused rows; connection and I/O errors end the run (exit 2) after the other
 /// workers finish their batch.
@@ -426,6 +443,7 @@ fn load_all(
     plan: &Plan,
     journal: &Journal,
     a: &Args,
+    rules: &'static target::Rules,
     bar: &indicatif::ProgressBar,
 ) -> Result<(usize, Vec<Tally>)> {
     let mut files_left = vec![0usize; plan.tables.len()];
@@ -460,11 +478,12 @@ fn load_all(
                     Ok(c) => c,
                     Err(e) => return fail(e),
                 };
-                if let Err(e) = yugabyte_session(&mut client) {
+                if let Err(e) = rules.setup(&mut client) {
                     return fail(e);
                 }
                 let opts = Opts {
-                    batch_rows: a.batch_rows,
+                    batch_rows: rules.batch_rows(a.batch_rows),
+                    rules,
                     journal,
                     stop: &stop,
                     committed: &committed,

@@ -7,7 +7,9 @@
 //! is refused before any statement runs.
 //!
 //! A script runs in one transaction (as `psql -1`): PostgreSQL's DDL is transactional, so a
-//! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh.
+//! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh. Not
+//! on CockroachDB, whose DDL is not (`target::Rules::scripts_in_transaction`): there each
+//! statement runs on its own and the journal row follows the last.
 
 use super::load::{Journal, sql_err};
 use crate::error::{Error, Pos, Result};
@@ -118,8 +120,15 @@ pub fn check(path: &Path) -> Result<()> {
 /// also records the script (path and checksum) in the journal, so a rerun of the same
 /// command skips a phase that completed and redoes one that did not. Returns the number of
 /// statements run, or `None` when the journal says this script already ran.
-/// A failing statement is reported as `FILE:LINE: (byte B) server message`.
-pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option<usize>> {
+/// A failing statement is reported as `FILE:LINE: (byte B) server message`. Without
+/// `in_transaction` (CockroachDB) the statements run each on its own and only the journal row
+/// is a transaction of its own after them.
+pub fn run(
+    client: &mut Client,
+    path: &Path,
+    journal: &Journal,
+    in_transaction: bool,
+) -> Result<Option<usize>> {
     let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file = path.display().to_string();
     let stmts = split(&sql, &file)?;
@@ -141,12 +150,52 @@ pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option
     if !seen.is_empty() {
         return Ok(None);
     }
+    let size = sql.len() as i64;
+    let record = |c: &mut postgres::Transaction| -> Result<()> {
+        c.execute(
+            &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
+            &[&key],
+        )
+        .map_err(|e| sql_err(&e))?;
+        c.execute(
+            &format!(
+                "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
+                 batch_xxh64, first_record, records, next_line, last) \
+                 VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
+            ),
+            &[
+                &key,
+                &size,
+                &format!("xxh64:{sum}"),
+                &sum,
+                &(stmts.len() as i64),
+            ],
+        )
+        .map_err(|e| sql_err(&e))?;
+        Ok(())
+    };
     let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
-    for s in &stmts {
-        tx.batch_execute(&s.text).map_err(|e| {
+    if in_transaction {
+        run_all(&mut tx, &stmts, &file)?;
+    } else {
+        // Each statement on its own (see `Rules::scripts_in_transaction`); the journal row
+        // after the last one, so an interrupted script is run again, not taken as done.
+        drop(tx);
+        run_all(client, &stmts, &file)?;
+        tx = client.transaction().map_err(|e| sql_err(&e))?;
+    }
+    record(&mut tx)?;
+    tx.commit().map_err(|e| sql_err(&e))?;
+    Ok(Some(stmts.len()))
+}
+
+/// Sends `stmts` of `file` one by one; a refused one is named by its line and byte.
+fn run_all<C: postgres::GenericClient>(c: &mut C, stmts: &[Stmt], file: &str) -> Result<()> {
+    for s in stmts {
+        c.batch_execute(&s.text).map_err(|e| {
             Error::input(
                 Pos {
-                    file: file.clone(),
+                    file: file.into(),
                     line: s.line,
                     byte: s.byte,
                     record: None,
@@ -155,29 +204,7 @@ pub fn run(client: &mut Client, path: &Path, journal: &Journal) -> Result<Option
             )
         })?;
     }
-    let size = sql.len() as i64;
-    tx.execute(
-        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
-        &[&key],
-    )
-    .map_err(|e| sql_err(&e))?;
-    tx.execute(
-        &format!(
-            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
-             batch_xxh64, first_record, records, next_line, last) \
-             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
-        ),
-        &[
-            &key,
-            &size,
-            &format!("xxh64:{sum}"),
-            &sum,
-            &(stmts.len() as i64),
-        ],
-    )
-    .map_err(|e| sql_err(&e))?;
-    tx.commit().map_err(|e| sql_err(&e))?;
-    Ok(Some(stmts.len()))
+    Ok(())
 }
 
 /// XXH64 of the statements' texts (each followed by a NUL), which leaves out comments,
