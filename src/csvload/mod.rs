@@ -12,6 +12,7 @@ pub mod load;
 pub mod plan;
 pub mod session;
 pub mod sqlfile;
+pub mod stall;
 pub mod tls;
 pub mod verify;
 
@@ -135,6 +136,19 @@ pub struct Args {
     /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
+
+    /// Takes a data connection as lost (and retries its batch as above) when the server has
+    /// neither answered nor taken COPY data for this long while csvload waits on it: a peer
+    /// that stops answering without closing (dead NAT entry, frozen node, stuck proxy), which
+    /// TCP keepalives cannot see when something still acknowledges. DURATION: seconds, or
+    /// with a unit (`ms`, `s`, `min`, `h`); 0: wait forever. The default, 5 min, leaves room
+    /// for a slow COMMIT (synchronous replication, deferred constraints). Only the data
+    /// phase: a --schema/--post-data statement (CREATE INDEX on a big table) or a
+    /// verification read may rightly be silent for hours and is never cut; there the
+    /// connection string's keepalives_* and tcp_user_timeout apply.
+    #[arg(long, value_name = "DURATION", default_value = "5min",
+          value_parser = stall::parse_duration)]
+    pub io_timeout: std::time::Duration,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -191,6 +205,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let plan = Plan::build(&a.manifest, &a.table)?;
     let target = conn::Target::parse(&a.database)?;
+    stall::set_io_timeout(Some(a.io_timeout).filter(|t| !t.is_zero()));
     let mut client = target.connect()?;
     yugabyte_session(&mut client)?;
     if a.verify == verify::Verify::Content && a.append {
