@@ -47,6 +47,9 @@ pub struct Args {
     /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
     /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
     /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
+    /// TCP as in libpq: keepalives, keepalives_idle, keepalives_interval, keepalives_count,
+    /// tcp_user_timeout (milliseconds), connect_timeout (seconds per host, bounding TCP, TLS,
+    /// startup and authentication together).
     #[arg(value_name = "DATABASE", default_value = "")]
     pub database: String,
 
