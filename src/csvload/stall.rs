@@ -274,9 +274,9 @@ pub fn explain(why: String) -> String {
 /// A duration as the user gave it, roughly: `90 s`, `2 min`, `250 ms`.
 fn words(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 60_000 == 0 {
+    if ms.is_multiple_of(60_000) {
         format!("{} min", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")
