@@ -195,23 +195,26 @@ fn connect_timeout_bounds_an_unanswered_startup() {
     let dir = tempfile::tempdir().unwrap();
     let sql = dir.path().join("s.sql");
     std::fs::write(&sql, "SELECT 1;\n").unwrap();
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_csvload"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("PG") {
-            c.env_remove(k);
+    let run = |extra: &[&str], conninfo: &str| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_csvload"));
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PG") {
+                c.env_remove(k);
+            }
         }
-    }
-    c.args([
-        "--schema",
-        sql.to_str().unwrap(),
-        &format!("host=127.0.0.1 port={port} dbname=x user=u connect_timeout=2"),
-    ])
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let t0 = Instant::now();
-    let out = wait_output_timeout(c.spawn().unwrap(), Duration::from_secs(60), "csvload");
-    let took = t0.elapsed();
+        c.args(["--schema", sql.to_str().unwrap()])
+            .args(extra)
+            .arg(format!(
+                "host=127.0.0.1 port={port} dbname=x user=u {conninfo}"
+            ))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let t0 = Instant::now();
+        let out = wait_output_timeout(c.spawn().unwrap(), Duration::from_secs(60), "csvload");
+        (out, t0.elapsed())
+    };
+    let (out, took) = run(&[], "connect_timeout=2");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -223,4 +226,16 @@ fn connect_timeout_bounds_an_unanswered_startup() {
         took >= Duration::from_secs(2) && took < Duration::from_secs(30),
         "{took:?}"
     );
+    // Without connect_timeout, the --io-timeout bounds the attempt (an unanswered startup
+    // is a request left unanswered).
+    let (out, took) = run(&["--io-timeout", "1500ms"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "timeout expired: no answer within 1500 ms (--io-timeout; no connect_timeout given)"
+        ),
+        "{err}"
+    );
+    assert!(took >= Duration::from_millis(1500), "{took:?}");
 }

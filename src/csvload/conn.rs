@@ -426,17 +426,24 @@ impl Target {
         for want in passes {
             for &i in &order {
                 let h = &self.hosts[i];
-                // The attempt's socket is told apart (for --io-timeout) and cut when
-                // connect_timeout passes (stall.rs).
-                let at = stall::connect(self.connect_timeout, || self.connect_host(h));
-                let attempt = match (at.out, at.timed_out) {
-                    (_, true) => Err(format!(
+                // The attempt (with libpq's target_session_attrs check, part of a libpq
+                // connect) is cut when connect_timeout passes, or else the --io-timeout: a
+                // startup that gets no answer is a request left unanswered. Its socket is told
+                // apart for the --io-timeout watchdog (stall.rs).
+                let limit = self.connect_timeout.or(stall::io_timeout());
+                let at = stall::connect(limit, || {
+                    self.connect_host(h)
+                        .and_then(|mut c| check_attrs(&mut c, want).map(|()| c))
+                });
+                let attempt = match (at.out, at.timed_out, self.connect_timeout) {
+                    (_, true, Some(t)) => Err(format!(
                         "timeout expired: no answer within connect_timeout={} s",
-                        self.connect_timeout.map_or(0, |t| t.as_secs())
+                        t.as_secs()
                     )),
-                    (r, false) => r,
+                    (_, true, None) => Err(stall::explain_connect()),
+                    (r, false, _) => r,
                 };
-                match attempt.and_then(|mut c| check_attrs(&mut c, want).map(|()| c)) {
+                match attempt {
                     // Every session sets what csvload relies on (session.rs) before use.
                     Ok(mut c) => {
                         super::session::apply(&mut c)?;

@@ -279,6 +279,15 @@ pub fn explain(why: String) -> String {
     }
 }
 
+/// Why a connection attempt was given up when the `--io-timeout` (there being no
+/// `connect_timeout`) cut it.
+pub fn explain_connect() -> String {
+    format!(
+        "timeout expired: no answer within {} (--io-timeout; no connect_timeout given)",
+        io_timeout().map_or_else(|| "0 s".into(), words)
+    )
+}
+
 /// A duration as the user gave it, roughly: `90 s`, `2 min`, `250 ms`.
 fn words(d: Duration) -> String {
     let ms = d.as_millis();
