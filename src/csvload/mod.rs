@@ -148,7 +148,8 @@ pub struct Args {
     /// for a slow COMMIT (synchronous replication, deferred constraints). Only the data
     /// phase: a --schema/--post-data statement (CREATE INDEX on a big table) or a
     /// verification read may rightly be silent for hours and is never cut; there the
-    /// connection string's keepalives_* and tcp_user_timeout apply.
+    /// connection string's keepalives_* and tcp_user_timeout apply. It also bounds a
+    /// connection attempt when the connection string gives no connect_timeout.
     #[arg(long, value_name = "DURATION", default_value = "5min",
           value_parser = stall::parse_duration)]
     pub io_timeout: std::time::Duration,
