@@ -21,6 +21,7 @@ mod csvload_conn;
 mod csvload_load_pg;
 mod csvload_pg;
 mod csvload_target;
+mod csvload_stall;
 mod csvload_verify_pg;
 mod csvsplit;
 mod csvsplit_copy;

@@ -16,6 +16,7 @@
 //! `allow`/`prefer` fallbacks, and `target_session_attrs` values tokio-postgres lacks.
 
 use super::conninfo::{self, Params};
+use super::stall;
 use super::tls::{self, SslMode, SslParams, Tls};
 use crate::error::{Error, Result};
 use postgres::{Client, Config, NoTls};
@@ -75,6 +76,9 @@ pub struct Target {
     tls: Tls,
     random: bool,
     attrs: Attrs,
+    /// libpq's `connect_timeout`: the longest wait for one host (TCP, TLS, startup,
+    /// authentication); `None`: wait forever.
+    connect_timeout: Option<std::time::Duration>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -103,6 +107,96 @@ const ENV_DEFAULTS: &[(&str, &str)] = &[
     ("load_balance_hosts", "PGLOADBALANCEHOSTS"),
     ("channel_binding", "PGCHANNELBINDING"),
 ];
+
+/// libpq's TCP keywords, with libpq's units and meaning (tokio-postgres reads
+/// `tcp_user_timeout` in seconds where libpq means milliseconds, and calls `keepalives_count`
+/// `keepalives_retries`, so they are taken out here and set on the `Config` directly).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct NetParams {
+    /// `keepalives`: 0 off, anything else on (the default).
+    keepalives: bool,
+    /// `keepalives_idle`, `keepalives_interval` (seconds) and `keepalives_count`; 0 or
+    /// negative: the system's default.
+    idle: u32,
+    interval: u32,
+    count: u32,
+    /// `tcp_user_timeout` in milliseconds; 0 or negative: the system's default.
+    user_timeout_ms: u32,
+    /// `connect_timeout`: 0, negative or unset waits forever; under 2 s is 2 s (libpq).
+    connect_timeout: Option<std::time::Duration>,
+}
+
+impl NetParams {
+    fn take(p: &mut Params) -> Result<NetParams> {
+        if p.get("keepalives_retries").is_some() {
+            return Err(usage(
+                "invalid connection option \"keepalives_retries\" (libpq's name is \
+                 keepalives_count)",
+            ));
+        }
+        let mut int = |key: &str| -> Result<Option<i32>> {
+            p.take(key)
+                .map(|v| conninfo::parse_int_param(key, &v).map_err(|e| usage(&e)))
+                .transpose()
+        };
+        let keepalives = int("keepalives")?.is_none_or(|v| v != 0);
+        let secs = |v: Option<i32>| v.unwrap_or(0).max(0) as u32;
+        let idle = secs(int("keepalives_idle")?);
+        let interval = secs(int("keepalives_interval")?);
+        let count = secs(int("keepalives_count")?);
+        let user_timeout_ms = secs(int("tcp_user_timeout")?);
+        let connect_timeout = int("connect_timeout")?
+            .filter(|&t| t > 0)
+            .map(|t| std::time::Duration::from_secs(t.max(2) as u64));
+        Ok(NetParams {
+            keepalives,
+            idle,
+            interval,
+            count,
+            user_timeout_ms,
+            connect_timeout,
+        })
+    }
+
+    /// Sets them on `cfg`; tokio-postgres ignores them on Unix sockets, as libpq does.
+    /// (tokio-postgres sets the keepalive idle time to 2 hours, the usual system default,
+    /// when `keepalives_idle` is 0.)
+    fn apply(&self, cfg: &mut Config) {
+        use std::time::Duration;
+        cfg.keepalives(self.keepalives);
+        if self.idle > 0 {
+            cfg.keepalives_idle(Duration::from_secs(self.idle.into()));
+        }
+        if self.interval > 0 {
+            cfg.keepalives_interval(Duration::from_secs(self.interval.into()));
+        }
+        if self.count > 0 {
+            cfg.keepalives_retries(self.count);
+        }
+        if self.user_timeout_ms > 0 {
+            cfg.tcp_user_timeout(Duration::from_millis(self.user_timeout_ms.into()));
+        }
+        // Per TCP connect; the whole attempt is bounded in Target::connect (stall.rs).
+        if let Some(t) = self.connect_timeout {
+            cfg.connect_timeout(t);
+        }
+    }
+}
+
+/// Registers a new connection with the stall watchdog (stall.rs): its socket and its server
+/// process (a retry ends the one it replaces). With `--io-timeout` the server also ends a
+/// transaction left idle that long: a stalled connection's, whose uncommitted batch would
+/// otherwise keep its locks (and its journal key) until the server's own TCP timeouts.
+/// csvload itself never leaves a transaction idle between two statements.
+fn watch(c: &mut Client, sock: Option<stall::Sock>) {
+    let backend = stall::backend_of(c);
+    if let Some(t) = stall::io_timeout() {
+        let ms = t.as_millis().min(i32::MAX as u128);
+        // Best effort: a server without the setting keeps its own.
+        let _ = c.batch_execute(&format!("SET idle_in_transaction_session_timeout = {ms}"));
+    }
+    stall::watch(sock, backend);
+}
 
 /// A value quoted for tokio-postgres's `key='value'` parser.
 fn quote(v: &str) -> String {
@@ -203,16 +297,7 @@ impl Target {
         if p.get("application_name").is_none() {
             p.set("application_name", "csvload");
         }
-        if let Some(t) = p.take("connect_timeout") {
-            // libpq: a timeout under 2 seconds is 2 seconds; 0 or less: wait forever.
-            let secs: i64 = t
-                .trim()
-                .parse()
-                .map_err(|_| usage(&format!("invalid connect_timeout value: \"{t}\"")))?;
-            if secs > 0 {
-                p.set("connect_timeout", &secs.max(2).to_string());
-            }
-        }
+        let net = NetParams::take(&mut p)?;
         let password = p.take("password");
         let passfile = p.take("passfile");
         let host_list = p.take("host").unwrap_or_default();
@@ -223,9 +308,10 @@ impl Target {
         for (k, v) in p.iter() {
             text.push_str(&format!("{k}={} ", quote(v)));
         }
-        let base: Config = text
+        let mut base: Config = text
             .parse()
             .map_err(|e: postgres::Error| usage(&format!("invalid DATABASE: {}", chain(&e))))?;
+        net.apply(&mut base);
         let user = base.get_user().unwrap_or("").to_string();
         let dbname = base.get_dbname().unwrap_or(&user).to_string();
 
@@ -319,6 +405,7 @@ impl Target {
             tls,
             random,
             attrs,
+            connect_timeout: net.connect_timeout,
         })
     }
 
@@ -339,12 +426,30 @@ impl Target {
         for want in passes {
             for &i in &order {
                 let h = &self.hosts[i];
-                match self
-                    .connect_host(h)
-                    .and_then(|mut c| check_attrs(&mut c, want).map(|()| c))
-                {
+                // The attempt (with libpq's target_session_attrs check, part of a libpq
+                // connect) is cut when connect_timeout passes, or else the --io-timeout: a
+                // startup that gets no answer is a request left unanswered. Its socket is told
+                // apart for the --io-timeout watchdog (stall.rs).
+                let limit = self.connect_timeout.or(stall::io_timeout());
+                let at = stall::connect(limit, || {
+                    self.connect_host(h)
+                        .and_then(|mut c| check_attrs(&mut c, want).map(|()| c))
+                });
+                let attempt = match (at.out, at.timed_out, self.connect_timeout) {
+                    (_, true, Some(t)) => Err(format!(
+                        "timeout expired: no answer within connect_timeout={} s",
+                        t.as_secs()
+                    )),
+                    (_, true, None) => Err(stall::explain_connect()),
+                    (r, false, _) => r,
+                };
+                match attempt {
                     // Every session sets what csvload relies on (session.rs) before use.
-                    Ok(mut c) => return super::session::apply(&mut c).map(|()| c),
+                    Ok(mut c) => {
+                        super::session::apply(&mut c)?;
+                        watch(&mut c, at.sock);
+                        return Ok(c);
+                    }
                     Err(why) => failures.push((h.describe(), why)),
                 }
             }
@@ -364,6 +469,14 @@ impl Target {
                     .join("; ")
             ),
         }))
+    }
+
+    /// A new connection for a retry on this thread: [`Self::connect`], then the server
+    /// process of the connection it replaces is ended (see [`stall::end_previous`]).
+    pub fn reconnect(&self) -> Result<Client> {
+        let mut c = self.connect()?;
+        stall::end_previous(&mut c);
+        Ok(c)
     }
 
     /// One host, with libpq's sslmode fallbacks. The error is in words.
@@ -809,6 +922,88 @@ mod tests {
         let t = target("dbname=d", &[("PGHOST", "x,y"), ("PGPORT", "5,6")], None).unwrap();
         assert_eq!(t.describe(), "x:5/d");
         assert_eq!(t.hosts.len(), 2);
+    }
+
+    /// Issue 20: libpq's TCP keywords with libpq's units and meaning: tcp_user_timeout in
+    /// milliseconds (tokio-postgres reads seconds), keepalives_count (tokio-postgres calls it
+    /// keepalives_retries, which libpq refuses), 0 or negative as the system default,
+    /// connect_timeout under 2 s as 2 s and 0 as forever, PGCONNECT_TIMEOUT, integers as
+    /// libpq's parse_int_param reads them.
+    #[test]
+    fn tcp_keywords_as_libpq() {
+        use std::time::Duration;
+        let t = |s: &str, vars: &[(&str, &str)]| target(s, vars, None);
+        let c = t(
+            "host=h keepalives_idle=30 keepalives_interval=' 10 ' keepalives_count=+3 \
+             tcp_user_timeout=1500 connect_timeout=7",
+            &[],
+        )
+        .unwrap();
+        assert!(c.base.get_keepalives());
+        assert_eq!(c.base.get_keepalives_idle(), Duration::from_secs(30));
+        assert_eq!(
+            c.base.get_keepalives_interval(),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(c.base.get_keepalives_retries(), Some(3));
+        assert_eq!(
+            c.base.get_tcp_user_timeout(),
+            Some(&Duration::from_millis(1500))
+        );
+        assert_eq!(c.connect_timeout, Some(Duration::from_secs(7)));
+        assert_eq!(c.base.get_connect_timeout(), Some(&Duration::from_secs(7)));
+        // keepalives: 0 off, any other integer on; the default on.
+        assert!(!t("host=h keepalives=0", &[]).unwrap().base.get_keepalives());
+        assert!(t("host=h keepalives=2", &[]).unwrap().base.get_keepalives());
+        assert!(t("host=h", &[]).unwrap().base.get_keepalives());
+        // 0 and negative values: the system default (nothing set).
+        let d = t(
+            "host=h keepalives_interval=-5 keepalives_count=0 tcp_user_timeout=-1",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(d.base.get_keepalives_interval(), None);
+        assert_eq!(d.base.get_keepalives_retries(), None);
+        assert_eq!(d.base.get_tcp_user_timeout(), None);
+        // connect_timeout: 1 is 2 s; 0 and negative wait forever; the variable applies only
+        // when the string leaves the keyword out.
+        let ct = |s: &str, vars: &[(&str, &str)]| t(s, vars).unwrap().connect_timeout;
+        assert_eq!(
+            ct("host=h connect_timeout=1", &[]),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(ct("host=h connect_timeout=0", &[]), None);
+        assert_eq!(ct("host=h connect_timeout=-3", &[]), None);
+        assert_eq!(
+            ct("host=h", &[("PGCONNECT_TIMEOUT", "9")]),
+            Some(Duration::from_secs(9))
+        );
+        assert_eq!(
+            ct("host=h connect_timeout=0", &[("PGCONNECT_TIMEOUT", "9")]),
+            None
+        );
+        // The URL form carries them too.
+        assert_eq!(
+            t("postgresql://h/d?tcp_user_timeout=250&keepalives=0", &[])
+                .unwrap()
+                .base
+                .get_tcp_user_timeout(),
+            Some(&Duration::from_millis(250))
+        );
+        // What libpq refuses.
+        let e = |s: &str| t(s, &[]).err().map(|e| e.to_string()).unwrap_or_default();
+        for bad in ["10s", "1.5", "", "x", "99999999999"] {
+            let m = e(&format!("host=h keepalives_idle='{bad}'"));
+            assert!(
+                m.contains(&format!(
+                    "invalid integer value \"{bad}\" for connection option \"keepalives_idle\""
+                )),
+                "{bad}: {m}"
+            );
+        }
+        assert!(e("host=h connect_timeout=5s").contains("\"connect_timeout\""));
+        assert!(e("host=h keepalives=on").contains("\"keepalives\""));
+        assert!(e("host=h keepalives_retries=3").contains("keepalives_count"));
     }
 
     #[test]

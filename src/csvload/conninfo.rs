@@ -39,6 +39,15 @@ impl Params {
     }
 }
 
+/// libpq's `parse_int_param`: a decimal integer that fits 32 bits, with optional sign and
+/// surrounding whitespace; anything else (empty, `10s`, `1.5`) is refused in libpq's words.
+pub fn parse_int_param(key: &str, value: &str) -> Result<i32, String> {
+    value
+        .trim()
+        .parse::<i32>()
+        .map_err(|_| format!("invalid integer value \"{value}\" for connection option \"{key}\""))
+}
+
 /// Whether `s` starts with a URL prefix libpq recognizes.
 fn url_rest(s: &str) -> Option<&str> {
     s.strip_prefix("postgresql://")

@@ -9,6 +9,7 @@
 use super::conn::Target;
 use super::plan::{FileJob, Plan, TablePlan};
 use super::server_message;
+use super::stall::net;
 use crate::error::{Error, IoContext, Pos, Result};
 use crate::input;
 use crate::records::{Chunk, ChunkReader};
@@ -295,7 +296,8 @@ pub fn load_file(
         let why = match load_once(client, plan, job, o, &mut loaded, &mut checked) {
             Ok(out) => return Ok(out),
             Err(Fail::Fatal(e)) => return Err(e),
-            Err(Fail::Retry(why)) => why,
+            // A connection cut by the --io-timeout watchdog is said as such.
+            Err(Fail::Retry(why)) => super::stall::explain(why),
         };
         if loaded > before {
             tries = 0;
@@ -325,8 +327,9 @@ pub fn load_file(
             if (o.stop)(job.table) {
                 return Ok(Outcome::Stopped(loaded));
             }
-            // A new connection is set up as the worker's first one was.
-            let fresh = target.connect().and_then(|mut c| {
+            // A new connection is set up as the worker's first one was (and the server
+            // process of the lost one is ended, so the journal's answer is final).
+            let fresh = target.reconnect().and_then(|mut c| {
                 o.rules.setup(&mut c)?;
                 Ok(c)
             });
@@ -358,7 +361,7 @@ fn load_once(
     let tname = t.display();
     let size = std::fs::metadata(&job.path).at(&job.path)?.len() as i64;
     let sum = checksum(job)?;
-    let done = journal_batches(client, o.journal, &tname, job)?;
+    let done = net(|| journal_batches(client, o.journal, &tname, job))?;
     if done
         .last()
         .is_some_and(|l| l.last && done.iter().all(|b| b.file_sum == sum))
@@ -482,11 +485,11 @@ fn load_once(
             return Ok(Outcome::Stopped(*loaded));
         }
         let start = (byte, record, line);
-        let mut tx = client.transaction().map_err(pg_fail)?;
+        let mut tx = net(|| client.transaction()).map_err(pg_fail)?;
         let mut n = 0u64;
         let mut bh = twox_hash::XxHash64::with_seed(0);
         let res: std::result::Result<(), BatchErr> = (|| {
-            let mut w = tx.copy_in(&copy_sql).map_err(BatchErr::Pg)?;
+            let mut w = net(|| tx.copy_in(&copy_sql)).map_err(BatchErr::Pg)?;
             loop {
                 if pending.as_ref().is_none_or(|(c, i)| *i >= c.len()) {
                     if eof {
@@ -513,7 +516,10 @@ fn load_once(
                 let from = c.range(*i).start;
                 let to = c.ends[*i + take as usize - 1];
                 let slice = &c.data[from..to];
-                w.write_all(slice).map_err(BatchErr::Io)?;
+                // In pieces, so the --io-timeout measures a stall, not a slow server.
+                for piece in slice.chunks(64 << 10) {
+                    net(|| w.write_all(piece)).map_err(BatchErr::Io)?;
+                }
                 std::hash::Hasher::write(&mut bh, slice);
                 crc = zlib_rs::crc32::crc32(crc, slice);
                 byte += slice.len() as u64;
@@ -524,7 +530,7 @@ fn load_once(
                     break;
                 }
             }
-            let got = w.finish().map_err(BatchErr::Pg)?;
+            let got = net(|| w.finish()).map_err(BatchErr::Pg)?;
             if got != n {
                 return Err(BatchErr::Other(Error::file(
                     &name,
@@ -571,25 +577,27 @@ fn load_once(
             drop(tx);
             return Err(Error::file(&name, m).into());
         }
-        tx.execute(
-            &ins,
-            &[
-                &tname,
-                &job.key,
-                &size,
-                &sum,
-                &(start.0 as i64),
-                &(byte as i64),
-                &hex(&bh),
-                &(start.1 as i64),
-                &(n as i64),
-                &(line as i64),
-                &last,
-            ],
-        )
+        net(|| {
+            tx.execute(
+                &ins,
+                &[
+                    &tname,
+                    &job.key,
+                    &size,
+                    &sum,
+                    &(start.0 as i64),
+                    &(byte as i64),
+                    &hex(&bh),
+                    &(start.1 as i64),
+                    &(n as i64),
+                    &(line as i64),
+                    &last,
+                ],
+            )
+        })
         .map_err(|e| journal_conflict(&e, o.journal, &name).unwrap_or_else(|| pg_fail(e)))?;
         // An error here leaves the outcome unknown: the next try reads the journal.
-        tx.commit().map_err(pg_fail)?;
+        net(|| tx.commit()).map_err(pg_fail)?;
         record += n;
         *loaded += n;
         COMMITTED_ROWS.fetch_add(n, Ordering::SeqCst);

@@ -12,6 +12,7 @@ pub mod load;
 pub mod plan;
 pub mod session;
 pub mod sqlfile;
+pub mod stall;
 pub mod target;
 pub mod tls;
 pub mod verify;
@@ -47,6 +48,9 @@ pub struct Args {
     /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
     /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
     /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
+    /// TCP as in libpq: keepalives, keepalives_idle, keepalives_interval, keepalives_count,
+    /// tcp_user_timeout (milliseconds), connect_timeout (seconds per host, bounding TCP, TLS,
+    /// startup and authentication together).
     #[arg(value_name = "DATABASE", default_value = "")]
     pub database: String,
 
@@ -149,6 +153,20 @@ pub struct Args {
     /// statement and --truncate outside a transaction.
     #[arg(long, value_name = "KIND", value_enum)]
     pub target_kind: Option<target::TargetKind>,
+
+    /// Takes a data connection as lost (and retries its batch as above) when the server has
+    /// neither answered nor taken COPY data for this long while csvload waits on it: a peer
+    /// that stops answering without closing (dead NAT entry, frozen node, stuck proxy), which
+    /// TCP keepalives cannot see when something still acknowledges. DURATION: seconds, or
+    /// with a unit (`ms`, `s`, `min`, `h`); 0: wait forever. The default, 5 min, leaves room
+    /// for a slow COMMIT (synchronous replication, deferred constraints). Only the data
+    /// phase: a --schema/--post-data statement (CREATE INDEX on a big table) or a
+    /// verification read may rightly be silent for hours and is never cut; there the
+    /// connection string's keepalives_* and tcp_user_timeout apply. It also bounds a
+    /// connection attempt when the connection string gives no connect_timeout.
+    #[arg(long, value_name = "DURATION", default_value = "5min",
+          value_parser = stall::parse_duration)]
+    pub io_timeout: std::time::Duration,
 }
 
 /// The server's message for `e`, with detail and context when it has them.
@@ -205,6 +223,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let plan = Plan::build(&a.manifest, &a.table)?;
     let target = conn::Target::parse(&a.database)?;
+    stall::set_io_timeout(Some(a.io_timeout).filter(|t| !t.is_zero()));
     let mut client = target.connect()?;
     let rules = target::resolve(&mut client, a.target_kind)?.rules();
     rules.setup(&mut client)?;
