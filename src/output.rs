@@ -10,8 +10,8 @@
 //! [`INCOMPLETE`], so that the next tool of a pipeline fails instead of taking a cut stream
 //! for a whole one.
 
-use crate::cli;
 use crate::error::{Error, IoContext, Result};
+use crate::signals;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -85,7 +85,7 @@ impl AtomicFile {
             return Ok(AtomicFile::with(f, tmp, dest, true, false));
         }
         // No O_TMPFILE on this file system: a named temporary, removed on any end but SIGKILL.
-        cli::register_temp(tmp.clone());
+        signals::register_temp(tmp.clone());
         let f = File::create(&tmp).at(&tmp)?;
         Ok(AtomicFile::with(f, tmp, dest, false, false))
     }
@@ -106,7 +106,7 @@ impl AtomicFile {
     /// temporary name, so the final name never shows a half-written state.
     pub fn reopen_append(dest: &Path) -> Result<AtomicFile> {
         let tmp = temp_name(dest);
-        cli::register_temp(tmp.clone());
+        signals::register_temp(tmp.clone());
         fs::rename(dest, &tmp).at(dest)?;
         let f = OpenOptions::new().append(true).open(&tmp).at(&tmp)?;
         Ok(AtomicFile::with(f, tmp, dest, false, false))
@@ -182,7 +182,7 @@ impl AtomicFile {
             // first and is renamed over the destination as a named one would be.
             use std::os::fd::AsRawFd;
             let _ = fs::remove_file(&self.tmp);
-            cli::register_temp(self.tmp.clone());
+            signals::register_temp(self.tmp.clone());
             let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))
                 .expect("no NUL in a number");
             let to = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(
@@ -200,13 +200,13 @@ impl AtomicFile {
                 )
             };
             if r != 0 {
-                cli::unregister_temp(&self.tmp);
+                signals::unregister_temp(&self.tmp);
                 return Err(Error::io(&self.dest, io::Error::last_os_error()));
             }
         }
         drop(f);
         fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
-        cli::unregister_temp(&self.tmp);
+        signals::unregister_temp(&self.tmp);
         Ok(())
     }
 }
@@ -227,16 +227,14 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.w.take().is_some() && !self.direct && !self.unnamed {
             let _ = fs::remove_file(&self.tmp);
-            cli::unregister_temp(&self.tmp);
+            signals::unregister_temp(&self.tmp);
         }
     }
 }
 
-/// What a tool writes at the end of its standard output when it fails after starting to write
-/// it: the stream then ends inside a quoted field (a `"` is put first when needed), which every
-/// CSV reader refuses, and the text says why to whoever looks at the stream.
-pub const INCOMPLETE: &[u8] =
-    b"\n<<dumpshard: this stream is incomplete: the tool writing it failed>>\n";
+// The marker is defined in `stream`, which readers (`input`, `records`) share with this
+// writer; re-exported here, where callers have always found it.
+pub use crate::stream::INCOMPLETE;
 
 /// The state of standard output shared with the signal thread: whether a CSV stream is open
 /// on it, whether the bytes written so far hold an odd number of `"`, and whether it is
@@ -396,7 +394,7 @@ impl Sink {
     pub fn create(path: Option<&Path>, gzip: bool, level: u32) -> Result<Sink> {
         let lvl = flate2::Compression::new(level.min(9));
         match path {
-            Some(p) if !crate::input::is_stdin(p) => {
+            Some(p) if !crate::stream::is_stdin(p) => {
                 let f = AtomicFile::create(p)?;
                 Ok(if gzip {
                     Sink::Gzip(flate2::write::GzEncoder::new(f, lvl))
@@ -533,7 +531,7 @@ impl Ident {
     /// directories.
     fn of(p: &Path) -> Option<Ident> {
         use std::os::unix::fs::MetadataExt;
-        if crate::input::is_stdin(p) {
+        if crate::stream::is_stdin(p) {
             return None;
         }
         match fs::metadata(p) {

@@ -257,7 +257,7 @@ impl Config {
         }
         if inputs
             .iter()
-            .filter(|p| p.as_deref().is_none_or(crate::input::is_stdin))
+            .filter(|p| p.as_deref().is_none_or(crate::stream::is_stdin))
             .count()
             > 1
         {
@@ -295,7 +295,7 @@ impl Config {
                 .or(a.temporary_directory_t)
                 .unwrap_or_else(std::env::temp_dir),
             threads,
-            output: a.output.filter(|p| !crate::input::is_stdin(p)),
+            output: a.output.filter(|p| !crate::stream::is_stdin(p)),
             on_dup: a.on_dup,
             dups_out: a.dups_out,
             mode,
@@ -340,7 +340,7 @@ pub fn run(args: Args) -> Result<()> {
         .output("--dups-out", args.dups_out.as_deref())
         .force(args.force)
         .install()?;
-    if !args.check && args.output.as_deref().is_none_or(crate::input::is_stdin) {
+    if !args.check && args.output.as_deref().is_none_or(crate::stream::is_stdin) {
         output::stdout_stream_pending();
     }
     let cfg = Config::from_args(args)?;

@@ -140,7 +140,7 @@ pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> 
     let concurrent = jobs > 1;
     // One job is one thread: no decompression thread beside the converter.
     let thread = jobs > 1;
-    if let Some(p) = path.filter(|p| !crate::input::is_stdin(p))
+    if let Some(p) = path.filter(|p| !crate::stream::is_stdin(p))
         && p.is_dir()
     {
         return open_dir(p, want, ahead, concurrent, thread);
