@@ -368,7 +368,7 @@ impl Config {
         } else {
             a.files
                 .iter()
-                .map(|p| (!input::is_stdin(p)).then(|| p.clone()))
+                .map(|p| (!crate::stream::is_stdin(p)).then(|| p.clone()))
                 .collect()
         };
         if inputs.iter().filter(|i| i.is_none()).count() > 1 {
