@@ -56,10 +56,9 @@ pub struct Input {
     pub reader: Box<dyn Read + Send>,
 }
 
-/// True if `p` names standard input.
-pub fn is_stdin(p: &Path) -> bool {
-    p.as_os_str() == "-"
-}
+// Defined in `stream` (shared with `output` and `progress`); re-exported where callers
+// have always found it.
+pub use crate::stream::is_stdin;
 
 /// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes, on a
 /// thread of its own.
@@ -193,7 +192,7 @@ impl<R: BufRead> Read for GzMembers<R> {
                     }
                     src.consume(zeros);
                 }
-                Some(b'"') if buf[1..].starts_with(&crate::output::INCOMPLETE[..8]) => {
+                Some(b'"') if buf[1..].starts_with(&crate::stream::INCOMPLETE[..8]) => {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
                         "the input is incomplete: the tool that wrote it failed (see its error)",

@@ -26,5 +26,7 @@ pub mod pksort;
 pub mod progress;
 pub mod records;
 pub mod schemaconv;
+pub mod signals;
+pub mod stream;
 
 pub use error::{Error, Pos, Result};

@@ -261,7 +261,7 @@ fn total_size(inputs: &[Option<&Path>]) -> Option<u64> {
     let mut sum = 0u64;
     for p in inputs {
         let meta = match p {
-            Some(p) if !crate::input::is_stdin(p) => std::fs::metadata(p).ok()?,
+            Some(p) if !crate::stream::is_stdin(p) => std::fs::metadata(p).ok()?,
             // Standard input redirected from a file: its size is known too.
             _ => std::fs::metadata("/dev/stdin").ok()?,
         };

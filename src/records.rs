@@ -253,7 +253,7 @@ fn end_tail(
         return Ok(());
     }
     let tail = &data[last..];
-    if in_quote && (!keep || tail.ends_with(crate::output::INCOMPLETE)) {
+    if in_quote && (!keep || tail.ends_with(crate::stream::INCOMPLETE)) {
         let at = |off: usize| Pos {
             file: here.file.clone(),
             line: here.line + memchr::memchr_iter(b'\n', &data[..off]).count() as u64,
@@ -462,7 +462,7 @@ impl MapChunks {
 /// The error for a last record `tail` (at offset `base`) that ends inside quotes: the mark of
 /// a failed upstream tool, a `"` inside an unquoted field, or a quoted field never closed.
 pub fn unterminated(tail: &[u8], base: usize, at: impl Fn(usize) -> Pos) -> Error {
-    if tail.ends_with(crate::output::INCOMPLETE) {
+    if tail.ends_with(crate::stream::INCOMPLETE) {
         return Error::input(
             at(base),
             "the input is incomplete: the tool that wrote it failed (see its error)",
@@ -918,7 +918,7 @@ mod tests {
             "{err}"
         );
         let mut s = b"1,a\n2,\"".to_vec();
-        s.extend_from_slice(crate::output::INCOMPLETE);
+        s.extend_from_slice(crate::stream::INCOMPLETE);
         let mut r = ChunkReader::new(&s[..], "t", 1 << 20);
         r.keep_unterminated(true);
         let err = r.next_chunk(Vec::new()).unwrap_err().to_string();

@@ -32,6 +32,7 @@ mod fixtures_csv;
 mod fuzz_regressions;
 mod install;
 mod keys_agree;
+mod layers;
 mod migrate_mk;
 mod pgdump2csv_cli;
 mod pgdump2csv_jobs;

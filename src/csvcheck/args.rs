@@ -1,10 +1,11 @@
 //! csvcheck's command line: the options ([`Args`]) and the run they describe once resolved and
 //! checked ([`Config`]): columns and key from --columns, --ddl or --manifest.
 
+use super::config::{Column, Config};
 use super::ddl;
 use super::schema::parse_columns;
 use crate::error::{Error, Result};
-use crate::keys::{KeyArg, KeyType};
+use crate::keys::KeyArg;
 use crate::manifest::Manifest;
 use crate::pgtypes::{Catalog, PgType, check_type_name};
 use crate::{cli, input};
@@ -148,69 +149,6 @@ pub struct Args {
     /// rule (dumpshard(7), FILES).
     #[arg(long)]
     pub force: bool,
-}
-
-/// One column to check.
-#[derive(Debug, Clone)]
-pub struct Column {
-    /// Column name.
-    pub name: String,
-    /// Its type.
-    pub ty: PgType,
-    /// A NULL here is an error (NOT NULL, key column, or NOT NULL domain).
-    pub not_null: bool,
-}
-
-/// The options of one run, resolved and checked once.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Inputs (`None` = stdin).
-    pub inputs: Vec<Option<PathBuf>>,
-    /// Columns, when a schema was given; empty for structure-only checks.
-    pub columns: Vec<Column>,
-    /// Key column indexes (empty = no key check).
-    pub key: Vec<usize>,
-    /// Key given by name when the schema is unknown yet (resolved from the header).
-    pub key_spec: Option<Vec<String>>,
-    /// Per key column, in key order: the type given with `--key COL:TYPE` (`None`: from
-    /// the column's type). Empty when `--key` was not given.
-    pub key_types: Vec<Option<KeyType>>,
-    /// Per key column, in key order: descending (`--key COL:desc`).
-    pub key_desc: Vec<bool>,
-    /// Header records.
-    pub header: bool,
-    /// NULL token (empty = unquoted empty field).
-    pub null: Vec<u8>,
-    /// Check key order, streaming.
-    pub sorted: bool,
-    /// Byte budget of the duplicate-key set.
-    pub key_memory: u64,
-    /// JSON report on stdout.
-    pub json_stdout: bool,
-    /// JSON report file.
-    pub report: Option<PathBuf>,
-    /// Bad records file.
-    pub bad_rows: Option<PathBuf>,
-    /// Reasons file.
-    pub reasons: Option<PathBuf>,
-    /// Good records to stdout.
-    pub filter: bool,
-    /// Stop after this many bad records (0 = never).
-    pub max_errors: u64,
-    /// Tolerated share of bad records.
-    pub max_error_rate: Option<f64>,
-    /// Examples per check.
-    pub examples: usize,
-    /// Worker threads.
-    pub threads: usize,
-    /// Quiet.
-    pub quiet: bool,
-    /// Notes about the schema (unknown types, unchecked CHECK constraints).
-    pub notes: Vec<String>,
-    /// The schema cannot tell the column order (an `INHERITS` child, see
-    /// [`ddl::parse_reader`]): the header record gives it, and every file's header must
-    /// name the same columns in the same order.
-    pub order_from_header: bool,
 }
 
 impl Config {
@@ -430,7 +368,7 @@ impl Config {
         } else {
             a.files
                 .iter()
-                .map(|p| (!input::is_stdin(p)).then(|| p.clone()))
+                .map(|p| (!crate::stream::is_stdin(p)).then(|| p.clone()))
                 .collect()
         };
         if inputs.iter().filter(|i| i.is_none()).count() > 1 {

@@ -1,7 +1,7 @@
 //! The parallel side: every record of a chunk checked for structure, types, NOT NULL and its key,
 //! the problems found kept with the record's place.
 
-use super::args::Config;
+use super::config::Config;
 use crate::keys::{self, KeyType};
 use crate::pgtypes::{PgType, excerpt};
 use crate::records::{Chunk, Field, Malformed, split_fields_fast, strip_terminator};

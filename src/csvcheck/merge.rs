@@ -1,10 +1,10 @@
 //! The sequential side: checked chunks merged in input order, the primary-key check across the
 //! whole input (duplicates, order), good and bad records written.
 
-use super::args::Config;
 use super::check::{Check, Checked, Problem, key_excerpt, locate, problem};
+use super::config::Config;
 use super::keyset::KeySet;
-use super::report::{CheckStat, Example, FileStat};
+use super::report::{CheckStat, Example, FileStat, Tally};
 use crate::csvout;
 use crate::error::{Error, Result};
 use crate::output::Sink;
@@ -253,6 +253,45 @@ impl Merger<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Merger<'_> {
+    /// Finishes the outputs (a closed standard output ends the run as [`stopped_early`]
+    /// says) and hands the counts to the report.
+    pub(super) fn finish(mut self) -> Result<Tally> {
+        if let Some(s) = self.good_out.take()
+            && let Err(e) = s.finish()
+        {
+            self.stdout_closed |= e.is_broken_pipe();
+            return Err(if self.stdout_closed {
+                stopped_early(&mut self)
+            } else {
+                e
+            });
+        }
+        if let Some(s) = self.bad_out.take() {
+            s.finish()?;
+        }
+        if let Some(s) = self.reasons.take() {
+            s.finish()?;
+        }
+        Ok(Tally {
+            files: self.files,
+            records: self.records,
+            bad: self.bad,
+            checks: self
+                .checks
+                .into_iter()
+                .map(|(k, v)| (k.name(), v))
+                .collect(),
+            examples: self.examples,
+            key_complete: self.key_complete,
+            notes: self.notes,
+            stopped: self.stopped,
+            blank_rows: self.blank_rows,
+            good_bytes: self.good_bytes,
+        })
     }
 }
 

@@ -20,15 +20,17 @@ use std::path::PathBuf;
 
 mod args;
 mod check;
+mod config;
 mod keyset;
 mod merge;
 mod report;
 mod schema;
 
+pub use args::Args;
 use args::resolve_column;
-pub use args::{Args, Column, Config};
 pub use check::Check;
 use check::{Checked, Ctx, check_chunk, exact_key_widths, key_col};
+pub use config::{Column, Config};
 use keyset::{BYTES_PER_KEY, KeySet};
 use merge::{Merger, merge_batch, put, stopped_early};
 use report::{FileStat, finish};
@@ -183,7 +185,15 @@ pub fn check(cfg: &Config) -> Result<()> {
                             c.key = key.clone();
                             reordered = Some(c);
                         } else if !columns.is_empty() {
-                            header_notes(&mut m, rec0, &f, nf, &columns, &name)?;
+                            header_notes(
+                                cfg.order_from_header,
+                                &mut m.notes,
+                                rec0,
+                                &f,
+                                nf,
+                                &columns,
+                                &name,
+                            )?;
                         } else if width.is_none() {
                             // Structure-only: columns named by the header.
                             columns = field_names(rec0, &f)
@@ -327,5 +337,6 @@ pub fn check(cfg: &Config) -> Result<()> {
             f.bad = m.bad - bad_before;
         }
     }
-    finish(m, &columns, &key)
+    let tally = m.finish()?;
+    finish(tally, cfg, &columns, &key)
 }

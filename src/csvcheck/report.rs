@@ -1,8 +1,8 @@
 //! The report: counts by check and file, examples, the JSON or text summary, and the exit status it
 //! implies.
 
-use super::args::Column;
-use super::merge::{Merger, stopped_early};
+use super::config::Column;
+use super::config::Config;
 use crate::error::{Error, IoContext, Pos, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -61,8 +61,25 @@ pub(super) struct Report {
     pub(super) verdict: &'static str,
 }
 
-pub(super) fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result<()> {
-    let cfg = m.cfg;
+/// What the merge counted over the whole run, handed over once its outputs are finished: plain
+/// counts, so the report needs nothing of the merge itself.
+pub(super) struct Tally {
+    pub(super) files: Vec<FileStat>,
+    pub(super) records: u64,
+    pub(super) bad: u64,
+    /// By check name.
+    pub(super) checks: BTreeMap<&'static str, CheckStat>,
+    pub(super) examples: Vec<Example>,
+    pub(super) key_complete: bool,
+    pub(super) notes: Vec<String>,
+    pub(super) stopped: Option<String>,
+    /// Blank lines read as records of a one-column table.
+    pub(super) blank_rows: u64,
+    /// Bytes of good records written (--filter).
+    pub(super) good_bytes: u64,
+}
+
+pub(super) fn finish(mut m: Tally, cfg: &Config, columns: &[Column], key: &[usize]) -> Result<()> {
     if m.blank_rows > 0 {
         let value = if cfg.null.is_empty() {
             "NULL"
@@ -89,22 +106,6 @@ pub(super) fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result
     } else {
         "bad records"
     };
-    if let Some(s) = m.good_out.take()
-        && let Err(e) = s.finish()
-    {
-        m.stdout_closed |= e.is_broken_pipe();
-        return Err(if m.stdout_closed {
-            stopped_early(&mut m)
-        } else {
-            e
-        });
-    }
-    if let Some(s) = m.bad_out.take() {
-        s.finish()?;
-    }
-    if let Some(s) = m.reasons.take() {
-        s.finish()?;
-    }
     let report = Report {
         tool: "csvcheck",
         version: env!("CARGO_PKG_VERSION"),
@@ -113,10 +114,7 @@ pub(super) fn finish(mut m: Merger, columns: &[Column], key: &[usize]) -> Result
         good: m.records - m.bad,
         bad: m.bad,
         bad_rate: rate,
-        checks: std::mem::take(&mut m.checks)
-            .into_iter()
-            .map(|(k, v)| (k.name(), v))
-            .collect(),
+        checks: std::mem::take(&mut m.checks),
         examples: std::mem::take(&mut m.examples),
         key: (!key.is_empty()).then(|| KeyReport {
             columns: key

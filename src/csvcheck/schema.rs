@@ -1,8 +1,7 @@
 //! The columns a CSV is checked against: `--columns` specs, and a header record matched to the
 //! columns (its order, and notes where it differs).
 
-use super::args::Column;
-use super::merge::Merger;
+use super::config::Column;
 use crate::error::{Error, Result};
 use crate::pgtypes::{Catalog, check_type_name};
 use crate::records::Field;
@@ -97,10 +96,11 @@ pub(super) fn header_order(columns: &[Column], names: &[String], file: &str) -> 
 }
 
 /// Compares a header with the columns: a note where they differ, or an error when the
-/// header gives the column order (the schema could not), since then a file whose header
-/// differs would be checked against the wrong columns.
+/// header gives the column order (`order_from_header`: the schema could not), since then a
+/// file whose header differs would be checked against the wrong columns. Notes go to `notes`.
 pub(super) fn header_notes(
-    m: &mut Merger,
+    order_from_header: bool,
+    notes: &mut Vec<String>,
     rec0: &[u8],
     f: &[Field],
     nf: usize,
@@ -126,12 +126,12 @@ pub(super) fn header_notes(
             }
         }
     }
-    if m.cfg.order_from_header && !diffs.is_empty() {
+    if order_from_header && !diffs.is_empty() {
         return Err(Error::Usage(format!(
             "{}; the first file's header gave the column order, every file's header must match it",
             diffs.join("; ")
         )));
     }
-    m.notes.extend(diffs);
+    notes.extend(diffs);
     Ok(())
 }

@@ -114,7 +114,7 @@ impl Inputs {
         let names: Arc<[String]> = paths
             .iter()
             .map(|p| match p {
-                Some(p) if !input::is_stdin(p) => p.display().to_string(),
+                Some(p) if !crate::stream::is_stdin(p) => p.display().to_string(),
                 _ => "<stdin>".to_string(),
             })
             .collect();
