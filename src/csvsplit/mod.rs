@@ -18,6 +18,7 @@
 //! (shard names), `mapped` (the mapped input).
 
 mod args;
+mod cut;
 mod filter;
 mod hash;
 mod keyrange;
@@ -234,6 +235,9 @@ fn split_mapped(
     let shared: Shared = m.clone();
     let data: &[u8] = (*m).as_ref();
     let mut run = Run::new(cfg, name.clone(), data.len() as u64, points);
+    if Run::can_cut(cfg) {
+        return run.cut_bytes(&shared, count);
+    }
     let (mut pos, mut in_quote, mut record) = (0usize, false, 1u64);
     let mut ends = Vec::new();
     while pos < data.len() {

@@ -4,9 +4,10 @@
 //! the pipeline for one pass over the input, fed one [`View`] (a block of records) at a time.
 
 use super::KeyTracker;
+use super::cut;
 use super::pipeline::{Payload, Pipeline};
 use super::{CHUNK, Config, Mode, Shared, Split, column_names, hash_encoded, push_value, range};
-use crate::error::{Error, Result};
+use crate::error::{Error, Pos, Result};
 use crate::keys::KeySpec;
 use crate::progress;
 use crate::records::{Chunk, Field, split_fields};
@@ -70,6 +71,176 @@ impl<'a> Run<'a> {
         })
     }
 }
+
+impl Run<'_> {
+    /// Whether [`Run::cut_bytes`] can do this run: `-b` into plain files, no key to read from
+    /// every record. `DUMPSHARD_CSVSPLIT_SCAN=records` keeps the record-by-record path (to
+    /// compare the two).
+    pub(super) fn can_cut(cfg: &Config) -> bool {
+        matches!(cfg.mode, Mode::Bytes(_))
+            && cfg.key.is_none()
+            && !cfg.template.gzip()
+            && cfg.filter.is_none()
+            && std::env::var_os("DUMPSHARD_CSVSPLIT_SCAN").is_none_or(|v| v != "records")
+    }
+
+    /// `-b` over the whole mapped input `shared`, as [`Run::feed`] would split it record by
+    /// record, but finding each shard's end with the `cut` module's pass over the rare bytes
+    /// and handing the shard to the writer in pieces of [`CUT_PIECE`] bytes that end at record
+    /// ends (no worker reads them again unless a checksum is wanted). `count`: the bytes are
+    /// input read here (for the progress counter).
+    pub(super) fn cut_bytes(mut self, shared: &Shared, count: bool) -> Result<Split> {
+        let data: &[u8] = (**shared).as_ref();
+        let Mode::Bytes(max) = self.cfg.mode else {
+            return Err(Error::internal("cut_bytes without --bytes"));
+        };
+        let len = data.len();
+        // Records seen so far, the header included (as the record scanner numbers them).
+        let mut seen = 0u64;
+        let mut b = 0usize;
+        if self.cfg.header && len > 0 {
+            let (mut pos, mut q, mut ends) = (0usize, false, Vec::new());
+            crate::records::scan_ends(data, &mut pos, &mut q, 0, &mut ends);
+            b = match ends.first() {
+                Some(&e) => e,
+                None if !q => len,
+                None => return Err(self.unterminated(data, 0, 0)),
+            };
+            self.sp
+                .set_header(data.get(..b).unwrap_or_default().to_vec())?;
+            seen = 1;
+            progress::add_records(1);
+            if count {
+                progress::add_read(b as u64);
+            }
+        }
+        self.first = false;
+        self.sp.begin(&mut self.pipe)?;
+        while b < len {
+            let s = self.sp.open_next(&mut self.pipe)?;
+            let room = usize::try_from(max.saturating_sub(self.sp.bytes)).unwrap_or(usize::MAX);
+            let limit = b.saturating_add(room).min(len);
+            // Pieces [x, y) end at record ends; the pass has read [x, to).
+            let (mut x, mut to) = (b, b);
+            let mut pass = cut::Pass::default();
+            let end = loop {
+                let next = to.saturating_add(CUT_PIECE).min(limit);
+                pass.advance(data, to, next);
+                to = next;
+                if to == len {
+                    if pass.in_quote {
+                        return Err(self.unterminated(data, x, seen + self.sp.recs));
+                    }
+                    self.piece(shared, s, x, len, pass, count)?;
+                    break len;
+                }
+                match cut::last_end(data, x, to, pass.in_quote) {
+                    Some(y) => {
+                        // What the pass saw past y belongs to the next piece.
+                        let tail = cut::Pass::over(data, y, to);
+                        let mut head = pass;
+                        head.quoted_newlines -= tail.quoted_newlines;
+                        head.end_lines -= tail.end_lines;
+                        self.piece(shared, s, x, y, head, count)?;
+                        (x, pass) = (y, tail);
+                        if to == limit {
+                            break y;
+                        }
+                    }
+                    None if to < limit => {}
+                    None if x > b => break x,
+                    None => {
+                        // Not even one record fits: it gets the shard of its own.
+                        let (mut pos, mut q, mut ends) = (to, pass.in_quote, Vec::new());
+                        crate::records::scan_ends(data, &mut pos, &mut q, 0, &mut ends);
+                        let e = match ends.first() {
+                            Some(&e) => e,
+                            None if !q => len,
+                            None => return Err(self.unterminated(data, x, seen)),
+                        };
+                        pass.advance(data, to, e);
+                        self.oversized(data, b, e - b, seen + 1, s, max);
+                        self.piece(shared, s, x, e, pass, count)?;
+                        break e;
+                    }
+                }
+            };
+            seen += self.sp.recs;
+            self.sp.close_cur(&mut self.pipe)?;
+            b = end;
+        }
+        self.finish()
+    }
+
+    /// Hands `data[x..y]`, records from a record start to a record end, to shard `s`.
+    fn piece(
+        &mut self,
+        shared: &Shared,
+        s: usize,
+        x: usize,
+        y: usize,
+        pass: cut::Pass,
+        count: bool,
+    ) -> Result<()> {
+        if y <= x {
+            return Ok(());
+        }
+        let data: &[u8] = (**shared).as_ref();
+        let recs = cut::records(data, x, y, pass.quoted_newlines);
+        self.sp.recs += recs;
+        self.sp.bytes += (y - x) as u64;
+        progress::add_records(recs);
+        if count {
+            progress::add_read((y - x) as u64);
+        }
+        self.pipe
+            .data_counted(s, Payload::Slice(Arc::clone(shared), x..y), pass.end_lines)
+    }
+
+    /// The oversized-record warning of [`Splitter::seq_chunk`], for the record `record` at
+    /// byte `at`.
+    fn oversized(&mut self, data: &[u8], at: usize, len: usize, record: u64, s: usize, max: u64) {
+        self.sp.oversized += 1;
+        if !self.cfg.quiet && self.sp.oversized <= MAX_WARNINGS {
+            let pos = Pos {
+                file: self.sp.name.clone(),
+                line: 1 + cut::newlines(data.get(..at).unwrap_or_default()),
+                byte: at as u64,
+                record: Some(record),
+            };
+            progress::message(&format!(
+                "csvsplit: warning: {pos} record of {len} bytes is larger than --bytes \
+                 {max}; it gets shard {s} of its own"
+            ));
+        }
+    }
+
+    /// The error of an input ending inside a quoted field, as the record scanner words it:
+    /// the last record, which starts at or after `from`, the `seen`th + 1 of the input.
+    fn unterminated(&self, data: &[u8], from: usize, seen: u64) -> Error {
+        let (mut pos, mut q, mut ends) = (from, false, Vec::new());
+        let (mut last, mut n) = (from, seen);
+        while pos < data.len() {
+            ends.clear();
+            let until = pos.saturating_add(CHUNK);
+            crate::records::scan_ends(data, &mut pos, &mut q, until, &mut ends);
+            n += ends.len() as u64;
+            last = ends.last().copied().unwrap_or(last);
+        }
+        let name = &self.sp.name;
+        let at = |off: usize| Pos {
+            file: name.clone(),
+            line: 1 + cut::newlines(data.get(..off).unwrap_or_default()),
+            byte: off as u64,
+            record: Some(n + 1),
+        };
+        crate::records::unterminated(data.get(last..).unwrap_or_default(), last, at)
+    }
+}
+
+/// Bytes per piece of a shard handed to the writer by [`Run::cut_bytes`]: large writes, and
+/// several pieces per shard so that checksums (`--write-manifest`) run on every worker.
+const CUT_PIECE: usize = 8 << 20;
 
 /// A block of records seen by the splitter: a [`Chunk`] borrowing its bytes from `data`
 /// (a chunk read into memory, or the whole mapped file), so workers get ranges of `data`
