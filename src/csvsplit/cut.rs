@@ -19,6 +19,8 @@ pub(super) struct Pass {
     open: usize,
     /// Newlines inside quoted fields closed so far.
     pub quoted_newlines: u64,
+    /// All newlines.
+    pub newlines: u64,
     /// Lines that are exactly `\.` (the rule of the pipeline's `copy_end_lines`).
     pub end_lines: u64,
 }
@@ -27,7 +29,19 @@ impl Pass {
     /// Continues the pass over `data[from..to]` (`from` is where it stopped, or a record
     /// start for a new pass).
     pub fn advance(&mut self, data: &[u8], from: usize, to: usize) {
+        // Both searches over one block while it is in the cache: the newline count over a
+        // whole piece afterwards read it from memory again (7.5 % of a run's samples).
+        let mut at = from;
+        while at < to {
+            let end = to.min(at + BLOCK);
+            self.block(data, at, end);
+            at = end;
+        }
+    }
+
+    fn block(&mut self, data: &[u8], from: usize, to: usize) {
         let part = data.get(from..to).unwrap_or_default();
+        self.newlines += newlines(part);
         for k in memchr::memchr2_iter(b'"', b'\\', part) {
             let k = from + k;
             if data[k] == b'"' {
@@ -51,6 +65,9 @@ impl Pass {
     }
 }
 
+/// Bytes searched at a time by [`Pass::advance`]: well inside a core's L2 cache.
+const BLOCK: usize = 64 << 10;
+
 /// Newlines in `b` (memchr counts with SIMD).
 pub(super) fn newlines(b: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', b).count() as u64
@@ -72,13 +89,12 @@ pub(super) fn last_end(data: &[u8], from: usize, to: usize, mut in_quote: bool) 
     None
 }
 
-/// Data records in `data[from..to]`, both record boundaries, where a pass over it found
-/// `quoted` newlines inside quoted fields: the newlines outside quotes, and a last record
-/// without a newline at the end of the input.
-pub(super) fn records(data: &[u8], from: usize, to: usize, quoted: u64) -> u64 {
+/// Data records in `data[from..to]`, both record boundaries, over which `pass` ran: the
+/// newlines outside quotes, and a last record without a newline at the end of the input.
+pub(super) fn records(data: &[u8], from: usize, to: usize, pass: &Pass) -> u64 {
     let part = data.get(from..to).unwrap_or_default();
     let last = u64::from(to == data.len() && !part.is_empty() && !part.ends_with(b"\n"));
-    newlines(part) - quoted + last
+    pass.newlines - pass.quoted_newlines + last
 }
 
 #[cfg(test)]
@@ -124,11 +140,7 @@ mod tests {
                 assert!(!p.in_quote);
                 let want = all.iter().filter(|&&e| e > from && e <= to).count() as u64
                     + u64::from(to == data.len() && from < to);
-                assert_eq!(
-                    records(data, from, to, p.quoted_newlines),
-                    want,
-                    "{from}..{to}"
-                );
+                assert_eq!(records(data, from, to, &p), want, "{from}..{to}");
                 let raw = &data[from..to];
                 let lines = memchr::memchr_iter(b'\\', raw)
                     .filter(|&k| (k == 0 || raw[k - 1] == b'\n') && end_line_at(raw, k))

@@ -140,6 +140,7 @@ impl Run<'_> {
                         let tail = cut::Pass::over(data, y, to);
                         let mut head = pass;
                         head.quoted_newlines -= tail.quoted_newlines;
+                        head.newlines -= tail.newlines;
                         head.end_lines -= tail.end_lines;
                         self.piece(shared, s, x, y, head, count)?;
                         (x, pass) = (y, tail);
@@ -186,7 +187,7 @@ impl Run<'_> {
             return Ok(());
         }
         let data: &[u8] = (**shared).as_ref();
-        let recs = cut::records(data, x, y, pass.quoted_newlines);
+        let recs = cut::records(data, x, y, &pass);
         self.sp.recs += recs;
         self.sp.bytes += (y - x) as u64;
         progress::add_records(recs);
