@@ -12,6 +12,7 @@
 //!
 //! Files: `args` (command line and the checked `Config`), this module (the run: open or map
 //! the input, feed blocks of records), `splitter` (which shard each record goes to),
+//! `cut` (`-b` cuts over a mapped file by quote parity, without visiting every record),
 //! `spool` (measuring a stream first), `pipeline` (checksum, compress, write) with `filter`
 //! (`--filter` processes), `report` (the manifest and the load statements, worded in `sql`),
 //! `hash`, `range` and `keyrange` (key hashing, split points, key ranges), `template`
