@@ -36,7 +36,11 @@ hf -n "cp (floor)" "cp $DATA $OUT/s/whole.csv" \
    -n "split -C 64M" "split -C 64M $DATA $OUT/s/x" \
    -n "csvsplit -b 64M" "$BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA" \
    -n "csvsplit -b 64M copy_file_range" \
-      "DUMPSHARD_COPY_FILE_RANGE=1 $BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA"
+      "DUMPSHARD_COPY_FILE_RANGE=1 $BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA" \
+   -n "csvsplit -b 64M record scan (before the cut scan)" \
+      "DUMPSHARD_CSVSPLIT_SCAN=records $BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA" \
+   -n "csvsplit -b 64M --write-manifest (CRC-32 of every shard)" \
+      "$BIN -b 64M -o $OUT/s/p-{n:04}.csv --write-manifest $OUT/s/m.json $DATA"
 
 echo "== gzip shards, 64 MiB (gzip level 6 everywhere)"
 pigz_row=()
