@@ -27,6 +27,7 @@ mod args;
 mod buf;
 mod copy;
 mod insert;
+mod pipeline;
 mod schema;
 mod statement;
 mod tables;
