@@ -262,6 +262,9 @@ impl CopyJob<'_> {
     }
 }
 
+/// The end marker line of a COPY block: its start and end (offsets in `buf.avail()`).
+pub(super) type Marker = Option<(usize, usize)>;
+
 /// Where the COPY data in `buf.avail()` ends: the end marker line, a line that is exactly `\.`
 /// (before `\n`, `\r\n`, or end of input), as (its start, its end; `usize::MAX` when that
 /// cannot be told before reading more), and the end of the whole lines before it (or before
@@ -269,7 +272,7 @@ impl CopyJob<'_> {
 pub(super) fn find_marker(
     buf: &Buf,
     key: &(String, String),
-) -> std::result::Result<(Option<(usize, usize)>, usize), (usize, String)> {
+) -> std::result::Result<(Marker, usize), (usize, String)> {
     let avail = buf.avail();
     let c = if avail.starts_with(b"\\.") {
         Some(0)
