@@ -69,6 +69,8 @@ names=() cmds=() preps=()
 row() { names+=("$1"); cmds+=("$2"); preps+=("$3"); }
 row "cp dump.sql" "cp $DUMP $OUT/o/d.sql" "$P"
 row "pgdump2csv dump.sql" "$BIN/pgdump2csv -q $DUMP -o $OUT/o/csv" "$P"
+row "pgdump2csv dump.sql -j 1" "$BIN/pgdump2csv -q -j 1 $DUMP -o $OUT/o/csv" "$P"
+row "pgdump2csv dump.sql -j 2" "$BIN/pgdump2csv -q -j 2 $DUMP -o $OUT/o/csv" "$P"
 row "pigz -dc dump.sql.gz" "pigz -dc $DUMP.gz > /dev/null" "true"
 row "gzip -dc dump.sql.gz" "gzip -dc $DUMP.gz > /dev/null" "true"
 row "pgdump2csv dump.sql.gz -j 1" "$BIN/pgdump2csv -q -j 1 $DUMP.gz -o $OUT/o/csv" "$P"
@@ -90,6 +92,8 @@ row "whole pipe" "$BIN/pgdump2csv -q $DUMP.gz -t $T | $BIN/pksort -q $K -S 2G | 
 # tool | floor (a row name, or "sum:" and the rows whose medians add up)
 pairs=(
     "pgdump2csv dump.sql|cp dump.sql"
+    "pgdump2csv dump.sql -j 1|cp dump.sql"
+    "pgdump2csv dump.sql -j 2|cp dump.sql"
     "pgdump2csv dump.sql.gz -j 1|pigz -dc dump.sql.gz"
     "pgdump2csv dump.sql.gz -j 2|pigz -dc dump.sql.gz"
     "pgdump2csv dump.sql.gz -j 2|gzip -dc dump.sql.gz"

@@ -38,6 +38,8 @@ trap pg_stop EXIT
 restore="$PSQL -c 'DROP DATABASE IF EXISTS r' postgres && $PSQL -c 'CREATE DATABASE r' postgres && $PSQL -f $data/customer.dump.sql r >/dev/null && $PSQL -c 'COPY public.customer TO STDOUT (FORMAT csv)' r > $out/restore.csv"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-plain.md \
     -n pgdump2csv "$bin --force $data/customer.dump.sql -o $out" \
+    -n 'pgdump2csv -j 1' "$bin --force -j 1 $data/customer.dump.sql -o $out" \
+    -n 'pgdump2csv -j 2' "$bin --force -j 2 $data/customer.dump.sql -o $out" \
     -n 'restore + COPY TO CSV' "$restore" \
     -n 'cp of the dump (floor)' "cp $data/customer.dump.sql $out/dump.copy"
 hyperfine --warmup 1 --runs ${RUNS:-3} --export-markdown bench/pgdump2csv-gzip.md \

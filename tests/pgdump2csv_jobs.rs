@@ -433,3 +433,192 @@ fn a_write_error_stops_the_run_before_the_input_ends() {
         assert!(files(&out).is_empty(), "-j {j}: a file left");
     }
 }
+
+/// COPY rows of 3 columns whose values are the hard cases of COPY text: escapes of every
+/// kind, `\N` and `\.` as data (escaped: `\\N`, `\\.`, never a NULL or an end marker), NULL,
+/// '' beside NULL, commas, quotes, CR and LF inside values, non-ASCII; lines of 1 to a few
+/// hundred bytes, so pieces are cut at every kind of line.
+fn nasty_rows(n: usize, seed: usize) -> String {
+    const V: [&str; 14] = [
+        "\\\\.",
+        "\\\\N",
+        "\\N",
+        "",
+        "a,b",
+        "say \"x\"",
+        "cr\\rlf\\nend",
+        "tab\\tin",
+        "\\101\\x42\\q\\\\",
+        "é🦀",
+        ".",
+        "\\\\",
+        "x",
+        "long long long long long long long long long long long long long long long",
+    ];
+    let mut s = String::new();
+    for i in 0..n {
+        let k = i.wrapping_mul(2_654_435_761).wrapping_add(seed);
+        let v = |j: usize| V[(k >> (j * 4)) % V.len()];
+        let rep = 1 + (k >> 13) % 5;
+        s.push_str(&format!("{i}\t{}\t{}\n", v(1).repeat(rep), v(2)));
+    }
+    s
+}
+
+/// A dump of a big table of [`nasty_rows`], a small one, one in CR LF lines and a second
+/// block of the big table.
+fn nasty_dump() -> String {
+    let mut d = String::from(HEAD);
+    d.push_str(&table_head("big"));
+    d.push_str(&nasty_rows(30_000, 1));
+    d.push_str("\\.\n\n\n");
+    d.push_str(&table_head("small"));
+    d.push_str(&nasty_rows(10, 2));
+    d.push_str("\\.\n\n\n");
+    d.push_str(&table_head("crlf"));
+    d.push_str(&nasty_rows(3_000, 3).replace('\n', "\r\n"));
+    d.push_str("\\.\r\n\n\n");
+    d.push_str("COPY public.big (id, s, n) FROM stdin;\n");
+    d.push_str(&nasty_rows(5_000, 4));
+    d.push_str("\\.\n\n\n");
+    d.push_str(FOOT);
+    d
+}
+
+#[test]
+fn pieces_cut_anywhere_write_what_one_thread_writes() {
+    // DUMPSHARD_COPY_CHUNK (hidden) sets the size of the pieces a COPY block is cut into for
+    // the pool: cut after every line (1), at odd places (777) and rarely (64 KiB), with file
+    // and standard input, at 2 and 4 jobs, the bytes are -j 1's, manifest included.
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("nasty.sql");
+    let d = nasty_dump();
+    fs::write(&input, &d).unwrap();
+    let run = |j: &str, chunk: Option<&str>| {
+        let out = tmp.path().join("out");
+        let _ = fs::remove_dir_all(&out);
+        let m = tmp.path().join("m.json");
+        let _ = fs::remove_file(&m);
+        let mut c = Cmd::new("pgdump2csv")
+            .arg(&input)
+            .args(["-q", "-j", j, "--write-manifest"])
+            .arg(&m)
+            .arg("-o")
+            .arg(&out);
+        if let Some(k) = chunk {
+            c = c.env("DUMPSHARD_COPY_CHUNK", k);
+        }
+        c.ok();
+        let mut f = files(&out);
+        let m = String::from_utf8(fs::read(&m).unwrap()).unwrap();
+        // The manifest names its source and files by path: the same in every run here.
+        f.push(("manifest".into(), m.into_bytes()));
+        f
+    };
+    let want = run("1", None);
+    assert_eq!(want.len(), 4, "3 tables and the manifest");
+    for chunk in [Some("1"), Some("777"), Some("65536"), None] {
+        for j in ["2", "4"] {
+            let got = run(j, chunk);
+            for (w, g) in want.iter().zip(&got) {
+                assert!(w == g, "-j {j}, pieces of {chunk:?}: {} differs", g.0);
+            }
+        }
+    }
+    let big = &want.iter().find(|(n, _)| n == "public.big.csv").unwrap().1;
+    for j in ["1", "2"] {
+        let got = Cmd::new("pgdump2csv")
+            .args(["-q", "-t", "big", "-j", j])
+            .env("DUMPSHARD_COPY_CHUNK", "333")
+            .stdin(d.clone())
+            .ok();
+        assert!(&got == big, "standard input, -j {j}: differs");
+    }
+}
+
+/// Line (1-based) and byte offset of `needle`'s first occurrence in `d` after `from`.
+fn line_byte(d: &str, needle: &str, from: usize) -> (usize, usize) {
+    let at = from + d[from..].find(needle).unwrap();
+    (d[..at].matches('\n').count() + 1, at)
+}
+
+#[test]
+fn a_bad_row_far_into_a_big_table_is_placed_alike_at_every_job_count() {
+    // Two bad rows far into a table of several read buffers (the first is reported, with
+    // its line and byte in the dump), a row with a literal CR, a corrupt end marker and a
+    // block cut off: the same message at -j 1, 2 and 4, whatever the pieces.
+    let tmp = tempfile::tempdir().unwrap();
+    let big = rows(150_000, 0);
+    let cases: Vec<(&str, String, String)> = vec![
+        (
+            "too many fields",
+            format!(
+                "{big}7\ttoo\tmany\tfields\n{}8\ttoo\tmany\tagain\n",
+                rows(1000, 1)
+            ),
+            "7\ttoo\tmany\tfields\n".into(),
+        ),
+        (
+            "literal CR",
+            format!("{big}7\tcr\rhere\t1\n{}", rows(1000, 1)),
+            "7\tcr\rhere\t1\n".into(),
+        ),
+        ("corrupt marker", format!("{big}\\.x\n"), "\\.x\n".into()),
+    ];
+    for (what, body, needle) in cases {
+        let mut d = String::from(HEAD);
+        d.push_str(&table_head("t"));
+        d.push_str(&body);
+        if what != "corrupt marker" {
+            d.push_str("\\.\n\n\n");
+        }
+        d.push_str(FOOT);
+        let input = tmp.path().join("bad.sql");
+        fs::write(&input, &d).unwrap();
+        let (line, byte) = line_byte(&d, &needle, HEAD.len());
+        let want = format!("{}:{line}: (byte {byte}) ", input.display());
+        let mut first: Option<String> = None;
+        for (j, chunk) in [("1", None), ("2", None), ("4", None), ("4", Some("1000"))] {
+            let out = tmp.path().join("out");
+            let _ = fs::remove_dir_all(&out);
+            let mut c = Cmd::new("pgdump2csv")
+                .arg(&input)
+                .args(["-q", "-j", j, "-o"])
+                .arg(&out);
+            if let Some(k) = chunk {
+                c = c.env("DUMPSHARD_COPY_CHUNK", k);
+            }
+            let err = c.expect(2).stderr_str();
+            assert!(err.contains(&want), "{what}, -j {j}: {err}\nwanted {want}");
+            assert!(!out.join("public.t.csv").exists(), "{what}, -j {j}");
+            match &first {
+                None => first = Some(err),
+                Some(f) => assert_eq!(f, &err, "{what}, -j {j}"),
+            }
+        }
+    }
+    // Cut off inside the block: at the end of the input, after the last whole line.
+    let mut d = String::from(HEAD);
+    d.push_str(&table_head("t"));
+    d.push_str(&big);
+    let input = tmp.path().join("cut.sql");
+    fs::write(&input, &d).unwrap();
+    let want = format!(
+        "{}:{}: (byte {}) ",
+        input.display(),
+        d.matches('\n').count() + 1,
+        d.len()
+    );
+    for j in ["1", "4"] {
+        let err = Cmd::new("pgdump2csv")
+            .arg(&input)
+            .args(["-q", "-j", j, "-o"])
+            .arg(tmp.path().join("cut"))
+            .expect(2)
+            .stderr_str();
+        assert!(
+            err.contains(&want) && err.contains("truncated"),
+            "-j {j}: {err}\nwanted {want}"
+        );
+    }
+}

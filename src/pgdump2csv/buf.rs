@@ -124,6 +124,18 @@ impl Buf {
         }
     }
 
+    /// Hands `data[pos..pos + n]` over without copying it: returns the buffer that holds it
+    /// and its start there, and goes on in `fresh` with what follows it. Lines are not
+    /// counted (the caller knows them).
+    pub(super) fn hand_off(&mut self, n: usize, mut fresh: Vec<u8>) -> (Vec<u8>, usize) {
+        fresh.clear();
+        fresh.extend_from_slice(&self.data[self.pos + n..]);
+        let start = self.pos;
+        self.base += (self.pos + n) as u64;
+        self.pos = 0;
+        (std::mem::replace(&mut self.data, fresh), start)
+    }
+
     /// Moves `pos` forward by `n` bytes, counting lines.
     pub(super) fn advance(&mut self, n: usize) {
         let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + n]).count();

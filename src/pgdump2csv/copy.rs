@@ -128,40 +128,24 @@ impl CopyJob<'_> {
         };
         let conv = CopyConverter::new(self.ncols, self.fw.clone()).with_crlf(crlf);
         let mut row_no = 0u64;
+        // A block bigger than the buffer is converted by the pipeline (reading, converting
+        // and writing at once) when there is a pool; an archive worker (`stop` set) shares its
+        // pool with the other tables' workers and keeps to regions.
+        let par = match (self.pool, self.stop) {
+            (Some(p), None) if p.current_num_threads() > 1 => Some(p),
+            _ => None,
+        };
         loop {
             if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return Err(stopped());
             }
-            let avail = buf.avail();
-            // The end marker: a line that is exactly \. (before \n, \r\n, or end of input).
-            let c = if avail.starts_with(b"\\.") {
-                Some(0)
-            } else {
-                memchr::memmem::find(avail, b"\n\\.").map(|k| k + 1)
-            };
-            // (start of the marker line, end of it); usize::MAX = cannot tell before reading more.
-            let marker = match c {
-                None => None,
-                Some(c) => match (avail.get(c + 2), avail.get(c + 3)) {
-                    (Some(b'\n'), _) => Some((c, c + 3)),
-                    (Some(b'\r'), Some(b'\n')) => Some((c, c + 4)),
-                    (None, _) | (Some(b'\r'), None) if !buf.eof => Some((c, usize::MAX)),
-                    (None, _) | (Some(b'\r'), None) => Some((c, avail.len())),
-                    _ => {
-                        return Err(Error::input(
-                            buf.pos_at(c),
-                            format!(
-                                "end-of-copy marker corrupt: a line of {}.{} starts with \\. followed by other text",
-                                key.0, key.1
-                            ),
-                        ));
-                    }
-                },
-            };
-            let region_end = match marker {
-                Some((c, _)) => c,
-                None => memchr::memrchr(b'\n', avail).map_or(0, |k| k + 1),
-            };
+            let (marker, region_end) =
+                find_marker(buf, key).map_err(|(c, msg)| Error::input(buf.pos_at(c), msg))?;
+            if let (Some(p), Some(o)) = (par, out.as_mut())
+                && region_end >= super::pipeline::threshold()
+            {
+                return self.copy_rows_par(buf, o, &conv, p, row_no);
+            }
             if region_end > 0 {
                 let rows = match out.as_mut() {
                     Some(o) => self.convert_region(buf, &conv, region_end, row_no, o)?,
@@ -276,4 +260,46 @@ impl CopyJob<'_> {
         crate::progress::add_records(rows);
         Ok(rows)
     }
+}
+
+/// The end marker line of a COPY block: its start and end (offsets in `buf.avail()`).
+pub(super) type Marker = Option<(usize, usize)>;
+
+/// Where the COPY data in `buf.avail()` ends: the end marker line, a line that is exactly `\.`
+/// (before `\n`, `\r\n`, or end of input), as (its start, its end; `usize::MAX` when that
+/// cannot be told before reading more), and the end of the whole lines before it (or before
+/// the last incomplete line). A corrupt marker is an error at its offset.
+pub(super) fn find_marker(
+    buf: &Buf,
+    key: &(String, String),
+) -> std::result::Result<(Marker, usize), (usize, String)> {
+    let avail = buf.avail();
+    let c = if avail.starts_with(b"\\.") {
+        Some(0)
+    } else {
+        memchr::memmem::find(avail, b"\n\\.").map(|k| k + 1)
+    };
+    let marker = match c {
+        None => None,
+        Some(c) => match (avail.get(c + 2), avail.get(c + 3)) {
+            (Some(b'\n'), _) => Some((c, c + 3)),
+            (Some(b'\r'), Some(b'\n')) => Some((c, c + 4)),
+            (None, _) | (Some(b'\r'), None) if !buf.eof => Some((c, usize::MAX)),
+            (None, _) | (Some(b'\r'), None) => Some((c, avail.len())),
+            _ => {
+                return Err((
+                    c,
+                    format!(
+                        "end-of-copy marker corrupt: a line of {}.{} starts with \\. followed by other text",
+                        key.0, key.1
+                    ),
+                ));
+            }
+        },
+    };
+    let region_end = match marker {
+        Some((c, _)) => c,
+        None => memchr::memrchr(b'\n', avail).map_or(0, |k| k + 1),
+    };
+    Ok((marker, region_end))
 }

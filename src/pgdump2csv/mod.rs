@@ -27,6 +27,7 @@ mod args;
 mod buf;
 mod copy;
 mod insert;
+mod pipeline;
 mod schema;
 mod statement;
 mod tables;
@@ -100,7 +101,9 @@ pub fn run(mut args: Args) -> Result<()> {
     cfg.archive = input.facts;
     // -j N is N threads working at most: a decompression thread (never with -j 1) takes one
     // of them, the converter's block conversion the rest. The converter itself waits while
-    // the pool converts its blocks, so it does not count beside the pool.
+    // the pool converts its blocks, so it does not count beside the pool; in a big COPY
+    // block (copy_rows_par) it reads while the pool converts and a writer thread writes,
+    // the two moving bytes as `cp` would.
     let pool = pool_of(cfg.jobs - usize::from(input.inflating))?;
     let mut conv = Converter::new(
         &cfg,
