@@ -217,7 +217,7 @@ impl Rules {
 pub fn resolve(client: &mut Client, given: Option<TargetKind>) -> Result<TargetKind> {
     let v: String = client
         .query_one("SELECT version()", &[])
-        .map_err(|e| super::load::sql_err(&e))?
+        .map_err(|e| Error::Usage(super::server_message(&e)))?
         .get(0);
     Ok(choose(given, &v, |w| eprintln!("csvload: warning: {w}")))
 }
