@@ -68,8 +68,16 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
 }
 
 /// [`open`], decompressing on a thread of its own when `thread` is set, else on the thread
-/// that reads (no overlap, but one thread in all).
+/// that reads (no overlap, but one thread in all). A gzip regular file is inflated on
+/// [`crate::gzpar::threads`] threads when that is above 1 and `thread` is set.
 pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
+    if let Some(p) = path.filter(|p| !is_stdin(p))
+        && thread
+        && crate::gzpar::threads() > 1
+        && let Some(inp) = open_parallel(p)?
+    {
+        return Ok(inp);
+    }
     let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
         Some(p) if !is_stdin(p) => {
             let f = File::open(p).at(p)?;
@@ -111,6 +119,43 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
         compression,
         reader,
     })
+}
+
+/// `p` opened for parallel inflate ([`crate::gzpar`]) if it is a regular file that starts
+/// with the gzip magic; `None` for anything else (opened as usual by the caller).
+fn open_parallel(p: &Path) -> Result<Option<Input>> {
+    let Ok(f) = File::open(p) else {
+        return Ok(None); // The usual path says why.
+    };
+    if !f.metadata().map(|m| m.is_file()).unwrap_or(false) {
+        return Ok(None);
+    }
+    let mut head = [0u8; 2];
+    if std::os::unix::fs::FileExt::read_exact_at(&f, &mut head, 0).is_err()
+        || Compression::sniff(&head) != Compression::Gzip
+    {
+        return Ok(None);
+    }
+    let name = p.display().to_string();
+    let reader = crate::gzpar::reader(f, crate::gzpar::threads()).at(&name)?;
+    Ok(Some(Input {
+        name,
+        path: None,
+        compression: Compression::Gzip,
+        reader,
+    }))
+}
+
+/// The sequential reader of the gzip file `file` (positioned at its start) on the reading
+/// thread, as [`open_with`] sets it up without a thread: [`crate::gzpar`] falls back to it
+/// when the parallel inflate reports an error, so the error is this path's.
+pub(crate) fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
+    let pos = Arc::new(AtomicU64::new(0));
+    let cr = Counting {
+        inner: BufReader::with_capacity(1 << 20, file),
+        pos: pos.clone(),
+    };
+    decoding(GzMembers::new(cr), "", pos, false)
 }
 
 /// Reads up to `n` bytes (fewer only at end of stream): a pipe may deliver one byte at a time.
