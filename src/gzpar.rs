@@ -7,7 +7,7 @@
 //! The bytes are those of the sequential path (flate2 on zlib-rs, `GzMembers` in
 //! [`crate::input`]); tests/gzpar.rs and fuzz/fuzz_targets/gzpar.rs compare the two. The
 //! errors are the sequential path's too: when the crate reports one, the sequential path
-//! takes over where it stopped ([`ParReader::fall_back`]), because the crate's classes
+//! takes over where it stopped (`ParReader::fall_back`), because the crate's classes
 //! differ in corners (one byte after the last member is "truncated" for it, garbage for
 //! zlib-rs; zero padding, which we accept, is an error for it).
 //!
@@ -90,7 +90,11 @@ pub fn reader(file: File, threads: usize) -> io::Result<Box<dyn Read + Send>> {
         .decoder_threads(threads)
         .decoded_chunk_size(CHUNK)
         .in_flight_chunks(threads + 2);
-    if let Some(p) = pool() {
+    // The process's budget when inflating with its own thread count (a caller asking for
+    // another count, as the tests do, gets its own workers).
+    if threads == self::threads()
+        && let Some(p) = pool()
+    {
         b = b.decoder_pool(p);
     }
     let dec = b.build().map_err(io::Error::other)?;
@@ -187,9 +191,7 @@ impl Read for ParReader {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => {
                     self.inner = None;
-                    if let Err(e) = self.fall_back() {
-                        return Err(e);
-                    }
+                    self.fall_back()?;
                 }
             }
         }

@@ -187,9 +187,10 @@ pub fn run(a: Args) -> Result<()> {
     crate::progress::start("csvload", true, &[]);
     // A .gz CSV is inflated in parallel (src/gzpar.rs): on at most -j threads in all, as
     // many as there are cores.
-    crate::gzpar::set_threads(crate::cli::threads("--jobs", Some(a.jobs as usize))?.min(
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    ));
+    crate::gzpar::set_threads(
+        crate::cli::threads("--jobs", Some(a.jobs as usize))?
+            .min(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    );
     let journal = Journal::parse(&a.journal)?;
     for p in a.schema.iter().chain(&a.post_data) {
         sqlfile::check(p)?;
