@@ -71,13 +71,6 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
 /// that reads (no overlap, but one thread in all). A gzip regular file is inflated on
 /// [`crate::gzpar::threads`] threads when that is above 1 and `thread` is set.
 pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
-    if let Some(p) = path.filter(|p| !is_stdin(p))
-        && thread
-        && crate::gzpar::threads() > 1
-        && let Some(inp) = open_parallel(p)?
-    {
-        return Ok(inp);
-    }
     let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
         Some(p) if !is_stdin(p) => {
             let f = File::open(p).at(p)?;
@@ -87,6 +80,12 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
                     "is a directory, not a file",
                 ));
             }
+            // Opened once (a FIFO must not be opened twice), then handed to the parallel
+            // inflate if it is a gzip regular file.
+            let f = match parallel_gzip(f, p, thread)? {
+                Ok(inp) => return Ok(inp),
+                Err(f) => f,
+            };
             (p.display().to_string(), Box::new(f), Some(p.to_path_buf()))
         }
         _ => ("<stdin>".to_string(), Box::new(io::stdin()), None),
@@ -121,24 +120,23 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     })
 }
 
-/// `p` opened for parallel inflate ([`crate::gzpar`]) if it is a regular file that starts
-/// with the gzip magic; `None` for anything else (opened as usual by the caller).
-fn open_parallel(p: &Path) -> Result<Option<Input>> {
-    let Ok(f) = File::open(p) else {
-        return Ok(None); // The usual path says why.
-    };
-    if !f.metadata().map(|m| m.is_file()).unwrap_or(false) {
-        return Ok(None);
+/// The input `f` (opened from `p`) inflated in parallel ([`crate::gzpar`]) when `thread` is
+/// set, the process inflates on more than one thread, and `f` is a regular file that starts
+/// with the gzip magic; else `f` back, unread (positional reads move no cursor).
+fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
+    if !thread || crate::gzpar::threads() < 2 || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
+    {
+        return Ok(Err(f));
     }
     let mut head = [0u8; 2];
     if std::os::unix::fs::FileExt::read_exact_at(&f, &mut head, 0).is_err()
         || Compression::sniff(&head) != Compression::Gzip
     {
-        return Ok(None);
+        return Ok(Err(f));
     }
     let name = p.display().to_string();
     let reader = crate::gzpar::reader(f, crate::gzpar::threads()).at(&name)?;
-    Ok(Some(Input {
+    Ok(Ok(Input {
         name,
         path: None,
         compression: Compression::Gzip,

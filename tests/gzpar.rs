@@ -417,3 +417,29 @@ fn member_files_take_the_parallel_paths() {
         assert_eq!(h.stats().path, want, "{}", big()[k].0);
     }
 }
+
+#[test]
+fn a_gzip_fifo_is_opened_once_and_read_sequentially() {
+    // A FIFO is not a regular file: opened once (a second open would lose the writer's
+    // data or block), inflated on the sequential path, with -j 2 as with -j 1.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = dump(20_000);
+    let gz = gzip(text.as_bytes(), 6);
+    let fifo = d.join("dump.sql.gz");
+    crate::support::mkfifo(&fifo);
+    let w = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            f.write_all(&gz).unwrap();
+        })
+    };
+    Cmd::new("pgdump2csv")
+        .args(["-j", "2", "-q", "dump.sql.gz", "-o", "out"])
+        .current_dir(d)
+        .expect(0);
+    w.join().unwrap();
+    let csv = std::fs::read_to_string(d.join("out/public.t.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 20_000);
+}
