@@ -67,7 +67,8 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
 }
 
 /// [`open`], decompressing on a thread of its own when `thread` is set, else on the thread
-/// that reads (no overlap, but one thread in all).
+/// that reads (no overlap, but one thread in all). A gzip regular file is inflated on
+/// [`crate::gzpar::threads`] threads when that is above 1 and `thread` is set.
 pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
         Some(p) if !is_stdin(p) => {
@@ -78,6 +79,12 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
                     "is a directory, not a file",
                 ));
             }
+            // Opened once (a FIFO must not be opened twice), then handed to the parallel
+            // inflate if it is a gzip regular file.
+            let f = match parallel_gzip(f, p, thread)? {
+                Ok(inp) => return Ok(inp),
+                Err(f) => f,
+            };
             (p.display().to_string(), Box::new(f), Some(p.to_path_buf()))
         }
         _ => ("<stdin>".to_string(), Box::new(io::stdin()), None),
@@ -110,6 +117,42 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
         compression,
         reader,
     })
+}
+
+/// The input `f` (opened from `p`) inflated in parallel ([`crate::gzpar`]) when `thread` is
+/// set, the process inflates on more than one thread, and `f` is a regular file that starts
+/// with the gzip magic; else `f` back, unread (positional reads move no cursor).
+fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
+    if !thread || crate::gzpar::threads() < 2 || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
+    {
+        return Ok(Err(f));
+    }
+    let mut head = [0u8; 2];
+    if std::os::unix::fs::FileExt::read_exact_at(&f, &mut head, 0).is_err()
+        || Compression::sniff(&head) != Compression::Gzip
+    {
+        return Ok(Err(f));
+    }
+    let name = p.display().to_string();
+    let reader = crate::gzpar::reader(f, crate::gzpar::threads()).at(&name)?;
+    Ok(Ok(Input {
+        name,
+        path: None,
+        compression: Compression::Gzip,
+        reader,
+    }))
+}
+
+/// The sequential reader of the gzip file `file` (positioned at its start) on the reading
+/// thread, as [`open_with`] sets it up without a thread: [`crate::gzpar`] falls back to it
+/// when the parallel inflate reports an error, so the error is this path's.
+pub(crate) fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
+    let pos = Arc::new(AtomicU64::new(0));
+    let cr = Counting {
+        inner: BufReader::with_capacity(1 << 20, file),
+        pos: pos.clone(),
+    };
+    decoding(GzMembers::new(cr), "", pos, false)
 }
 
 /// Reads up to `n` bytes (fewer only at end of stream): a pipe may deliver one byte at a time.

@@ -30,6 +30,7 @@ mod dumpsafe;
 mod fail_closed;
 mod fixtures_csv;
 mod fuzz_regressions;
+mod gzpar;
 mod install;
 mod keys_agree;
 mod layers;

@@ -94,6 +94,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--report", args.report.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
+    // A .gz dump in a regular file is inflated on the jobs' threads (src/gzpar.rs).
+    crate::gzpar::set_threads(cfg.jobs);
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);
