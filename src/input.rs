@@ -6,6 +6,8 @@
 //! machine inflating and parsing overlap instead of taking turns; a tool held to one thread
 //! (`pgdump2csv -j 1`) opens with [`open_with`] and inflates on the reading thread instead.
 
+pub mod gzpar;
+
 use crate::error::{Error, IoContext, Result};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -68,7 +70,7 @@ pub fn open(path: Option<&Path>) -> Result<Input> {
 
 /// [`open`], decompressing on a thread of its own when `thread` is set, else on the thread
 /// that reads (no overlap, but one thread in all). A gzip regular file is inflated on
-/// [`crate::gzpar::threads`] threads when that is above 1 and `thread` is set.
+/// [`crate::input::gzpar::threads`] threads when that is above 1 and `thread` is set.
 pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
         Some(p) if !is_stdin(p) => {
@@ -119,11 +121,13 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     })
 }
 
-/// The input `f` (opened from `p`) inflated in parallel ([`crate::gzpar`]) when `thread` is
+/// The input `f` (opened from `p`) inflated in parallel ([`crate::input::gzpar`]) when `thread` is
 /// set, the process inflates on more than one thread, and `f` is a regular file that starts
 /// with the gzip magic; else `f` back, unread (positional reads move no cursor).
 fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
-    if !thread || crate::gzpar::threads() < 2 || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
+    if !thread
+        || crate::input::gzpar::threads() < 2
+        || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
     {
         return Ok(Err(f));
     }
@@ -134,7 +138,7 @@ fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<
         return Ok(Err(f));
     }
     let name = p.display().to_string();
-    let reader = crate::gzpar::reader(f, crate::gzpar::threads()).at(&name)?;
+    let reader = crate::input::gzpar::reader(f, crate::input::gzpar::threads()).at(&name)?;
     Ok(Ok(Input {
         name,
         path: None,
@@ -144,7 +148,7 @@ fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<
 }
 
 /// The sequential reader of the gzip file `file` (positioned at its start) on the reading
-/// thread, as [`open_with`] sets it up without a thread: [`crate::gzpar`] falls back to it
+/// thread, as [`open_with`] sets it up without a thread: [`crate::input::gzpar`] falls back to it
 /// when the parallel inflate reports an error, so the error is this path's.
 pub(crate) fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
     let pos = Arc::new(AtomicU64::new(0));

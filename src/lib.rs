@@ -14,7 +14,6 @@ pub mod csvout;
 pub mod csvsplit;
 pub mod error;
 pub mod gzblocks;
-pub mod gzpar;
 pub mod input;
 pub mod keys;
 pub mod manifest;

@@ -1,4 +1,4 @@
-//! Parallel inflate of one seekable `.gz` (src/gzpar.rs) against the sequential path (flate2
+//! Parallel inflate of one seekable `.gz` (src/input/gzpar.rs) against the sequential path (flate2
 //! on zlib-rs, `input::open_with(.., false)`): the same bytes on every valid input (one
 //! stream, multi-member, our own and pigz-style blocks, BGZF built by hand, empty members,
 //! zero padding), an error on every invalid one (truncations and flipped bytes at many
@@ -6,7 +6,7 @@
 //! binaries: `pgdump2csv -j 2` of a gzip -6 dump equals `-j 1`, a truncated one exits 2.
 
 use crate::support::cmd::Cmd;
-use dumpshard::{gzpar, input};
+use dumpshard::input::{self, gzpar};
 use proptest::prelude::*;
 use std::io::{Read, Write};
 use std::path::Path;

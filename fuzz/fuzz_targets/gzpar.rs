@@ -13,7 +13,7 @@
 //!   the bytes after the last whole record are appended.
 #![no_main]
 
-use dumpshard::{gzpar, input};
+use dumpshard::input::{self, gzpar};
 use libfuzzer_sys::fuzz_target;
 use std::io::{Read, Write};
 use std::sync::OnceLock;

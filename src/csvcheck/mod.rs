@@ -52,8 +52,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .install()?;
     args.jobs = Some(crate::cli::threads("--jobs", args.jobs)?);
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/gzpar.rs).
-    crate::gzpar::set_threads(cfg.threads);
+    // A .gz input in a regular file is inflated on -j threads (src/input/gzpar.rs).
+    crate::input::gzpar::set_threads(cfg.threads);
     check(&cfg)
 }
 

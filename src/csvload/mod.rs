@@ -217,9 +217,9 @@ pub fn run(a: Args) -> Result<()> {
     // csvload draws its own bar (rows committed of the manifests' rows), so none here; this
     // starts the summary's clock.
     crate::progress::start("csvload", true, &[]);
-    // A .gz CSV is inflated in parallel (src/gzpar.rs): on at most -j threads in all, as
+    // A .gz CSV is inflated in parallel (src/input/gzpar.rs): on at most -j threads in all, as
     // many as there are cores.
-    crate::gzpar::set_threads(
+    crate::input::gzpar::set_threads(
         crate::cli::threads("--jobs", Some(a.jobs as usize))?
             .min(std::thread::available_parallelism().map_or(1, |n| n.get())),
     );

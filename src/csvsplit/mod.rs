@@ -66,8 +66,8 @@ pub fn run(args: Args) -> Result<()> {
         .force(args.force)
         .install()?;
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/gzpar.rs).
-    crate::gzpar::set_threads(cfg.workers);
+    // A .gz input in a regular file is inflated on -j threads (src/input/gzpar.rs).
+    crate::input::gzpar::set_threads(cfg.workers);
     for (opt, f) in [
         ("--write-manifest", cfg.write_manifest.as_deref()),
         ("--write-split-points", cfg.write_points.as_deref()),

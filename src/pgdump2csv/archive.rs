@@ -5,7 +5,7 @@ use super::args::Config;
 use super::buf::Buf;
 use super::copy::{CopyJob, Out, stopped};
 use super::tables::header_record;
-use super::{Converter, DataTable, Group, pool_of};
+use super::{Converter, DataTable, Group, lock, pool_of};
 use crate::csvout::FieldWriter;
 use crate::error::{Error, IoContext, Result};
 use crate::output::{AtomicFile, Sink};
@@ -124,11 +124,6 @@ impl Converter<'_> {
         }
         Ok(())
     }
-}
-
-/// A mutex's guard, also after a panicking holder (the data is counters and an error).
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Converts one table's archive data entries (in script order) into its file, published

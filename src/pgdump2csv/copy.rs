@@ -1,6 +1,8 @@
 //! `COPY ... FROM stdin` data: blocks of whole lines converted to CSV, split across cores and
 //! written in order.
 
+mod pipeline;
+
 use super::buf::Buf;
 use super::{Converter, PAR_MIN};
 use crate::csvout::FieldWriter;
@@ -142,7 +144,7 @@ impl CopyJob<'_> {
             let (marker, region_end) =
                 find_marker(buf, key).map_err(|(c, msg)| Error::input(buf.pos_at(c), msg))?;
             if let (Some(p), Some(o)) = (par, out.as_mut())
-                && region_end >= super::pipeline::threshold()
+                && region_end >= pipeline::threshold()
             {
                 return self.copy_rows_par(buf, o, &conv, p, row_no);
             }

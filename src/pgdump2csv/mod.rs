@@ -27,7 +27,6 @@ mod args;
 mod buf;
 mod copy;
 mod insert;
-mod pipeline;
 mod schema;
 mod statement;
 mod tables;
@@ -35,6 +34,11 @@ mod target;
 
 pub use args::{Args, Config, Dest};
 use buf::Buf;
+
+/// A mutex's guard, also after a panicking holder (the data is counters and an error).
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// For unit tests: converts the plain dump `input` into `out`, writing `manifest`, quietly and
 /// without the end-of-dump check.
@@ -94,8 +98,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--report", args.report.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
-    // A .gz dump in a regular file is inflated on the jobs' threads (src/gzpar.rs).
-    crate::gzpar::set_threads(cfg.jobs);
+    // A .gz dump in a regular file is inflated on the jobs' threads (src/input/gzpar.rs).
+    crate::input::gzpar::set_threads(cfg.jobs);
     crate::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.
     let want = |s: &str, t: &str| cfg.dest != Dest::None && cfg.selected(s, t);

@@ -62,8 +62,8 @@ pub fn run(args: Args) -> Result<()> {
         output::stdout_stream_pending();
     }
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/gzpar.rs).
-    crate::gzpar::set_threads(cfg.threads);
+    // A .gz input in a regular file is inflated on -j threads (src/input/gzpar.rs).
+    crate::input::gzpar::set_threads(cfg.threads);
     let ins: Vec<Option<&Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
     progress::start("pksort", cfg.quiet, &ins);
     let pool = rayon::ThreadPoolBuilder::new()

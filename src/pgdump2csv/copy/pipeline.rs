@@ -7,8 +7,8 @@
 //! about [`PIECE`] bytes of input (held in the read buffers they were cut from, 4-8 MiB
 //! each) and as much again of CSV; with `-j 2` about 40-60 MiB, whatever the block's size.
 
-use super::buf::Buf;
-use super::copy::{CopyJob, Out, find_marker};
+use super::super::buf::Buf;
+use super::{CopyJob, Out, find_marker};
 use crate::error::{Error, Pos, Result};
 use crate::pgdump::copytext::{CopyConverter, RowError};
 use std::collections::BTreeMap;
@@ -30,9 +30,9 @@ fn piece_size() -> usize {
 }
 
 /// The size of COPY data at hand from which a block goes through the pipeline (with a
-/// pool): [`super::PAR_MIN`], or less with `DUMPSHARD_COPY_CHUNK`.
+/// pool): [`super::super::PAR_MIN`], or less with `DUMPSHARD_COPY_CHUNK`.
 pub(super) fn threshold() -> usize {
-    piece_size().min(super::PAR_MIN)
+    piece_size().min(super::super::PAR_MIN)
 }
 
 /// A converted piece, for the writer.
@@ -107,7 +107,7 @@ impl CopyJob<'_> {
                                             *out.rows += n;
                                             crate::progress::add_records(n);
                                         }
-                                        super::archive::lock(spare_out).push(bytes);
+                                        super::super::lock(spare_out).push(bytes);
                                     }
                                     Err(e) => {
                                         let pos = Pos {
@@ -176,7 +176,7 @@ impl CopyJob<'_> {
                             let (data, tx) = (Arc::clone(&data), done_tx.clone());
                             let (range, byte) = (start + from..start + cut, base + from as u64);
                             s.spawn(move |_| {
-                                let mut o = super::archive::lock(spare_out).pop().unwrap_or_default();
+                                let mut o = super::super::lock(spare_out).pop().unwrap_or_default();
                                 o.clear();
                                 let res = conv.convert(&data[range], &mut o).map(|n| (o, n));
                                 drop(data);

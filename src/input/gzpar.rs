@@ -141,7 +141,7 @@ impl ParReader {
     fn fall_back(&mut self) -> io::Result<()> {
         let mut f = self.src.file.try_clone()?;
         f.seek(SeekFrom::Start(0))?;
-        let mut seq = crate::input::sequential_gzip(f);
+        let mut seq = super::sequential_gzip(f);
         let mut left = self.out;
         let mut buf = vec![0u8; 1 << 16];
         while left > 0 {
