@@ -7,17 +7,10 @@ use crate::signals::{self, remove_registered};
 use std::io::Write;
 use std::process::ExitCode;
 
-// The registry of temporaries and children and the tool's signal hook live in
-// [`signals`] (below `output`, which registers its temporaries there); re-exported here,
-// where the tools have always called them.
-pub use crate::signals::{
-    on_signal, register_temp, spawn_registered, unregister_child, unregister_temp,
-};
-
 /// Blocks SIGINT, SIGTERM and SIGHUP in every thread (threads inherit the mask, so this runs
 /// before any is started) and takes them on a thread of its own with `sigwait`, where it is
 /// safe to clean up: temporaries are removed, an unfinished stdout gets its
-/// [`INCOMPLETE`](crate::output::INCOMPLETE) mark, and the process exits with 128 + the
+/// [`INCOMPLETE`](crate::stream::INCOMPLETE) mark, and the process exits with 128 + the
 /// signal's number, as a shell reports a process killed by it. A signal the process was
 /// started with ignored (`nohup`, background jobs) stays ignored.
 fn handle_signals() {

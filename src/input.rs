@@ -60,7 +60,7 @@ pub struct Input {
 
 // Defined in `stream` (shared with `output` and `progress`); re-exported where callers
 // have always found it.
-pub use crate::stream::is_stdin;
+use crate::stream::is_stdin;
 
 /// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes, on a
 /// thread of its own.

@@ -238,7 +238,7 @@ impl Drop for AtomicFile {
 
 // The marker is defined in `stream`, which readers (`input`, `records`) share with this
 // writer; re-exported here, where callers have always found it.
-pub use crate::stream::INCOMPLETE;
+use crate::stream::INCOMPLETE;
 
 /// The state of standard output shared with the signal thread: whether a CSV stream is open
 /// on it, whether the bytes written so far hold an odd number of `"`, and whether it is

@@ -237,7 +237,7 @@ fn trailing_bytes_as_the_sequential_path() {
     // Our own writer's mark of an incomplete output.
     let mut v = gz.clone();
     v.push(b'"');
-    v.extend_from_slice(dumpshard::output::INCOMPLETE);
+    v.extend_from_slice(dumpshard::stream::INCOMPLETE);
     assert!(!agree(&v, "incomplete mark"));
 }
 

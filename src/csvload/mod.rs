@@ -249,7 +249,7 @@ pub fn run(a: Args) -> Result<()> {
         return content_too(&target, &plan, &a, counted);
     }
     journal.ensure(&mut client)?;
-    crate::cli::on_signal(interrupted);
+    crate::signals::on_signal(interrupted);
     if let Some(s) = &a.schema {
         phase(&mut client, s, &journal, rules, a.quiet)?;
     }

@@ -5,7 +5,6 @@ use super::Template;
 use super::sql;
 use crate::cli;
 use crate::error::{Error, IoContext, Result};
-use crate::input;
 use crate::keys::{KeyArg, Nulls};
 use crate::manifest::{Manifest, Table};
 use std::path::{Path, PathBuf};
@@ -381,7 +380,11 @@ impl Config {
                 "--import-sql needs every shard alike: drop --no-repeat-header".into(),
             ));
         }
-        if a.write_manifest.as_deref().is_some_and(input::is_stdin) && sql != SqlOut::None {
+        if a.write_manifest
+            .as_deref()
+            .is_some_and(crate::stream::is_stdin)
+            && sql != SqlOut::None
+        {
             return Err(Error::Usage(
                 "--write-manifest - and the SQL output would both go to stdout".into(),
             ));
@@ -405,7 +408,7 @@ impl Config {
         }
         let workers = crate::cli::threads("--jobs", a.jobs.map(|j| j as usize))?;
         Ok(Config {
-            input: a.file.filter(|p| !input::is_stdin(p)),
+            input: a.file.filter(|p| !crate::stream::is_stdin(p)),
             mode,
             template,
             level: a.level,

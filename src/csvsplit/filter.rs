@@ -43,7 +43,7 @@ impl FilterProc {
         drop(self.stdin.take());
         let c = self.child.take();
         if let Some(c) = &c {
-            crate::cli::unregister_child(c.id());
+            crate::signals::unregister_child(c.id());
         }
         c.map(|child| Finished { child, leftover })
     }
@@ -72,7 +72,7 @@ impl Drop for FilterProc {
                 }
             }
             let _ = c.wait();
-            crate::cli::unregister_child(c.id());
+            crate::signals::unregister_child(c.id());
         }
     }
 }
@@ -93,7 +93,7 @@ impl Filters {
     pub(super) fn spawn(&mut self, name: &Path) -> Result<FilterProc> {
         // Its own process group, so that an abort can stop the shell and whatever it started
         // (a plain kill would stop only `sh`, and the uploader it runs would finish a cut shard).
-        let mut child = crate::cli::spawn_registered(
+        let mut child = crate::signals::spawn_registered(
             Command::new("sh")
                 .arg("-c")
                 .arg(&self.cmd)

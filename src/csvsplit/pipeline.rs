@@ -141,7 +141,7 @@ impl Sink {
                 // Most often the filter failed and exited: its status says more than EPIPE.
                 drop(p.stdin.take());
                 if let Some(c) = &p.child {
-                    crate::cli::unregister_child(c.id());
+                    crate::signals::unregister_child(c.id());
                 }
                 match p.child.take().map(|mut c| c.wait()) {
                     Some(Ok(st)) if !st.success() => Err(filter_error(path, cmd, &describe(st))),

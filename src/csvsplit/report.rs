@@ -5,7 +5,6 @@
 use super::pipeline::Done;
 use super::{Config, Mode, Split, SqlOut, range, sql};
 use crate::error::{Error, IoContext, Result};
-use crate::input;
 use crate::keys::Nulls;
 use crate::output::AtomicFile;
 use serde::Serialize;
@@ -139,7 +138,7 @@ pub(super) fn report(cfg: &Config, split: &Split) -> Result<()> {
     }
     let keys = split.keys.as_ref();
     if let Some(m) = &cfg.write_manifest {
-        let stdout = input::is_stdin(m);
+        let stdout = crate::stream::is_stdin(m);
         let (mode, limit) = match &cfg.mode {
             Mode::Rows(n) => ("rows", Some(*n)),
             Mode::Bytes(b) => ("bytes", Some(*b)),

@@ -76,7 +76,7 @@ pub fn run(mut args: Args) -> Result<()> {
             .prefix(".pgdump2csv-list.")
             .tempdir()
             .map_err(|e| Error::io(std::env::temp_dir(), e))?;
-        crate::cli::register_temp(dir.path().to_path_buf());
+        crate::signals::register_temp(dir.path().to_path_buf());
         args.output_dir = Some(dir.path().join("csv"));
         args.write_manifest = Some(dir.path().join("m.json"));
         Some(dir)
@@ -124,7 +124,7 @@ pub fn run(mut args: Args) -> Result<()> {
     conv.finish()?;
     if let Some(dir) = listing {
         list(&dir.path().join("m.json"))?;
-        crate::cli::unregister_temp(dir.path());
+        crate::signals::unregister_temp(dir.path());
     }
     Ok(())
 }
