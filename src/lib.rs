@@ -1,32 +1,21 @@
 //! dumpshard: shared library behind the five tools `pgdump2csv`, `csvcheck`, `pksort`,
 //! `csvsplit` and `csvload` (ARCHITECTURE.md in the repository maps the layers and data flow).
 //!
-//! The pieces every tool needs live here: opening inputs with compression sniffing
-//! ([`input`]), atomic outputs ([`output`]), one error type with positions and exit codes
-//! ([`error`], [`cli`]), the CSV contract ([`csvout`]) and quote-aware record scanning
-//! ([`records`]), typed memcomparable keys ([`keys`]), and the manifest that connects the
-//! tools ([`manifest`]).
+//! The tree is the layering, each layer importing only those below it:
+//! 1. [`io`]: plumbing: inputs with compression sniffing, atomic outputs, one error type with
+//!    positions and exit codes, signals and temporaries, progress.
+//! 2. [`csv`]: CSV mechanics: quote-aware record scanning and the CSV contract.
+//! 3. [`pg`]: PostgreSQL knowledge: dump formats, types, schema conversion.
+//! 4. [`keys`] (typed memcomparable keys), [`manifest`] (the JSON that connects the tools) and
+//!    [`schemaconv`] (the schema for CockroachDB and YugabyteDB, with its report).
+//! 5. [`tools`]: the five tools.
 
-pub mod cli;
-pub mod csvcheck;
-pub mod csvload;
-pub mod csvout;
-pub mod csvsplit;
-pub mod error;
-pub mod gzblocks;
-pub mod input;
+pub mod csv;
+pub mod io;
 pub mod keys;
 pub mod manifest;
-pub mod names;
-pub mod output;
-pub mod pgdump;
-pub mod pgdump2csv;
-pub mod pgtypes;
-pub mod pksort;
-pub mod progress;
-pub mod records;
+pub mod pg;
 pub mod schemaconv;
-pub mod signals;
-pub mod stream;
+pub mod tools;
 
-pub use error::{Error, Pos, Result};
+pub use io::error::{Error, Pos, Result};

@@ -6,7 +6,7 @@
 //! Format `dumpshard-manifest`, version 1. Readers accept any version-1 manifest and ignore
 //! fields they do not know, so new fields can be added without a version bump.
 
-use crate::error::{Error, IoContext, Result};
+use crate::io::error::{Error, IoContext, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -106,7 +106,7 @@ pub struct Manifest {
     pub tables: Vec<Table>,
     /// When the input was a pg_dump archive: its format, version, compression, versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archive: Option<crate::pgdump::archive::Facts>,
+    pub archive: Option<crate::pg::dump::archive::Facts>,
 }
 
 /// One table.
@@ -259,12 +259,12 @@ impl Manifest {
             [t] => Ok(t),
             [] => Err(Error::Usage(format!(
                 "table '{}' is not in the manifest (it has: {})",
-                crate::names::Escaped(name),
+                crate::io::names::Escaped(name),
                 self.names()
             ))),
             _ => Err(Error::Usage(format!(
                 "table name '{}' is ambiguous; qualify it with its schema",
-                crate::names::Escaped(name)
+                crate::io::names::Escaped(name)
             ))),
         }
     }
@@ -292,7 +292,7 @@ impl Manifest {
     fn names(&self) -> String {
         self.tables
             .iter()
-            .map(|t| crate::names::display_name(&t.qualified()))
+            .map(|t| crate::io::names::display_name(&t.qualified()))
             .collect::<Vec<_>>()
             .join(", ")
     }

@@ -629,7 +629,7 @@ mod toc_reader {
         /// The header/TOC reader (the fuzz entry point) returns on any bytes.
         #[test]
         fn any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            dumpshard::pgdump::archive::fuzz_toc(&bytes);
+            dumpshard::pg::dump::archive::fuzz_toc(&bytes);
         }
 
         /// The directory-archive reader (the archive_dir fuzz target's entry point) returns
@@ -655,7 +655,7 @@ mod toc_reader {
             input.extend_from_slice(&(toc.len() as u16).to_le_bytes());
             input.extend_from_slice(toc);
             input.extend_from_slice(ROWS.as_bytes());
-            dumpshard::pgdump::archive::fuzz_dir(&input);
+            dumpshard::pg::dump::archive::fuzz_dir(&input);
         }
 
         /// And on a real archive with bytes overwritten or cut off.
@@ -671,7 +671,7 @@ mod toc_reader {
                 v[i] = b;
             }
             let n = cut.index(v.len() + 1);
-            dumpshard::pgdump::archive::fuzz_toc(&v[..n]);
+            dumpshard::pg::dump::archive::fuzz_toc(&v[..n]);
         }
     }
 }

@@ -60,7 +60,7 @@ fn tools() -> [Tool; 5] {
             missing: &["-t", "t"],
             // Not a dump at all: malformed input.
             garbage: Some(2),
-            command: dumpshard::pgdump2csv::Args::command,
+            command: dumpshard::tools::pgdump2csv::Args::command,
         },
         Tool {
             name: "pksort",
@@ -70,7 +70,7 @@ fn tools() -> [Tool; 5] {
             missing: &["-k", "1:int"],
             // A key that is not an int: the input cannot be sorted as asked.
             garbage: Some(2),
-            command: dumpshard::pksort::Args::command,
+            command: dumpshard::tools::pksort::Args::command,
         },
         Tool {
             name: "csvsplit",
@@ -79,7 +79,7 @@ fn tools() -> [Tool; 5] {
             wrap: plain,
             missing: &["-r", "10", "-o", "out/p{n}.csv"],
             garbage: None,
-            command: dumpshard::csvsplit::Args::command,
+            command: dumpshard::tools::csvsplit::Args::command,
         },
         Tool {
             name: "csvcheck",
@@ -89,7 +89,7 @@ fn tools() -> [Tool; 5] {
             missing: &["--columns", "a:int4,b:text"],
             // Bad records are data problems: exit 1.
             garbage: Some(1),
-            command: dumpshard::csvcheck::Args::command,
+            command: dumpshard::tools::csvcheck::Args::command,
         },
         Tool {
             name: "csvload",
@@ -98,7 +98,7 @@ fn tools() -> [Tool; 5] {
             wrap: plain,
             missing: &["-m"],
             garbage: None,
-            command: dumpshard::csvload::Args::command,
+            command: dumpshard::tools::csvload::Args::command,
         },
     ]
 }

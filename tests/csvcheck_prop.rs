@@ -3,7 +3,7 @@
 //! input into its good and bad records byte for byte.
 
 use crate::support::cmd::Cmd;
-use dumpshard::pgtypes::PgType;
+use dumpshard::pg::types::PgType;
 use proptest::prelude::*;
 use std::io::Write;
 
@@ -235,7 +235,7 @@ proptest! {
         for (i, s, (y, m, d), is_bad) in &rows {
             let mut rec = Vec::new();
             let mut f = Vec::new();
-            dumpshard::csvout::FieldWriter::default().field(&mut f, Some(s.as_bytes()));
+            dumpshard::csv::csvout::FieldWriter::default().field(&mut f, Some(s.as_bytes()));
             let int = if *is_bad { format!("{i}x") } else { i.to_string() };
             write!(rec, "{int},").unwrap();
             rec.extend_from_slice(&f);

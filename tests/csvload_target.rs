@@ -216,7 +216,7 @@ fn simple(seen: &[(char, String)]) -> Vec<String> {
 /// warning.
 #[test]
 fn kind_detected_from_version_and_its_session_statements_sent() {
-    let common = dumpshard::csvload::session::sql();
+    let common = dumpshard::tools::csvload::session::sql();
     let (seen, err) = against_fake(
         "CockroachDB CCL v24.1.0 (x86_64-pc-linux-gnu, built 2024/05/15, go1.22.2)",
         &[],
@@ -297,8 +297,8 @@ fn cockroach_rules_load_postgresql_exactly_in_small_batches_without_advisory_loc
     std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
     let m = manifest(dir.path(), "t.csv", 2500);
     // Another session holds the advisory lock a PostgreSQL-kind run would wait for.
-    let j = dumpshard::csvload::load::Journal::parse("dumpshard.load_journal").unwrap();
-    let key = dumpshard::csvload::lock_key(&j, "public.t");
+    let j = dumpshard::tools::csvload::load::Journal::parse("dumpshard.load_journal").unwrap();
+    let key = dumpshard::tools::csvload::lock_key(&j, "public.t");
     let mut holder = pg
         .client("psql")
         .args(["-X", "-q", "-d", "c", "-c"])

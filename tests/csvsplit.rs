@@ -280,7 +280,7 @@ fn check_run(input: &[u8], mode: &Mode, header: bool, repeat: bool, gz: bool, vi
             Mode::Hash(n) => {
                 for r in &recs {
                     let v = first_field(r);
-                    let want = dumpshard::csvsplit::shard_of(&[v.as_deref()], *n);
+                    let want = dumpshard::tools::csvsplit::shard_of(&[v.as_deref()], *n);
                     assert_eq!(want, i as u64, "record {r:?} is in the wrong shard");
                 }
             }
@@ -603,8 +603,8 @@ fn manifest_in_drives_header_columns_and_sql() {
         ),
         "{script}"
     );
-    let null_shard = dumpshard::csvsplit::shard_of(&[None], 3);
-    let text_shard = dumpshard::csvsplit::shard_of(&[Some(b"\\N")], 3);
+    let null_shard = dumpshard::tools::csvsplit::shard_of(&[None], 3);
+    let text_shard = dumpshard::tools::csvsplit::shard_of(&[Some(b"\\N")], 3);
     let content = std::fs::read_to_string(d.join(format!("h/{null_shard}.csv"))).unwrap();
     assert!(content.contains("2,\\N\n"), "{content}");
     let content = std::fs::read_to_string(d.join(format!("h/{text_shard}.csv"))).unwrap();
@@ -753,7 +753,8 @@ fn key_ranges_with_by_hash_and_chunks() {
     for (i, s) in m["shards"].as_array().unwrap().iter().enumerate() {
         let keys: Vec<u64> = (1..=40u64)
             .filter(|k| {
-                dumpshard::csvsplit::shard_of(&[Some(k.to_string().as_bytes())], 3) == i as u64
+                dumpshard::tools::csvsplit::shard_of(&[Some(k.to_string().as_bytes())], 3)
+                    == i as u64
             })
             .collect();
         assert_eq!(

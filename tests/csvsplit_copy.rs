@@ -229,7 +229,7 @@ fn kernel_copy_falls_back_across_file_systems_pipes_and_gzip() {
 }
 
 /// `-b` over a regular file finds its cuts by quote parity over the rare bytes (`"`, `\`)
-/// instead of record by record (src/csvsplit/cut.rs). On inputs made to trip it (quoted
+/// instead of record by record (src/tools/csvsplit/cut.rs). On inputs made to trip it (quoted
 /// newlines and CRLF across cuts and its 1 MiB pieces, `\.` lines inside and outside quotes,
 /// records larger than `-b`, more than ten of them, a last record without a newline, an
 /// unterminated quote at the end, a header that does not fit), with and without a repeated

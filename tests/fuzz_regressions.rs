@@ -2,7 +2,7 @@
 //! defect stays fixed without running a fuzzer.
 
 use dumpshard::keys::{KeyType, encode};
-use dumpshard::pgtypes::PgType;
+use dumpshard::pg::types::PgType;
 
 fn key(ty: KeyType, v: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
@@ -21,7 +21,7 @@ fn key_trims_vertical_tab_like_postgres() {
         key(KeyType::Int, b"42")
     );
     // uuid_in trims nothing: a padded uuid is refused by PostgreSQL, csvcheck and the key
-    // layer alike (one uuid parser, pgtypes::uuid_bytes).
+    // layer alike (one uuid parser, types::uuid_bytes).
     let u = b"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11";
     let mut padded = b"\x0b".to_vec();
     padded.extend_from_slice(u);

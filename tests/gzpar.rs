@@ -1,4 +1,4 @@
-//! Parallel inflate of one seekable `.gz` (src/input/gzpar.rs) against the sequential path (flate2
+//! Parallel inflate of one seekable `.gz` (src/io/input/gzpar.rs) against the sequential path (flate2
 //! on zlib-rs, `input::open_with(.., false)`): the same bytes on every valid input (one
 //! stream, multi-member, our own and pigz-style blocks, BGZF built by hand, empty members,
 //! zero padding), an error on every invalid one (truncations and flipped bytes at many
@@ -6,7 +6,7 @@
 //! binaries: `pgdump2csv -j 2` of a gzip -6 dump equals `-j 1`, a truncated one exits 2.
 
 use crate::support::cmd::Cmd;
-use dumpshard::input::{self, gzpar};
+use dumpshard::io::input::{self, gzpar};
 use proptest::prelude::*;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -146,9 +146,9 @@ fn bgzf(data: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Our own `--gzip` output: 1 MiB members (src/gzblocks.rs), as pigz's blocks.
+/// Our own `--gzip` output: 1 MiB members (src/io/gzblocks.rs), as pigz's blocks.
 fn blocks(data: &[u8]) -> Vec<u8> {
-    let mut w = dumpshard::gzblocks::GzBlocks::new(Vec::new(), 6, None);
+    let mut w = dumpshard::io::gzblocks::GzBlocks::new(Vec::new(), 6, None);
     w.write_all(data).unwrap();
     w.finish().unwrap()
 }
@@ -237,7 +237,7 @@ fn trailing_bytes_as_the_sequential_path() {
     // Our own writer's mark of an incomplete output.
     let mut v = gz.clone();
     v.push(b'"');
-    v.extend_from_slice(dumpshard::stream::INCOMPLETE);
+    v.extend_from_slice(dumpshard::io::stream::INCOMPLETE);
     assert!(!agree(&v, "incomplete mark"));
 }
 

@@ -8,12 +8,24 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Each top-level module and its rank: the tens are the layer (1 plumbing, 2 CSV mechanics,
-/// 3 PostgreSQL knowledge, 4 keys, manifests and target schemas, 5 tools); within the
-/// plumbing the units order `error <- signals <- stream <- {input, output, progress} <- cli`.
-/// A module may import modules of its own rank or lower, except that tools (50) import no
-/// other tool. A new top-level module must be placed here.
-const RANKS: &[(&str, u32)] = &[
+/// The layers, as the directories (and top-level modules) of `src/`: 1 plumbing (`io/`),
+/// 2 CSV mechanics (`csv/`), 3 PostgreSQL knowledge (`pg/`), 4 keys, manifests and target
+/// schemas, 5 the tools (`tools/`). A module may import modules of its own layer or lower.
+/// A new top-level module or directory must be placed here.
+const LAYERS: &[(&str, u32)] = &[
+    ("io", 1),
+    ("csv", 2),
+    ("pg", 3),
+    ("keys", 4),
+    ("manifest", 4),
+    ("schemaconv", 4),
+    ("tools", 5),
+];
+
+/// Within the plumbing the units order `error <- signals <- stream <- {input, output,
+/// progress} <- cli`: a unit may import units of its own rank or lower. A new module in
+/// `src/io/` must be placed here.
+const IO_RANKS: &[(&str, u32)] = &[
     ("error", 10),
     ("names", 10),
     ("signals", 11),
@@ -23,21 +35,7 @@ const RANKS: &[(&str, u32)] = &[
     ("output", 13),
     ("progress", 13),
     ("cli", 14),
-    ("records", 20),
-    ("csvout", 20),
-    ("pgdump", 30),
-    ("pgtypes", 30),
-    ("keys", 40),
-    ("manifest", 40),
-    ("schemaconv", 40),
-    ("pgdump2csv", 50),
-    ("pksort", 50),
-    ("csvsplit", 50),
-    ("csvcheck", 50),
-    ("csvload", 50),
 ];
-
-const TOOLS: u32 = 50;
 
 type ModPath = Vec<String>;
 
@@ -187,7 +185,7 @@ fn references(m: &ModPath, text: &str, known: &BTreeSet<ModPath>) -> BTreeSet<Mo
         for p in paths {
             let mut full = base.clone();
             full.extend(p);
-            // The longest prefix that is a module: `crate::output::Sink` is `output`.
+            // The longest prefix that is a module: `crate::io::output::Sink` is `output`.
             while !full.is_empty() && !known.contains(&full) {
                 full.pop();
             }
@@ -224,30 +222,40 @@ fn show(m: &ModPath) -> String {
     m.join("::")
 }
 
-/// The import edges from the lower layers upward (and between tools), as messages.
+/// The import edges from the lower layers upward (within the plumbing too, and between
+/// tools), as messages.
 pub fn upward(src: &Path) -> Vec<String> {
-    let rank = |m: &ModPath| RANKS.iter().find(|(n, _)| *n == m[0]).map(|r| r.1);
+    let layer = |m: &ModPath| LAYERS.iter().find(|(n, _)| *n == m[0]).map(|r| r.1);
+    let io_rank = |m: &ModPath| IO_RANKS.iter().find(|(n, _)| *n == m[1]).map(|r| r.1);
     let mut bad = Vec::new();
-    for m in modules(src).keys().filter(|m| m.len() == 1) {
-        if rank(m).is_none() {
+    for m in modules(src).keys() {
+        let unplaced = match m.len() {
+            1 => layer(m).is_none(),
+            2 if m[0] == "io" => io_rank(m).is_none(),
+            _ => false,
+        };
+        if unplaced {
             bad.push(format!(
-                "src/{}: a top-level module in no layer: add it to RANKS in tests/layers.rs and \
-                 to ARCHITECTURE.md's layer table",
-                show(m)
+                "src/{}: a module in no layer: add it to LAYERS or IO_RANKS in tests/layers.rs \
+                 and to ARCHITECTURE.md's layer table",
+                m.join("/")
             ));
         }
     }
     for ((from, to), file) in edges(src) {
-        if from.len() != 1 {
-            continue;
-        }
-        let (Some(f), Some(t)) = (rank(&from), rank(&to)) else {
+        let (f, t) = match from.len() {
+            1 => (layer(&from), layer(&to)),
+            2 if from[0] == "io" => (io_rank(&from), io_rank(&to)),
+            2 if from[0] == "tools" => (Some(5), Some(6)),
+            _ => continue,
+        };
+        let (Some(f), Some(t)) = (f, t) else {
             continue;
         };
-        if t > f || (t == TOOLS && f == TOOLS) {
+        if t > f {
             bad.push(format!(
-                "{}: {} (rank {f}) imports {} (rank {t}): a lower layer must not import a \
-                 higher one, nor a tool another tool",
+                "{}: {} ({f}) imports {} ({t}): a lower layer must not import a higher one, \
+                 nor a tool another tool",
                 file.display(),
                 show(&from),
                 show(&to)
@@ -329,33 +337,41 @@ fn the_check_finds_an_upward_import_and_a_ring() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, s).unwrap();
     };
+    put("lib.rs", "pub mod io;\npub mod pg;\npub mod tools;\n");
+    put("io/mod.rs", "pub mod output;\npub mod cli;\n");
     put(
-        "lib.rs",
-        "pub mod output;\npub mod cli;\npub mod csvcheck;\n",
+        "io/output.rs",
+        "//! [`crate::io::cli`] in a comment is no import.\nuse crate::io::{error, cli::register_temp};\n",
     );
+    put("io/cli.rs", "fn f() { crate::io::output::mark(); }\n");
+    put("pg/mod.rs", "use crate::tools::csvcheck::X;\n");
+    put("tools/mod.rs", "pub mod csvcheck;\npub mod csvload;\n");
+    put("tools/csvload.rs", "use super::csvcheck::Y;\n");
+    put("tools/csvcheck/mod.rs", "mod a;\nmod b;\n");
     put(
-        "output.rs",
-        "//! [`crate::cli`] in a comment is no import.\nuse crate::{error, cli::register_temp};\n",
+        "tools/csvcheck/a.rs",
+        "use super::b::X;\n#[cfg(test)]\nmod tests {\n    use crate::tools::csvload;\n}\n",
     );
-    put("cli.rs", "fn f() { crate::output::mark(); }\n");
-    put("csvcheck/mod.rs", "mod a;\nmod b;\n");
-    put(
-        "csvcheck/a.rs",
-        "use super::b::X;\n#[cfg(test)]\nmod tests {\n    use crate::csvload;\n}\n",
-    );
-    put("csvcheck/b.rs", "use super::{a::{self, Y}, c};\n");
+    put("tools/csvcheck/b.rs", "use super::{a::{self, Y}, c};\n");
     let up = upward(&dir);
     let cyc = cycles(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(up.len(), 1, "{up:?}");
+    assert_eq!(up.len(), 3, "{up:?}");
     assert!(
-        up[0].contains("output (rank 13) imports cli (rank 14)"),
+        up[0].contains("io::output (13) imports io::cli (14)"),
+        "{up:?}"
+    );
+    assert!(up[1].contains("pg (3) imports tools (5)"), "{up:?}");
+    assert!(
+        up[2].contains("tools::csvload (5) imports tools::csvcheck"),
         "{up:?}"
     );
     assert_eq!(cyc.len(), 2, "{cyc:?}");
-    assert!(cyc[0].contains("among cli, output"), "{cyc:?}");
+    assert!(cyc[0].contains("among io::cli, io::output"), "{cyc:?}");
     assert!(
-        cyc[1].contains("csvcheck::a -> csvcheck::b, csvcheck::b -> csvcheck::a"),
+        cyc[1].contains(
+            "tools::csvcheck::a -> tools::csvcheck::b, tools::csvcheck::b -> tools::csvcheck::a"
+        ),
         "{cyc:?}"
     );
 }

@@ -3,8 +3,8 @@
 //! parses back to the same values, NULL and '' kept apart.
 
 use crate::support::cmd::Cmd;
-use dumpshard::pgdump::copytext;
-use dumpshard::records::{ChunkReader, split_fields};
+use dumpshard::csv::records::{ChunkReader, split_fields};
+use dumpshard::pg::dump::copytext;
 use proptest::prelude::*;
 
 type Row = Vec<Option<String>>;

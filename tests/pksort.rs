@@ -628,7 +628,7 @@ proptest! {
             1 => input.extend_from_slice(b"7,\"never closed\n"),
             2 => {
                 input.extend_from_slice(b"\"");
-                input.extend_from_slice(dumpshard::stream::INCOMPLETE);
+                input.extend_from_slice(dumpshard::io::stream::INCOMPLETE);
             }
             _ => {}
         }
@@ -668,7 +668,7 @@ proptest! {
             // was written is marked as incomplete either way.
             for out in [&mapped.1, &read.1] {
                 prop_assert!(
-                    out.is_empty() || out.ends_with(dumpshard::stream::INCOMPLETE),
+                    out.is_empty() || out.ends_with(dumpshard::io::stream::INCOMPLETE),
                     "a failed run's output is not marked: {}", mapped.2
                 );
             }

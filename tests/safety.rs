@@ -233,7 +233,7 @@ fn a_failed_producer_fails_every_consumer() {
     }
     // The producers' stdout ends inside quotes, with the mark.
     let out = bash(d, "$PKSORT --header -k id:int -S 1M dup.csv");
-    assert!(out.stdout.ends_with(dumpshard::stream::INCOMPLETE));
+    assert!(out.stdout.ends_with(dumpshard::io::stream::INCOMPLETE));
 }
 
 /// Waits until `pid` has a thread named `name` (the signal thread is up), at most 60 s.

@@ -92,7 +92,7 @@ const TARGETS: &[(&str, &[&str])] = &[
 /// The statements of the dump that are not data, by line, read by the library's own
 /// statement reader (not the converter).
 fn ddl_lines(dump: &Path) -> Vec<u64> {
-    use dumpshard::pgdump::ddl::{Stmt, StreamStatements};
+    use dumpshard::pg::dump::ddl::{Stmt, StreamStatements};
     let f = std::fs::File::open(dump).unwrap();
     let mut s = StreamStatements::new(f, "dump");
     let mut lines = Vec::new();
@@ -709,7 +709,7 @@ proptest! {
                 continue;
             }
             // Read back with the library's own DDL reader: the same key, in order.
-            use dumpshard::pgdump::ddl::{StreamStatements, Stmt};
+            use dumpshard::pg::dump::ddl::{StreamStatements, Stmt};
             let mut st = StreamStatements::new(std::fs::File::open(&s).unwrap(), "s");
             let mut got = None;
             while let Some((_, x)) = st.next_stmt().unwrap() {

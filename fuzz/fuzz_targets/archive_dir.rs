@@ -1,4 +1,4 @@
-//! Fuzzes reading a directory archive (`pgdump::archive`, pg_dump -Fd): toc.dat and the data
+//! Fuzzes reading a directory archive (`dump::archive`, pg_dump -Fd): toc.dat and the data
 //! files it names, built from the input in a temporary directory, with symbolic links and
 //! FIFOs among the data files on request (see `fuzz_dir`).
 //!
@@ -9,5 +9,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    dumpshard::pgdump::archive::fuzz_dir(data);
+    dumpshard::pg::dump::archive::fuzz_dir(data);
 });

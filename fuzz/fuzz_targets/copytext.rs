@@ -1,13 +1,13 @@
-//! Fuzzes the COPY text decoder (`pgdump::copytext`) against a plain reference decoder: every
+//! Fuzzes the COPY text decoder (`dump::copytext`) against a plain reference decoder: every
 //! row it accepts must come out as one CSV record whose fields, read back with the CSV
 //! splitter, are the de-escaped COPY fields (NULL as the NULL token, unquoted).
 //!
 //! Input: one flag byte (bits 0-3: column count; bit 4: NULL written as `\N`), then the block.
 #![no_main]
 
-use dumpshard::csvout::FieldWriter;
-use dumpshard::pgdump::copytext::CopyConverter;
-use dumpshard::records::{ChunkReader, split_fields};
+use dumpshard::csv::csvout::FieldWriter;
+use dumpshard::pg::dump::copytext::CopyConverter;
+use dumpshard::csv::records::{ChunkReader, split_fields};
 use libfuzzer_sys::fuzz_target;
 
 /// The raw fields of one COPY line: split on TABs not escaped by a backslash.

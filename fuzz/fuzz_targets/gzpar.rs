@@ -13,7 +13,7 @@
 //!   the bytes after the last whole record are appended.
 #![no_main]
 
-use dumpshard::input::{self, gzpar};
+use dumpshard::io::input::{self, gzpar};
 use libfuzzer_sys::fuzz_target;
 use std::io::{Read, Write};
 use std::sync::OnceLock;
@@ -81,7 +81,7 @@ fn big(k: usize) -> &'static [u8] {
         let mut two = gzip(&data[..2 << 20], 1);
         two.extend(gzip(b"", 6));
         two.extend(gzip(&data[2 << 20..], 9));
-        let mut blocks = dumpshard::gzblocks::GzBlocks::new(Vec::new(), 6, None);
+        let mut blocks = dumpshard::io::gzblocks::GzBlocks::new(Vec::new(), 6, None);
         blocks.write_all(&data).unwrap();
         vec![gzip(&data, 6), two, blocks.finish().unwrap(), bgzf(&data)]
     })[k]

@@ -1,9 +1,9 @@
-//! Fuzzes the INSERT literal parser (`pgdump::inserts`) on arbitrary statements.
+//! Fuzzes the INSERT literal parser (`dump::inserts`) on arbitrary statements.
 //!
 //! Input: one flag byte (bit 0: standard_conforming_strings off), then the statement.
 #![no_main]
 
-use dumpshard::pgdump::inserts::parse;
+use dumpshard::pg::dump::inserts::parse;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 #![no_main]
 
 use dumpshard::keys::{KeyType, encode};
-use dumpshard::pgtypes::PgType;
+use dumpshard::pg::types::PgType;
 use libfuzzer_sys::fuzz_target;
 use std::cmp::Ordering;
 

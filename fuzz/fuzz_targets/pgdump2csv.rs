@@ -9,8 +9,8 @@
 
 use clap::Parser;
 use dumpshard::manifest::{Manifest, resolve_file};
-use dumpshard::pgdump2csv::{Args, run};
-use dumpshard::records::{ChunkReader, split_fields};
+use dumpshard::tools::pgdump2csv::{Args, run};
+use dumpshard::csv::records::{ChunkReader, split_fields};
 use libfuzzer_sys::fuzz_target;
 use std::ffi::OsString;
 

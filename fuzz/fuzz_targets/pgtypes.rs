@@ -5,7 +5,7 @@
 //! from 0xC0 up the rest is a type name, a NUL, and the value.
 #![no_main]
 
-use dumpshard::pgtypes::{Catalog, PgType, int_value, parse_type, uuid_bytes};
+use dumpshard::pg::types::{Catalog, PgType, int_value, parse_type, uuid_bytes};
 use libfuzzer_sys::fuzz_target;
 
 const NAMES: &[&str] = &[

@@ -6,7 +6,7 @@
 //! then the CSV.
 #![no_main]
 
-use dumpshard::records::{
+use dumpshard::csv::records::{
     ChunkReader, Malformed, split_fields, split_fields_upto, strip_terminator,
 };
 use libfuzzer_sys::fuzz_target;

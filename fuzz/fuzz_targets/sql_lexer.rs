@@ -1,13 +1,13 @@
-//! Fuzzes the dump statement lexer (`pgdump::sql`): statement splitting, in one piece and
+//! Fuzzes the dump statement lexer (`dump::sql`): statement splitting, in one piece and
 //! streamed in small refills the way pgdump2csv feeds it, then tokenizing and classifying
-//! (`pgdump::ddl`) each statement.
+//! (`dump::ddl`) each statement.
 //!
 //! Input: one flag byte (bit 0: standard_conforming_strings off; bits 1-4: refill step),
 //! then the SQL.
 #![no_main]
 
-use dumpshard::pgdump::ddl::classify;
-use dumpshard::pgdump::sql::{Scan, Statements, StmtScanner, tokenize};
+use dumpshard::pg::dump::ddl::classify;
+use dumpshard::pg::dump::sql::{Scan, Statements, StmtScanner, tokenize};
 use libfuzzer_sys::fuzz_target;
 
 /// Where the statement starting at `from` ends, scanning `sql` whole.

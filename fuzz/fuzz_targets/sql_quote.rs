@@ -1,5 +1,5 @@
 //! Fuzzes csvload's quoting of names and values (`csvload::session`): whatever the text, its
-//! quoted form reads back, with the dump lexer (`pgdump::sql::tokenize`), as one token with
+//! quoted form reads back, with the dump lexer (`dump::sql::tokenize`), as one token with
 //! exactly that text, both with `standard_conforming_strings` on and off; and the COPY
 //! statement built from a table, columns and a NULL token read from a manifest holds exactly
 //! those names and that token, nothing else.
@@ -8,8 +8,8 @@
 //! columns.
 #![no_main]
 
-use dumpshard::csvload::session::{quote_ident, quote_literal};
-use dumpshard::pgdump::sql::{Tok, tokenize};
+use dumpshard::tools::csvload::session::{quote_ident, quote_literal};
+use dumpshard::pg::dump::sql::{Tok, tokenize};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
-//! `csvcheck`: validate CSV against a PostgreSQL table schema; see `dumpshard::csvcheck`.
+//! `csvcheck`: validate CSV against a PostgreSQL table schema; see `dumpshard::tools::csvcheck`.
 
 fn main() -> std::process::ExitCode {
-    dumpshard::cli::run("csvcheck", || {
-        dumpshard::csvcheck::run(dumpshard::cli::parse_args()?)
+    dumpshard::io::cli::run("csvcheck", || {
+        dumpshard::tools::csvcheck::run(dumpshard::io::cli::parse_args()?)
     })
 }

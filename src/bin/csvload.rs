@@ -1,7 +1,7 @@
-//! `csvload`: loads manifests' CSV files into PostgreSQL exactly once; see `dumpshard::csvload`.
+//! `csvload`: loads manifests' CSV files into PostgreSQL exactly once; see `dumpshard::tools::csvload`.
 
 fn main() -> std::process::ExitCode {
-    dumpshard::cli::run("csvload", || {
-        dumpshard::csvload::run(dumpshard::cli::parse_args()?)
+    dumpshard::io::cli::run("csvload", || {
+        dumpshard::tools::csvload::run(dumpshard::io::cli::parse_args()?)
     })
 }

@@ -1,7 +1,7 @@
-//! `csvsplit`: shards a CSV into import-ready files; see `dumpshard::csvsplit`.
+//! `csvsplit`: shards a CSV into import-ready files; see `dumpshard::tools::csvsplit`.
 
 fn main() -> std::process::ExitCode {
-    dumpshard::cli::run("csvsplit", || {
-        dumpshard::csvsplit::run(dumpshard::cli::parse_args()?)
+    dumpshard::io::cli::run("csvsplit", || {
+        dumpshard::tools::csvsplit::run(dumpshard::io::cli::parse_args()?)
     })
 }

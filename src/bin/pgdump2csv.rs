@@ -1,6 +1,6 @@
-//! `pgdump2csv`: see `dumpshard::pgdump2csv` and `man pgdump2csv`.
+//! `pgdump2csv`: see `dumpshard::tools::pgdump2csv` and `man pgdump2csv`.
 fn main() -> std::process::ExitCode {
-    dumpshard::cli::run("pgdump2csv", || {
-        dumpshard::pgdump2csv::run(dumpshard::cli::parse_args()?)
+    dumpshard::io::cli::run("pgdump2csv", || {
+        dumpshard::tools::pgdump2csv::run(dumpshard::io::cli::parse_args()?)
     })
 }

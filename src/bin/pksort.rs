@@ -1,7 +1,7 @@
-//! pksort: external, typed, byte-preserving primary-key sort for CSV (see `dumpshard::pksort`).
+//! pksort: external, typed, byte-preserving primary-key sort for CSV (see `dumpshard::tools::pksort`).
 
 fn main() -> std::process::ExitCode {
-    dumpshard::cli::run("pksort", || {
-        dumpshard::pksort::run(dumpshard::cli::parse_args()?)
+    dumpshard::io::cli::run("pksort", || {
+        dumpshard::tools::pksort::run(dumpshard::io::cli::parse_args()?)
     })
 }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::pgtypes::{self, Catalog, PgType, parse_type};
+use crate::pg::types::{self, Catalog, PgType, parse_type};
 
 mod datetime;
 use datetime::{parse_date_value, parse_timestamp};
@@ -155,7 +155,7 @@ fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
             encode_float(trim(v), out)
         }
         KeyType::Uuid => {
-            out.extend_from_slice(&pgtypes::uuid_bytes(v).ok_or(())?);
+            out.extend_from_slice(&types::uuid_bytes(v).ok_or(())?);
             Ok(())
         }
         KeyType::Bool => {
@@ -182,10 +182,10 @@ fn encode_inner(ty: KeyType, v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
     }
 }
 
-/// The toolkit's one whitespace rule ([`pgtypes::trim`], C `isspace` like PostgreSQL's input
+/// The toolkit's one whitespace rule ([`types::trim`], C `isspace` like PostgreSQL's input
 /// functions).
 fn trim(v: &[u8]) -> &[u8] {
-    pgtypes::trim(v)
+    types::trim(v)
 }
 
 /// Refuses what PostgreSQL (as [`PgType::check`] models it) refuses, so a value is a key
@@ -213,7 +213,7 @@ fn encode_text(v: &[u8], out: &mut Vec<u8>) {
 /// big-endian bytes; 0x89 a positive magnitude beyond u64, as a u32 digit count and the
 /// digits. Negatives mirror this below 0x80 with the bytes inverted.
 fn encode_int(v: &[u8], out: &mut Vec<u8>) -> Result<(), ()> {
-    let (neg, digits) = pgtypes::int_digits(v).ok_or(())?;
+    let (neg, digits) = types::int_digits(v).ok_or(())?;
     let first = digits.iter().position(|&d| d != b'0');
     let Some(first) = first else {
         out.push(0x80);

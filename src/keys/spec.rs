@@ -2,9 +2,9 @@
 //! against a header or a manifest, and turning one raw record into its encoded key.
 
 use super::key::{self, KeyType};
-use crate::error::{Error, Result};
+use crate::csv::records::{Field, split_fields, split_fields_upto};
+use crate::io::error::{Error, Result};
 use crate::manifest::Table;
-use crate::records::{Field, split_fields, split_fields_upto};
 
 /// Where NULL key values go, when they are allowed at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -198,8 +198,10 @@ impl KeySpec {
                         let pg = c.type_name.as_deref().unwrap_or("text");
                         let (t, known) = KeyType::from_pg(pg);
                         if !known {
-                            let (label, pg) =
-                                (crate::names::Escaped(&label), crate::names::Escaped(pg));
+                            let (label, pg) = (
+                                crate::io::names::Escaped(&label),
+                                crate::io::names::Escaped(pg),
+                            );
                             eprintln!(
                                 "{tool}: warning: key column {label} has type {pg}, which is \
                                  compared as text (bytewise); give -k {label}:TYPE to override"

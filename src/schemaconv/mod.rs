@@ -18,7 +18,7 @@ pub mod report;
 pub mod rules;
 mod table;
 
-use crate::pgdump::sql::{Spanned, Tok, tokenize};
+use crate::pg::dump::sql::{Spanned, Tok, tokenize};
 use rules::{Action, Rule, Target};
 use std::collections::HashMap;
 

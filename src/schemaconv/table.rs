@@ -6,7 +6,7 @@
 
 use super::rules::{self, Action, Target};
 use super::{Change, Outcome, TableFacts, YbSharding, kw, name_at};
-use crate::pgdump::sql::{Spanned, Tok};
+use crate::pg::dump::sql::{Spanned, Tok};
 use std::collections::HashMap;
 
 /// A piece of a domain's CHECK expression: text as written, or the `VALUE` keyword.
@@ -308,7 +308,7 @@ impl Tables {
             {
                 has_pk = true;
             }
-            // EXCLUDE is not reserved: a column may be called that (as pgdump::ddl reads it).
+            // EXCLUDE is not reserved: a column may be called that (as dump::ddl reads it).
             let exclude = first == "exclude"
                 && toks
                     .get(a + 1)

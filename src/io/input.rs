@@ -1,0 +1,510 @@
+//! Opening inputs: a file path or standard input (`-`), with compression recognised by its
+//! magic bytes (gzip, zstd, lz4 frame), never by the file name, so `zcat`-less pipelines and
+//! misnamed files both work.
+//!
+//! Decompression runs on its own thread and hands over large buffers, so that on a two-core
+//! machine inflating and parsing overlap instead of taking turns; a tool held to one thread
+//! (`pgdump2csv -j 1`) opens with [`open_with`] and inflates on the reading thread instead.
+
+pub mod gzpar;
+
+use crate::io::error::{Error, IoContext, Result};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// How the bytes of an input were compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (`1f 8b`), possibly several concatenated members as pigz and bgzip write.
+    Gzip,
+    /// Zstandard frame (`28 b5 2f fd`).
+    Zstd,
+    /// LZ4 frame (`04 22 4d 18`).
+    Lz4,
+}
+
+impl Compression {
+    /// Recognises a compression format from the first bytes of a stream.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+            Compression::Lz4
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// An opened input: its display name, and a reader over the decompressed bytes.
+pub struct Input {
+    /// Name for messages: the path as given, or `<stdin>`.
+    pub name: String,
+    /// The path, when the input is a regular file (and not compressed), so tools can mmap,
+    /// seek or stat it.
+    pub path: Option<PathBuf>,
+    /// What the raw stream was compressed with.
+    pub compression: Compression,
+    /// Decompressed bytes.
+    pub reader: Box<dyn Read + Send>,
+}
+
+// Defined in `stream` (shared with `output` and `progress`); re-exported where callers
+// have always found it.
+use crate::io::stream::is_stdin;
+
+/// Opens `path` (`None` or `-` = stdin) and sets up decompression by magic bytes, on a
+/// thread of its own.
+pub fn open(path: Option<&Path>) -> Result<Input> {
+    open_with(path, true)
+}
+
+/// [`open`], decompressing on a thread of its own when `thread` is set, else on the thread
+/// that reads (no overlap, but one thread in all). A gzip regular file is inflated on
+/// [`crate::io::input::gzpar::threads`] threads when that is above 1 and `thread` is set.
+pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
+    let (name, raw, file_path): (String, Box<dyn Read + Send>, Option<PathBuf>) = match path {
+        Some(p) if !is_stdin(p) => {
+            let f = File::open(p).at(p)?;
+            if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+                return Err(Error::file(
+                    p.display().to_string(),
+                    "is a directory, not a file",
+                ));
+            }
+            // Opened once (a FIFO must not be opened twice), then handed to the parallel
+            // inflate if it is a gzip regular file.
+            let f = match parallel_gzip(f, p, thread)? {
+                Ok(inp) => return Ok(inp),
+                Err(f) => f,
+            };
+            (p.display().to_string(), Box::new(f), Some(p.to_path_buf()))
+        }
+        _ => ("<stdin>".to_string(), Box::new(io::stdin()), None),
+    };
+    let mut raw = raw;
+    let head = read_head(&mut raw, 6).at(&name)?;
+    let compression = Compression::sniff(&head);
+    let br = BufReader::with_capacity(1 << 20, io::Cursor::new(head).chain(raw));
+    let pos = Arc::new(AtomicU64::new(0));
+    let cr = Counting {
+        inner: br,
+        pos: pos.clone(),
+    };
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(cr),
+        Compression::Gzip => decoding(GzMembers::new(cr), &name, pos, thread),
+        Compression::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(cr).at(&name)?;
+            decoding(d, &name, pos, thread)
+        }
+        Compression::Lz4 => decoding(lz4_flex::frame::FrameDecoder::new(cr), &name, pos, thread),
+    };
+    Ok(Input {
+        path: if compression == Compression::None {
+            file_path
+        } else {
+            None
+        },
+        name,
+        compression,
+        reader,
+    })
+}
+
+/// The input `f` (opened from `p`) inflated in parallel ([`crate::io::input::gzpar`]) when `thread` is
+/// set, the process inflates on more than one thread, and `f` is a regular file that starts
+/// with the gzip magic; else `f` back, unread (positional reads move no cursor).
+fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
+    if !thread
+        || crate::io::input::gzpar::threads() < 2
+        || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
+    {
+        return Ok(Err(f));
+    }
+    let mut head = [0u8; 2];
+    if std::os::unix::fs::FileExt::read_exact_at(&f, &mut head, 0).is_err()
+        || Compression::sniff(&head) != Compression::Gzip
+    {
+        return Ok(Err(f));
+    }
+    let name = p.display().to_string();
+    let reader =
+        crate::io::input::gzpar::reader(f, crate::io::input::gzpar::threads()).at(&name)?;
+    Ok(Ok(Input {
+        name,
+        path: None,
+        compression: Compression::Gzip,
+        reader,
+    }))
+}
+
+/// The sequential reader of the gzip file `file` (positioned at its start) on the reading
+/// thread, as [`open_with`] sets it up without a thread: [`crate::io::input::gzpar`] falls back to it
+/// when the parallel inflate reports an error, so the error is this path's.
+pub(crate) fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
+    let pos = Arc::new(AtomicU64::new(0));
+    let cr = Counting {
+        inner: BufReader::with_capacity(1 << 20, file),
+        pos: pos.clone(),
+    };
+    decoding(GzMembers::new(cr), "", pos, false)
+}
+
+/// Reads up to `n` bytes (fewer only at end of stream): a pipe may deliver one byte at a time.
+fn read_head(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// The raw stream, counting the bytes consumed, so that a decompression error can say where
+/// it is and the progress bar can show how much of the input (as stored) is done.
+struct Counting<B> {
+    inner: B,
+    pos: Arc<AtomicU64>,
+}
+
+impl<B: BufRead> Read for Counting<B> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        crate::io::progress::add_read(n as u64);
+        Ok(n)
+    }
+}
+
+impl<B: BufRead> BufRead for Counting<B> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.pos.fetch_add(n as u64, Ordering::Relaxed);
+        crate::io::progress::add_read(n as u64);
+        self.inner.consume(n);
+    }
+}
+
+/// gzip members one after another (as pigz and bgzip write them), then optionally zero bytes
+/// (tape padding, which `gzip -t` accepts too); anything else after a member is an error.
+/// flate2's `MultiGzDecoder` takes any trailing bytes for a broken next member.
+struct GzMembers<R: BufRead> {
+    dec: Option<flate2::bufread::GzDecoder<R>>,
+    src: Option<R>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(r: R) -> GzMembers<R> {
+        GzMembers {
+            dec: Some(flate2::bufread::GzDecoder::new(r)),
+            src: None,
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(d) = self.dec.as_mut() {
+                let n = d.read(out)?;
+                if n > 0 || out.is_empty() {
+                    return Ok(n);
+                }
+                self.src = self.dec.take().map(|d| d.into_inner());
+            }
+            let Some(src) = self.src.as_mut() else {
+                return Ok(0);
+            };
+            let buf = src.fill_buf()?;
+            match buf.first() {
+                None => return Ok(0),
+                Some(0x1f) => {
+                    self.dec = self.src.take().map(flate2::bufread::GzDecoder::new);
+                }
+                Some(0) => {
+                    let zeros = buf.iter().take_while(|&&b| b == 0).count();
+                    if zeros < buf.len() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "zero padding after the last gzip member is followed by other bytes",
+                        ));
+                    }
+                    src.consume(zeros);
+                }
+                Some(b'"') if buf[1..].starts_with(&crate::io::stream::INCOMPLETE[..8]) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "the input is incomplete: the tool that wrote it failed (see its error)",
+                    ));
+                }
+                Some(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "bytes after the last gzip member that are not a gzip member",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A reader over what `decoder` produces: decoded on a thread of its own when `thread` is set
+/// ([`threaded`]), else on the reading thread, with the same messages. `pos` counts the
+/// compressed bytes consumed, for messages.
+pub fn decoding<D: Read + Send + 'static>(
+    decoder: D,
+    name: &str,
+    pos: Arc<AtomicU64>,
+    thread: bool,
+) -> Box<dyn Read + Send> {
+    if thread {
+        threaded(decoder, name, pos)
+    } else {
+        Box::new(Inline {
+            d: decoder,
+            pos,
+            out: 0,
+            failed: false,
+        })
+    }
+}
+
+/// Decompression on the reading thread (see [`decoding`]).
+struct Inline<D> {
+    d: D,
+    pos: Arc<AtomicU64>,
+    /// Decompressed bytes handed out so far, for messages.
+    out: u64,
+    failed: bool,
+}
+
+impl<D: Read> Read for Inline<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.failed {
+            return Ok(0);
+        }
+        loop {
+            match self.d.read(buf) {
+                Ok(n) => {
+                    self.out += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // Like the thread's reader: one error, then the end.
+                    self.failed = true;
+                    return Err(decompress_error(e, &self.pos, self.out));
+                }
+            }
+        }
+    }
+}
+
+/// The error for a failed decompression, saying where (compressed byte `pos`, decompressed
+/// byte `out`) and whether the input is cut short.
+fn decompress_error(e: io::Error, pos: &AtomicU64, out: u64) -> io::Error {
+    let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot decompress{}: {e} (at compressed byte {}, decompressed byte {out})",
+            if truncated {
+                " (the file is truncated)"
+            } else {
+                ""
+            },
+            pos.load(Ordering::Relaxed)
+        ),
+    )
+}
+
+/// Runs `decoder` on a thread of its own and returns a reader over what it produces. `pos`
+/// counts the compressed bytes consumed, for messages.
+pub fn threaded<D: Read + Send + 'static>(
+    decoder: D,
+    name: &str,
+    pos: Arc<AtomicU64>,
+) -> Box<dyn Read + Send> {
+    let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(4);
+    let (back_tx, back_rx) = sync_channel::<Vec<u8>>(6);
+    let name = name.to_string();
+    let handle = std::thread::Builder::new()
+        .name(format!("inflate {name}"))
+        .spawn(move || pump(decoder, tx, back_rx, pos))
+        .ok();
+    match handle {
+        Some(h) => Box::new(ThreadedReader {
+            rx,
+            back: back_tx,
+            cur: Vec::new(),
+            pos: 0,
+            _handle: Some(h),
+            done: false,
+        }),
+        // Could not start a thread (resource limits): decompress inline instead.
+        None => Box::new(ErrReader),
+    }
+}
+
+struct ErrReader;
+impl Read for ErrReader {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::other("could not start the decompression thread"))
+    }
+}
+
+const BLOCK: usize = 1 << 20;
+
+fn pump<D: Read>(
+    mut d: D,
+    tx: SyncSender<io::Result<Vec<u8>>>,
+    back: Receiver<Vec<u8>>,
+    pos: Arc<AtomicU64>,
+) {
+    let mut out = 0u64;
+    loop {
+        let mut buf = back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BLOCK));
+        buf.clear();
+        buf.resize(BLOCK, 0);
+        let mut filled = 0;
+        let res = loop {
+            if filled == BLOCK {
+                break Ok(());
+            }
+            match d.read(&mut buf[filled..]) {
+                Ok(0) => break Ok(()),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        buf.truncate(filled);
+        out += filled as u64;
+        let end = filled == 0;
+        match res {
+            Err(e) => {
+                let e = decompress_error(e, &pos, out);
+                if filled > 0 && tx.send(Ok(buf)).is_err() {
+                    return;
+                }
+                let _ = tx.send(Err(e));
+                return;
+            }
+            Ok(()) => {
+                if tx.send(Ok(buf)).is_err() || end {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The consumer side of [`threaded`]: hands out the decompressed blocks and returns emptied
+/// buffers to the producer so memory stays flat.
+struct ThreadedReader {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    back: SyncSender<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+    _handle: Option<JoinHandle<()>>,
+    done: bool,
+}
+
+impl Read for ThreadedReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.cur.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(buf)) => {
+                    if buf.is_empty() {
+                        self.done = true;
+                        return Ok(0);
+                    }
+                    let old = std::mem::replace(&mut self.cur, buf);
+                    let _ = self.back.try_send(old);
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn roundtrip(data: &[u8], compressed: Vec<u8>, want: Compression) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, &compressed).unwrap();
+        let mut inp = open(Some(&p)).unwrap();
+        assert_eq!(inp.compression, want);
+        let mut got = Vec::new();
+        inp.reader.read_to_end(&mut got).unwrap();
+        assert_eq!(got, data);
+    }
+
+    #[test]
+    fn sniffs_and_decodes() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        roundtrip(&data, data.clone(), Compression::None);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data[..1000]).unwrap();
+        let mut two = gz.finish().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data[1000..]).unwrap();
+        two.extend(gz.finish().unwrap());
+        roundtrip(&data, two, Compression::Gzip);
+        roundtrip(
+            &data,
+            zstd::encode_all(&data[..], 1).unwrap(),
+            Compression::Zstd,
+        );
+        let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        lz.write_all(&data).unwrap();
+        roundtrip(&data, lz.finish().unwrap(), Compression::Lz4);
+        roundtrip(b"a", b"a".to_vec(), Compression::None);
+        roundtrip(b"", Vec::new(), Compression::None);
+    }
+
+    #[test]
+    fn truncated_gzip_is_an_error() {
+        let data = vec![7u8; 100_000];
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&data).unwrap();
+        let mut c = gz.finish().unwrap();
+        c.truncate(c.len() / 2);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.gz");
+        std::fs::write(&p, &c).unwrap();
+        let mut inp = open(Some(&p)).unwrap();
+        let mut got = Vec::new();
+        assert!(inp.reader.read_to_end(&mut got).is_err());
+    }
+}

@@ -1,0 +1,761 @@
+//! `csvload`: loads the CSV files of pgdump2csv and csvsplit manifests into PostgreSQL (and
+//! YugabyteDB or CockroachDB, which speak the same COPY) in parallel, exactly once,
+//! resumably, and verifies the result.
+//!
+//! Phases: `--schema` SQL, the data (one connection per job, each file streamed into
+//! `COPY ... FROM STDIN` in batches that commit together with their journal row), the
+//! `--post-data` SQL, then verification of every table's row count against the manifests.
+
+pub mod conn;
+pub mod conninfo;
+pub mod load;
+pub mod plan;
+pub mod session;
+pub mod sqlfile;
+pub mod stall;
+pub mod target;
+pub mod tls;
+pub mod verify;
+
+use crate::io::error::{Error, Result};
+use load::{Journal, Opts, Outcome};
+use plan::Plan;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Most connections csvload opens at once.
+pub const MAX_JOBS: usize = 64;
+
+/// Load CSV files described by dumpshard manifests into PostgreSQL, YugabyteDB or
+/// CockroachDB: in parallel, exactly once (each committed batch is recorded in a journal
+/// table in the same transaction), resumable after any interruption by rerunning the same
+/// command, and verified (row counts against the manifests).
+#[derive(Debug, clap::Parser)]
+#[command(name = "csvload", version)]
+pub struct Args {
+    /// The target database, as psql's -d takes it: a libpq URL
+    /// (`postgresql://user@host:port/db?sslmode=verify-full`), a `key=value` string
+    /// (`host=/run/postgresql dbname=db`; a host starting with `/` is a unix-socket directory)
+    /// or a database name. Several hosts (`host=a,b port=5432,5433`,
+    /// `postgresql://a:5432,b:5433/db`) are tried in turn (`load_balance_hosts=random`: in a
+    /// random order per connection, spreading -j over them; `target_session_attrs`). TLS as
+    /// in libpq: sslmode disable/allow/prefer (default)/require/verify-ca/verify-full,
+    /// sslrootcert (default ~/.postgresql/root.crt; `system`: the OS store), sslcert/sslkey.
+    /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
+    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
+    /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
+    /// TCP as in libpq: keepalives, keepalives_idle, keepalives_interval, keepalives_count,
+    /// tcp_user_timeout (milliseconds), connect_timeout (seconds per host, bounding TCP, TLS,
+    /// startup and authentication together).
+    #[arg(value_name = "DATABASE", default_value = "")]
+    pub database: String,
+
+    /// A manifest to load: pgdump2csv's (every table in it, or those of -t) or csvsplit's
+    /// (one table's shards; name the table with -t). Repeatable.
+    #[arg(short = 'm', long, value_name = "FILE")]
+    pub manifest: Vec<PathBuf>,
+
+    /// Load only this table (`name` or `schema.name`); repeatable. Names the target table of
+    /// csvsplit manifests (then give exactly one).
+    #[arg(short = 't', long, value_name = "TABLE")]
+    pub table: Vec<String>,
+
+    /// Files loaded at once, one connection each (at most 64).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
+    pub jobs: u64,
+
+    /// Commit every N records (cut at record ends) as its own COPY and transaction; default:
+    /// one file, one transaction (PostgreSQL), 1000 records (CockroachDB), 20000
+    /// (YugabyteDB), per --target-kind.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_rows: Option<u64>,
+
+    /// The journal table of committed batches, created if missing.
+    #[arg(
+        long,
+        value_name = "SCHEMA.TABLE",
+        default_value = "dumpshard.load_journal"
+    )]
+    pub journal: String,
+
+    /// Empty a table (and forget its journal rows) when it holds rows the journal does not
+    /// account for, instead of refusing it. A table whose rows are all journaled resumes.
+    #[arg(long, conflicts_with = "append")]
+    pub truncate: bool,
+
+    /// Load into a table even when it holds rows the journal does not account for; they are
+    /// added to the expected row count.
+    #[arg(long)]
+    pub append: bool,
+
+    /// Run this SQL script before the data, statement by statement (pgdump2csv's schema.sql).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// Run this SQL script after all data (pgdump2csv's post.sql: indexes, constraints).
+    #[arg(long, value_name = "FILE")]
+    pub post_data: Option<PathBuf>,
+
+    /// Only compare each table's row count with the manifests (for data loaded any other
+    /// way); load nothing.
+    #[arg(long, conflicts_with_all = ["schema", "post_data", "truncate", "append"])]
+    pub verify_only: bool,
+
+    /// When the server refuses a row, load the other tables to the end (default: every job
+    /// stops after its current batch).
+    #[arg(long)]
+    pub keep_going: bool,
+
+    /// What verification compares: `count` (each table's rows, and a csvsplit key's min and
+    /// max, with the manifests) or `content` (also every value: an order-independent digest
+    /// of each table's records from the CSV files and read back from the target, compared
+    /// per key bucket; a full read of both sides, `-j` tables at once).
+    #[arg(long, value_name = "WHAT", value_enum, default_value = "count")]
+    pub verify: verify::Verify,
+
+    /// With `--verify content`: print up to N differing records of each differing table from
+    /// both sides (a second read of the differing key buckets); 0: name the buckets only.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub verify_diff: u64,
+
+    /// Print no progress bar and no summary; only errors and verification differences.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// The summary, printed anyway unless -q (accepted as in every dumpshard tool). It ends
+    /// with the line every tool prints (see dumpshard(7)): `read SIZE, N records; wrote N
+    /// tables, N records, SIZE; N refused; SECS s, RATE MB/s` (refused: files with rows the
+    /// server refused).
+    #[arg(short = 'v', long, conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    /// Tries again, on a new connection, a batch whose connection broke or that the server
+    /// failed with a retryable SQLSTATE (40001, 40P01, 57P01-57P03, class 08), at most N
+    /// times in a row, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each; each retry is
+    /// said on stderr. The journal keeps it exactly once: a batch whose COMMIT went
+    /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+
+    /// The kind of server loaded: postgresql, cockroachdb or yugabytedb. Default: read from
+    /// `SELECT version()` (CockroachDB's starts with `CockroachDB`, YugabyteDB's contains
+    /// `-YB-`, anything else is PostgreSQL); given and different from that, a warning says
+    /// so and the given kind is used. It sets the default --batch-rows, the session settings
+    /// (YugabyteDB: yb_default_copy_from_rows_per_transaction = 0 and
+    /// yb_disable_transactional_writes = off), whether advisory locks are taken (not on
+    /// CockroachDB, whose are stubs), the COPY option syntax (CockroachDB: `WITH CSV NULL`)
+    /// and, on CockroachDB, whose DDL is not transactional, --schema/--post-data statement by
+    /// statement and --truncate outside a transaction.
+    #[arg(long, value_name = "KIND", value_enum)]
+    pub target_kind: Option<target::TargetKind>,
+
+    /// Takes a data connection as lost (and retries its batch as above) when the server has
+    /// neither answered nor taken COPY data for this long while csvload waits on it: a peer
+    /// that stops answering without closing (dead NAT entry, frozen node, stuck proxy), which
+    /// TCP keepalives cannot see when something still acknowledges. DURATION: seconds, or
+    /// with a unit (`ms`, `s`, `min`, `h`); 0: wait forever. The default, 5 min, leaves room
+    /// for a slow COMMIT (synchronous replication, deferred constraints). Only the data
+    /// phase: a --schema/--post-data statement (CREATE INDEX on a big table) or a
+    /// verification read may rightly be silent for hours and is never cut; there the
+    /// connection string's keepalives_* and tcp_user_timeout apply. It also bounds a
+    /// connection attempt when the connection string gives no connect_timeout.
+    #[arg(long, value_name = "DURATION", default_value = "5min",
+          value_parser = stall::parse_duration)]
+    pub io_timeout: std::time::Duration,
+}
+
+/// The server's message for `e`, with detail and context when it has them.
+pub fn server_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => {
+            let mut m = format!("{}: {}", d.severity(), d.message());
+            m.push_str(&format!(" (SQLSTATE {})", d.code().code()));
+            if let Some(x) = d.detail() {
+                m.push_str(&format!(" (DETAIL: {x})"));
+            }
+            if let Some(x) = d.hint() {
+                m.push_str(&format!(" (HINT: {x})"));
+            }
+            if let Some(x) = d.where_() {
+                m.push_str(&format!(" (CONTEXT: {x})"));
+            }
+            m
+        }
+        None => e.to_string(),
+    }
+}
+
+/// Per-table tallies for the summary.
+#[derive(Default)]
+struct Tally {
+    files: u64,
+    rows: u64,
+    bytes: u64,
+    /// When the table's first file started and its last one ended (wall time, so parallel
+    /// files of one table are not counted twice).
+    span: Option<(Instant, Instant)>,
+}
+
+impl Tally {
+    fn secs(&self) -> f64 {
+        self.span.map_or(0.0, |(a, b)| (b - a).as_secs_f64())
+    }
+}
+
+/// Runs csvload.
+pub fn run(a: Args) -> Result<()> {
+    if a.manifest.is_empty() && a.schema.is_none() && a.post_data.is_none() {
+        return Err(Error::Usage(
+            "nothing to do: give --manifest, --schema or --post-data".into(),
+        ));
+    }
+    // csvload draws its own bar (rows committed of the manifests' rows), so none here; this
+    // starts the summary's clock.
+    crate::io::progress::start("csvload", true, &[]);
+    // A .gz CSV is inflated in parallel (src/io/input/gzpar.rs): on at most -j threads in all, as
+    // many as there are cores.
+    crate::io::input::gzpar::set_threads(
+        crate::io::cli::threads("--jobs", Some(a.jobs as usize))?
+            .min(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    );
+    let journal = Journal::parse(&a.journal)?;
+    for p in a.schema.iter().chain(&a.post_data) {
+        sqlfile::check(p)?;
+    }
+    let plan = Plan::build(&a.manifest, &a.table)?;
+    let target = conn::Target::parse(&a.database)?;
+    stall::set_io_timeout(Some(a.io_timeout).filter(|t| !t.is_zero()));
+    let mut client = target.connect()?;
+    let rules = target::resolve(&mut client, a.target_kind)?.rules();
+    rules.setup(&mut client)?;
+    if !a.quiet
+        && let Some(n) = rules.note(rules.batch_rows(a.batch_rows))
+    {
+        eprintln!("csvload: {n}");
+    }
+    if a.verify == verify::Verify::Content && a.append {
+        return Err(Error::Usage(
+            "--verify content compares whole tables with the CSV files; it cannot with --append"
+                .into(),
+        ));
+    }
+    if a.verify_only {
+        let counted = verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
+        return content_too(&target, &plan, &a, counted);
+    }
+    journal.ensure(&mut client)?;
+    crate::io::signals::on_signal(interrupted);
+    if let Some(s) = &a.schema {
+        phase(&mut client, s, &journal, rules, a.quiet)?;
+    }
+    lock_tables(&mut client, &journal, &plan, rules)?;
+    let mut extra = Vec::with_capacity(plan.tables.len());
+    for (i, t) in plan.tables.iter().enumerate() {
+        let files: Vec<String> = plan
+            .files
+            .iter()
+            .filter(|f| f.table == i)
+            .map(|f| f.key.clone())
+            .collect();
+        extra.push(load::prepare_table(
+            &mut client,
+            &journal,
+            t,
+            &files,
+            a.truncate,
+            a.append,
+            rules,
+        )?);
+    }
+    if !a.quiet {
+        resuming_note(&mut client, &plan, &journal)?;
+    }
+    let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
+    let (refused, tallies) = load_all(&target, &plan, &journal, &a, rules, &bar)?;
+    bar.finish_and_clear();
+    // The workers may have survived a lost connection (--retries); this one, idle meanwhile,
+    // may have lost its own: reconnect (and lock the tables again) to go on.
+    if client.is_valid(std::time::Duration::from_secs(30)).is_err() {
+        client = target.connect()?;
+        rules.setup(&mut client)?;
+        lock_tables(&mut client, &journal, &plan, rules)?;
+    }
+    if !a.quiet {
+        summary(&plan, &tallies, refused);
+    }
+    if refused > 0 {
+        return Err(Error::Found(format!(
+            "{refused} file(s) had rows the server refused; fix them and rerun the same command"
+        )));
+    }
+    if let Some(p) = &a.post_data {
+        phase(&mut client, p, &journal, rules, a.quiet)?;
+    }
+    let counted = verify(&mut client, &plan, &extra, a.quiet);
+    content_too(&target, &plan, &a, counted)
+}
+
+/// With `--verify content`, compares the tables' content after their counts (also when the
+/// counts differ: the content comparison says where); the counts' error comes first.
+fn content_too(target: &conn::Target, plan: &Plan, a: &Args, counted: Result<()>) -> Result<()> {
+    if a.verify != verify::Verify::Content {
+        return counted;
+    }
+    if let Err(e @ Error::Usage(_)) = counted {
+        return Err(e);
+    }
+    let content = verify::content(target, plan, a.jobs as usize, a.verify_diff, a.quiet);
+    counted.and(content)
+}
+
+/// Runs a `--schema` or `--post-data` script and says what happened. Two runs at once take
+/// turns (an advisory lock around the script), so the second finds it done in the journal.
+fn phase(
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    rules: &target::Rules,
+    quiet: bool,
+) -> Result<()> {
+    let key = lock_key(journal, "");
+    let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
+    let done = sqlfile::run(client, path, journal, rules.scripts_in_transaction);
+    if locked {
+        let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
+    }
+    let done = done?;
+    // The script may have changed what the session relies on (pg_dump's set search_path).
+    session::apply(client)?;
+    rules.setup(client)?;
+    if !quiet {
+        match done {
+            Some(n) => eprintln!("csvload: {}: {n} statements run", path.display()),
+            None => eprintln!(
+                "csvload: {}: already run (journal {}); skipped",
+                path.display(),
+                journal.sql()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// The advisory-lock key of `table` (`""`: the scripts) under `journal`: the first 8 bytes of
+/// XXH64 of `csvload`, the journal and the table, so runs with the same journal and table
+/// meet at the same key.
+pub fn lock_key(journal: &Journal, table: &str) -> i64 {
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    std::hash::Hasher::write(
+        &mut h,
+        format!("csvload\0{}\0{table}", journal.sql()).as_bytes(),
+    );
+    std::hash::Hasher::finish(&h) as i64
+}
+
+/// Takes the session-level advisory lock `key` for `what`, waiting (and saying so, with the
+/// holder's server pid and application) while another session holds it. `Ok(false)` when the
+/// server has no advisory locks (the journal's primary key still refuses a batch committed
+/// twice, in words).
+fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
+    // A table or file name from a manifest: escaped before it reaches the terminal.
+    let what = crate::io::names::display_name(what);
+    let got = match client.query_one("SELECT pg_catalog.pg_try_advisory_lock($1)", &[&key]) {
+        Ok(r) => r.get::<_, bool>(0),
+        Err(e)
+            if e.as_db_error()
+                .is_some_and(|d| matches!(d.code().code(), "42883" | "0A000" | "42501")) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(load::sql_err(&e)),
+    };
+    if got {
+        return Ok(true);
+    }
+    let who: String = client
+        .query_opt(
+            "SELECT format('server pid %s, application %L, since %s', a.pid, \
+             a.application_name, date_trunc('second', a.backend_start)) \
+             FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 \
+             AND l.objid::bigint = $2 AND l.objsubid = 1 LIMIT 1",
+            &[
+                &((key as u64 >> 32) as i64),
+                &((key as u64 & 0xffff_ffff) as i64),
+            ],
+        )
+        .ok()
+        .flatten()
+        .map(|r| r.get(0))
+        .unwrap_or_else(|| "a session".into());
+    eprintln!(
+        "csvload: {what} is being loaded by another csvload ({who}); waiting for it to \
+         finish (Ctrl-C stops this one; nothing of it is loaded yet)"
+    );
+    client
+        .execute("SELECT pg_catalog.pg_advisory_lock($1)", &[&key])
+        .map_err(|e| load::sql_err(&e))?;
+    eprintln!("csvload: {what}: the other load has finished; going on");
+    Ok(true)
+}
+
+/// Locks every table of the plan (in key order, so two runs never wait for each other
+/// crosswise) for the rest of the run: a second csvload on the same table waits here,
+/// before it counts rows or reads the journal.
+fn lock_tables(
+    client: &mut postgres::Client,
+    journal: &Journal,
+    plan: &Plan,
+    rules: &target::Rules,
+) -> Result<()> {
+    if !rules.advisory_locks {
+        return Ok(());
+    }
+    let mut keys: Vec<(i64, String)> = plan
+        .tables
+        .iter()
+        .map(|t| (lock_key(journal, &t.display()), t.display()))
+        .collect();
+    keys.sort();
+    for (k, name) in keys {
+        if !lock(client, k, &format!("table {name}"))? {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Says so when the journal already holds rows of the plan's tables: a rerun resumes.
+fn resuming_note(client: &mut postgres::Client, plan: &Plan, journal: &Journal) -> Result<()> {
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    if done > 0 {
+        eprintln!(
+            "csvload: resuming: journal {} records {done} of the {total} rows as loaded; \
+             loading the other {}",
+            journal.sql(),
+            total.saturating_sub(done)
+        );
+    }
+    Ok(())
+}
+
+/// Said on SIGINT/SIGTERM/SIGHUP before the process exits: what this run committed (open
+/// batches roll back when the connections close) and how to go on.
+fn interrupted() {
+    let rows = load::COMMITTED_ROWS.load(Ordering::SeqCst);
+    let batches = load::COMMITTED_BATCHES.load(Ordering::SeqCst);
+    eprintln!(
+        "csvload: interrupted: this run committed {rows} rows in {batches} batch(es), each \
+         recorded in the journal; batches in progress were rolled back; rerun the same \
+         command to load the rest"
+    );
+}
+
+/// The data phase: `-j` workers take files from one queue. Returns the number of files
+/// with refused rows; connection and I/O errors end the run (exit 2) after the other
+/// workers finish their batch.
+fn load_all(
+    target: &conn::Target,
+    plan: &Plan,
+    journal: &Journal,
+    a: &Args,
+    rules: &'static target::Rules,
+    bar: &indicatif::ProgressBar,
+) -> Result<(usize, Vec<Tally>)> {
+    let mut files_left = vec![0usize; plan.tables.len()];
+    for f in &plan.files {
+        files_left[f.table] += 1;
+    }
+    let files_left = Mutex::new(files_left);
+    let committed = |n: u64| bar.inc(n);
+    // Each table's shards in spread order (plan::spread), not neighbours side by side.
+    let queue: Mutex<VecDeque<usize>> = Mutex::new(plan.load_order().into());
+    let stop_all = AtomicBool::new(false);
+    let failed_tables: Mutex<Vec<bool>> = Mutex::new(vec![false; plan.tables.len()]);
+    let tallies: Mutex<Vec<Tally>> =
+        Mutex::new((0..plan.tables.len()).map(|_| Tally::default()).collect());
+    let refused = AtomicU64::new(0);
+    let fatal: Mutex<Option<Error>> = Mutex::new(None);
+    let jobs = (a.jobs as usize).min(plan.files.len()).min(MAX_JOBS);
+    let stop = |table: usize| {
+        stop_all.load(Ordering::SeqCst) || failed_tables.lock().map(|f| f[table]).unwrap_or(true)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                let fail = |e: Error| {
+                    stop_all.store(true, Ordering::SeqCst);
+                    let mut f = fatal.lock().unwrap();
+                    if f.is_none() {
+                        *f = Some(e);
+                    }
+                };
+                let mut client = match target.connect() {
+                    Ok(c) => c,
+                    Err(e) => return fail(e),
+                };
+                if let Err(e) = rules.setup(&mut client) {
+                    return fail(e);
+                }
+                let opts = Opts {
+                    batch_rows: rules.batch_rows(a.batch_rows),
+                    rules,
+                    journal,
+                    stop: &stop,
+                    committed: &committed,
+                    retries: a.retries,
+                    quiet: a.quiet,
+                };
+                loop {
+                    let Some(fi) = queue.lock().unwrap().pop_front() else {
+                        return;
+                    };
+                    let job = &plan.files[fi];
+                    if stop(job.table) {
+                        continue;
+                    }
+                    let t0 = Instant::now();
+                    let out = load::load_file(target, &mut client, plan, job, &opts);
+                    let t1 = Instant::now();
+                    let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
+                    match out {
+                        Ok(Outcome::Done(n)) => {
+                            let mut left = files_left.lock().unwrap();
+                            left[job.table] -= 1;
+                            let done = left.iter().filter(|&&l| l == 0).count();
+                            bar.set_message(format!("tables done {done}/{}", left.len()));
+                            drop(left);
+                            let mut t = tallies.lock().unwrap();
+                            let t = &mut t[job.table];
+                            t.files += 1;
+                            t.rows += n;
+                            // Bytes of files loaded, not of those the journal had done: a
+                            // rerun with nothing to do shows no speed.
+                            if n > 0 {
+                                t.bytes += bytes;
+                            }
+                            t.span = Some(match t.span {
+                                Some((a, b)) => (a.min(t0), b.max(t1)),
+                                None => (t0, t1),
+                            });
+                        }
+                        Ok(Outcome::Stopped(n)) => {
+                            tallies.lock().unwrap()[job.table].rows += n;
+                        }
+                        Ok(Outcome::Refused(msg, n)) => {
+                            eprintln!("csvload: {}", crate::io::names::terminal_safe(&msg));
+                            tallies.lock().unwrap()[job.table].rows += n;
+                            refused.fetch_add(1, Ordering::SeqCst);
+                            failed_tables.lock().unwrap()[job.table] = true;
+                            if !a.keep_going {
+                                stop_all.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        Err(e) => return fail(e),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = fatal.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok((
+        refused.load(Ordering::SeqCst) as usize,
+        tallies.into_inner().unwrap(),
+    ))
+}
+
+/// A progress bar on stderr when it is a terminal and not `-q` (hidden otherwise): rows of
+/// the manifests committed (those the journal already holds count as done), rows/s, ETA,
+/// tables done.
+fn progress_bar(
+    client: &mut postgres::Client,
+    plan: &Plan,
+    journal: &Journal,
+    quiet: bool,
+) -> Result<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() || plan.files.is_empty() {
+        return Ok(indicatif::ProgressBar::hidden());
+    }
+    let total: u64 = plan.tables.iter().map(|t| t.expected_rows).sum();
+    let mut done = 0u64;
+    for t in &plan.tables {
+        done += journal.rows_of(client, &t.display())?.max(0) as u64;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    // The rate rounded (`966k rows/s`), not indicatif's `965,989.0189/s`.
+    let style = crate::io::progress::rows_style(
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {rate}, ETA {eta}, {msg}",
+    );
+    bar.set_style(style);
+    bar.set_position(done.min(total));
+    bar.reset_eta();
+    bar.set_message(format!("tables done 0/{}", plan.tables.len()));
+    Ok(bar)
+}
+
+/// The table of what each table took, then the summary line every tool prints.
+fn summary(plan: &Plan, tallies: &[Tally], refused: usize) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{:<40} {:>6} {:>12} {:>9} {:>9}",
+        "table", "files", "rows", "seconds", "MB/s"
+    );
+    for (t, y) in plan.tables.iter().zip(tallies) {
+        let secs = y.secs();
+        // No speed for a table with nothing loaded (a rerun the journal had done).
+        let mbs = if secs > 0.0 && y.bytes > 0 {
+            format!("{:.1}", y.bytes as f64 / 1e6 / secs)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            err,
+            "{:<40} {:>6} {:>12} {:>9.2} {:>9}",
+            crate::io::names::Escaped(t.display()),
+            y.files,
+            y.rows,
+            secs,
+            mbs
+        );
+    }
+    drop(err);
+    let rows: u64 = tallies.iter().map(|t| t.rows).sum();
+    let bytes: u64 = tallies.iter().map(|t| t.bytes).sum();
+    crate::io::progress::Summary {
+        read_bytes: bytes,
+        read_records: rows,
+        wrote: tallies.iter().filter(|t| t.files > 0).count() as u64,
+        unit: "table",
+        wrote_records: rows,
+        wrote_bytes: bytes,
+        bad: refused as u64,
+        bad_word: "refused",
+    }
+    .print();
+}
+
+/// Compares each table's row count with the manifests (plus rows kept by `--append`);
+/// prints expected vs found; exit 1 on any difference.
+fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let w = |e: std::io::Error| Error::io("<stdout>", e);
+    let mut bad = 0;
+    if !quiet && !plan.tables.is_empty() {
+        writeln!(
+            out,
+            "{:<40} {:>12} {:>12}  result",
+            "table", "expected", "found"
+        )
+        .map_err(w)?;
+    }
+    for (t, x) in plan.tables.iter().zip(extra) {
+        let expected = t.expected_rows as i64 + x;
+        let found = load::count_rows(client, t).map_err(|e| server_message(&e));
+        let (shown, ok) = match &found {
+            Ok(n) => (n.to_string(), *n == expected),
+            Err(m) => (format!("error: {}", crate::io::names::Escaped(m)), false),
+        };
+        let mut lines = vec![(
+            crate::io::names::display_name(&t.display()),
+            expected.to_string(),
+            shown,
+            ok,
+        )];
+        if let Some(k) = &t.key_range {
+            lines.extend(key_check(client, t, k));
+        }
+        for (name, want, got, ok) in lines {
+            if !ok {
+                bad += 1;
+            }
+            if !quiet || !ok {
+                writeln!(
+                    out,
+                    "{:<40} {:>12} {:>12}  {}",
+                    name,
+                    // Key values come from manifests: shown escaped too.
+                    crate::io::names::Escaped(&want),
+                    crate::io::names::Escaped(&got),
+                    if ok { "ok" } else { "DIFFERENT" }
+                )
+                .map_err(w)?;
+            }
+        }
+    }
+    out.flush().map_err(w)?;
+    if bad > 0 {
+        return Err(Error::Found(format!(
+            "verification failed: {bad} table(s) differ from the manifests"
+        )));
+    }
+    Ok(())
+}
+
+/// Compares the key's min and max in the table with the manifest's range, letting the server
+/// cast the manifest's values to the column's type and compare them in its own order.
+/// Returns `(label, expected, found, ok)` lines.
+fn key_check(
+    client: &mut postgres::Client,
+    t: &plan::TablePlan,
+    k: &plan::KeyRange,
+) -> Vec<(String, String, String, bool)> {
+    let col = plan::quote_ident(&k.column);
+    let ty: std::result::Result<String, String> = client
+        .query_one(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_catalog.pg_attribute \
+             WHERE attrelid = $1::text::regclass AND attname = $2 AND NOT attisdropped",
+            &[&t.sql_name(), &k.column],
+        )
+        .map(|r| r.get(0))
+        .map_err(|e| server_message(&e));
+    let from = load::from_item(client, t);
+    let res = ty.and_then(|ty| {
+        let q = format!(
+            "SELECT (SELECT min(CAST(v AS {ty}))::text FROM unnest($1::text[]) v), \
+                    (SELECT max(CAST(v AS {ty}))::text FROM unnest($2::text[]) v), \
+                    min({col})::text, max({col})::text FROM {from}"
+        );
+        client
+            .query_one(&q, &[&k.firsts, &k.lasts])
+            .map(|r| {
+                let g = |i| {
+                    r.get::<_, Option<String>>(i)
+                        .unwrap_or_else(|| "(none)".into())
+                };
+                (g(0), g(1), g(2), g(3))
+            })
+            .map_err(|e| server_message(&e))
+    });
+    let label = |m: &str| {
+        format!(
+            "{} {m}({})",
+            crate::io::names::Escaped(t.display()),
+            crate::io::names::Escaped(&k.column)
+        )
+    };
+    match res {
+        Ok((emin, emax, fmin, fmax)) => vec![
+            (label("min"), emin.clone(), fmin.clone(), emin == fmin),
+            (label("max"), emax.clone(), fmax.clone(), emax == fmax),
+        ],
+        Err(m) => vec![(
+            label("min/max"),
+            String::new(),
+            format!("error: {m}"),
+            false,
+        )],
+    }
+}

@@ -1,0 +1,401 @@
+//! What csvload does differently per kind of target (`--target-kind postgresql|cockroachdb|
+//! yugabytedb`, by default read from `SELECT version()`): the one place these choices live.
+//!
+//! Each kind is a [`Rules`] value: its default batch size, the statements its sessions send
+//! after the common ones of [`super::session`], whether its advisory locks lock, and the
+//! spelling of COPY's options. The loader and the session setup read these fields; nothing
+//! else asks which kind it is. Why each value is what it is, with the documentation pages it
+//! rests on, is in docs/cockroachdb.md and docs/yugabytedb.md.
+
+use super::plan::{TablePlan, quote_ident, quote_literal};
+use crate::io::error::{Error, Result};
+use postgres::Client;
+
+/// The kind of server csvload loads into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetKind {
+    /// PostgreSQL (and servers that answer `version()` as it does).
+    Postgresql,
+    /// CockroachDB: `version()` starts with `CockroachDB`.
+    Cockroachdb,
+    /// YugabyteDB (YSQL): `version()` contains `-YB-`.
+    Yugabytedb,
+}
+
+/// How COPY's options are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyOptions {
+    /// PostgreSQL's own form: `WITH (FORMAT csv, NULL '...')`.
+    Parenthesized,
+    /// The keyword form `WITH CSV NULL '...'`: the one CockroachDB documents (its COPY page
+    /// lists `CSV`, `NULL`, `DELIMITER`, `ESCAPE`, `HEADER` as options, and some versions
+    /// refuse `FORMAT`). PostgreSQL still accepts it (its pre-9.0 COPY syntax).
+    Keywords,
+}
+
+/// The choices that differ per kind.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// The kind these rules are for.
+    pub kind: TargetKind,
+    /// Records per batch (transaction) when `--batch-rows` is not given; `None`: one file,
+    /// one transaction.
+    pub default_batch_rows: Option<u64>,
+    /// Statements every session sends after the common settings (session.rs), in order.
+    pub session_sql: &'static [&'static str],
+    /// True when `pg_try_advisory_lock` really locks; false where it is a stub that always
+    /// answers true (CockroachDB), so calling it would promise a protection that is not
+    /// there. Where locks are off, the journal's primary key is what stops two runs from
+    /// committing one batch twice.
+    pub advisory_locks: bool,
+    /// How COPY's options are written.
+    pub copy_options: CopyOptions,
+    /// True when `--truncate` may empty the table and forget its journal rows in one
+    /// transaction; false where TRUNCATE is a schema change that is not transactional
+    /// (CockroachDB): then the journal rows go first, in their own transaction, and the
+    /// TRUNCATE runs on its own (interrupted between the two, the table holds rows the journal
+    /// does not account for: refused in words, and a rerun with --truncate empties it).
+    pub truncate_in_transaction: bool,
+    /// True when a `--schema`/`--post-data` script runs in one transaction with its journal
+    /// row (as `psql -1`); false where DDL in an explicit transaction is not what it is on
+    /// PostgreSQL (CockroachDB: since v25.1 `autocommit_before_ddl` commits the open
+    /// transaction before each DDL statement, and schema changes are not transactional): then
+    /// each statement runs on its own and the journal row follows the last.
+    pub scripts_in_transaction: bool,
+}
+
+const POSTGRESQL: Rules = Rules {
+    kind: TargetKind::Postgresql,
+    default_batch_rows: None,
+    session_sql: &[],
+    advisory_locks: true,
+    copy_options: CopyOptions::Parenthesized,
+    truncate_in_transaction: true,
+    scripts_in_transaction: true,
+};
+
+const COCKROACHDB: Rules = Rules {
+    kind: TargetKind::Cockroachdb,
+    // Its performance best practices: large multi-row writes make long transactions that end
+    // in retry errors (40001 "transaction deadline exceeded"); try 10, 100, 1000 rows. Each
+    // batch is an explicit transaction with its journal row either way.
+    default_batch_rows: Some(1000),
+    // Every setting of session.rs is accepted (pkg/sql/vars.go: standard_conforming_strings
+    // on, client_encoding UTF8, DateStyle 'ISO, MDY', IntervalStyle postgres,
+    // extra_float_digits 3, statement_timeout and idle_in_transaction_session_timeout 0), so
+    // none is skipped; nothing CockroachDB-only is needed, since a COPY in an explicit
+    // transaction is atomic in every version (copy_from_atomic_enabled only matters outside).
+    session_sql: &[],
+    advisory_locks: false,
+    copy_options: CopyOptions::Keywords,
+    // Its TRUNCATE page: "TRUNCATE is a schema change, and as such is not transactional".
+    truncate_in_transaction: false,
+    scripts_in_transaction: false,
+};
+
+const YUGABYTEDB: Rules = Rules {
+    kind: TargetKind::Yugabytedb,
+    // YugabyteDB's own COPY default (yb_default_copy_from_rows_per_transaction) and
+    // yb-voyager's batch size.
+    default_batch_rows: Some(20_000),
+    session_sql: &[
+        // COPY would otherwise commit every 20,000 rows on its own, apart from the journal row.
+        "SET yb_default_copy_from_rows_per_transaction = 0",
+        // On, writes skip the transaction and are applied at once: a batch that failed half-way
+        // would leave rows behind while its journal row rolled back. A role's or database's
+        // default may have turned it on; the journal needs it off.
+        "SET yb_disable_transactional_writes = off",
+    ],
+    // Advisory locks came in v2.25 as a preview behind ysql_yb_enable_advisory_locks (default
+    // true in the current flag reference); a server without them refuses the call, which
+    // super::lock takes as "no locks" (0A000, 42883) and goes on.
+    advisory_locks: true,
+    copy_options: CopyOptions::Parenthesized,
+    truncate_in_transaction: true,
+    scripts_in_transaction: true,
+};
+
+impl TargetKind {
+    /// The kind `version()`'s text names: `CockroachDB ...` at its start, `-YB-` anywhere
+    /// (`PostgreSQL 11.2-YB-2.20.1.0-b0 on ...`), PostgreSQL otherwise.
+    pub fn detect(version: &str) -> TargetKind {
+        if version.starts_with("CockroachDB") {
+            TargetKind::Cockroachdb
+        } else if version.contains("-YB-") {
+            TargetKind::Yugabytedb
+        } else {
+            TargetKind::Postgresql
+        }
+    }
+
+    /// This kind's rules.
+    pub fn rules(self) -> &'static Rules {
+        match self {
+            TargetKind::Postgresql => &POSTGRESQL,
+            TargetKind::Cockroachdb => &COCKROACHDB,
+            TargetKind::Yugabytedb => &YUGABYTEDB,
+        }
+    }
+
+    /// The name `--target-kind` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::Postgresql => "postgresql",
+            TargetKind::Cockroachdb => "cockroachdb",
+            TargetKind::Yugabytedb => "yugabytedb",
+        }
+    }
+}
+
+impl Rules {
+    /// Sends [`Rules::session_sql`] on `client` (after session.rs's settings, which
+    /// `conn::Target::connect` sends). A refused statement is exit 2 with the server's words.
+    pub fn setup(&self, client: &mut Client) -> Result<()> {
+        for s in self.session_sql {
+            client.batch_execute(s).map_err(|e| {
+                Error::Usage(format!(
+                    "setting up the session for --target-kind {} ({s}): {}",
+                    self.kind.name(),
+                    super::server_message(&e)
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Records per batch: `--batch-rows` when given, else this kind's default.
+    pub fn batch_rows(&self, given: Option<u64>) -> Option<u64> {
+        given.or(self.default_batch_rows)
+    }
+
+    /// The `COPY ... FROM STDIN` statement of `t` for this kind.
+    pub fn copy_sql(&self, t: &TablePlan) -> String {
+        match self.copy_options {
+            CopyOptions::Parenthesized => t.copy_sql(),
+            CopyOptions::Keywords => {
+                let cols = if t.columns.is_empty() {
+                    String::new()
+                } else {
+                    let c: Vec<String> = t.columns.iter().map(|c| quote_ident(c)).collect();
+                    format!(" ({})", c.join(", "))
+                };
+                format!(
+                    "COPY {}{cols} FROM STDIN WITH CSV NULL {}",
+                    t.sql_name(),
+                    quote_literal(&t.null)
+                )
+            }
+        }
+    }
+
+    /// What a run says on stderr about this kind (unless `-q`): `None` for PostgreSQL.
+    pub fn note(&self, batch_rows: Option<u64>) -> Option<String> {
+        let batches = match batch_rows {
+            Some(n) => format!("batches of {n} records"),
+            None => "one transaction per file".into(),
+        };
+        match self.kind {
+            TargetKind::Postgresql => None,
+            TargetKind::Cockroachdb => Some(format!(
+                "target kind cockroachdb: {batches}, each COPY in an explicit transaction with \
+                 its journal row; no advisory locks (CockroachDB's are stubs): two runs on one \
+                 table at once are kept apart by the journal's primary key (the second fails, \
+                 nothing is loaded twice)"
+            )),
+            TargetKind::Yugabytedb => Some(format!(
+                "target kind yugabytedb: {batches}, each COPY in an explicit transaction with \
+                 its journal row (yb_default_copy_from_rows_per_transaction = 0, \
+                 yb_disable_transactional_writes = off)"
+            )),
+        }
+    }
+}
+
+/// The kind to load with: `given` (`--target-kind`) or the one `version()` names. When both
+/// are there and differ, `given` wins (a proxy may rewrite `version()`; tests load PostgreSQL
+/// with another kind's rules) and a warning says what the server answered.
+pub fn resolve(client: &mut Client, given: Option<TargetKind>) -> Result<TargetKind> {
+    let v: String = client
+        .query_one("SELECT version()", &[])
+        .map_err(|e| Error::Usage(super::server_message(&e)))?
+        .get(0);
+    Ok(choose(given, &v, |w| eprintln!("csvload: warning: {w}")))
+}
+
+/// [`resolve`]'s choice for a `version()` text `v`; `warn` is told of a mismatch.
+pub fn choose(given: Option<TargetKind>, v: &str, warn: impl FnOnce(String)) -> TargetKind {
+    let seen = TargetKind::detect(v);
+    match given {
+        None => seen,
+        Some(k) => {
+            if k != seen {
+                warn(format!(
+                    "--target-kind {} but the server's version() ({}) looks like {}; loading \
+                     with {}'s rules as asked",
+                    k.name(),
+                    crate::io::names::Escaped(v.chars().take(80).collect::<String>().as_str()),
+                    seen.name(),
+                    k.name()
+                ));
+            }
+            k
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(columns: &[&str], null: &str) -> TablePlan {
+        TablePlan {
+            schema: Some("s".into()),
+            name: "t".into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            null: null.into(),
+            expected_rows: 0,
+            key_range: None,
+        }
+    }
+
+    #[test]
+    fn detected_from_version_text() {
+        for (v, k) in [
+            (
+                "PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu",
+                TargetKind::Postgresql,
+            ),
+            (
+                "CockroachDB CCL v24.1.0 (x86_64-pc-linux-gnu, built 2024/05/15, go1.22.2)",
+                TargetKind::Cockroachdb,
+            ),
+            (
+                "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang",
+                TargetKind::Yugabytedb,
+            ),
+            (
+                "PostgreSQL 15.2-YB-2025.1.0.0-b0 on x86_64-pc-linux-gnu",
+                TargetKind::Yugabytedb,
+            ),
+            // Only at the start: a PostgreSQL built by someone who likes the name is not one.
+            (
+                "PostgreSQL 16.1 (CockroachDB fan build)",
+                TargetKind::Postgresql,
+            ),
+            ("", TargetKind::Postgresql),
+        ] {
+            assert_eq!(TargetKind::detect(v), k, "{v}");
+        }
+    }
+
+    #[test]
+    fn given_kind_wins_with_a_warning_on_mismatch() {
+        let crdb = "CockroachDB CCL v24.1.0";
+        let mut warned = None;
+        let k = choose(Some(TargetKind::Yugabytedb), crdb, |w| warned = Some(w));
+        assert_eq!(k, TargetKind::Yugabytedb);
+        let w = warned.unwrap();
+        assert!(
+            w.contains("--target-kind yugabytedb") && w.contains("cockroachdb"),
+            "{w}"
+        );
+        let mut warned = false;
+        assert_eq!(
+            choose(Some(TargetKind::Cockroachdb), crdb, |_| warned = true),
+            TargetKind::Cockroachdb
+        );
+        assert!(!warned);
+        assert_eq!(choose(None, crdb, |_| panic!()), TargetKind::Cockroachdb);
+    }
+
+    #[test]
+    fn batch_rows_per_kind_and_given_wins() {
+        assert_eq!(TargetKind::Postgresql.rules().batch_rows(None), None);
+        assert_eq!(TargetKind::Cockroachdb.rules().batch_rows(None), Some(1000));
+        assert_eq!(
+            TargetKind::Yugabytedb.rules().batch_rows(None),
+            Some(20_000)
+        );
+        for k in [
+            TargetKind::Postgresql,
+            TargetKind::Cockroachdb,
+            TargetKind::Yugabytedb,
+        ] {
+            assert_eq!(k.rules().batch_rows(Some(7)), Some(7));
+            assert_eq!(k.rules().kind, k);
+        }
+    }
+
+    #[test]
+    fn session_statements_per_kind() {
+        assert!(TargetKind::Postgresql.rules().session_sql.is_empty());
+        assert!(TargetKind::Cockroachdb.rules().session_sql.is_empty());
+        assert_eq!(
+            TargetKind::Yugabytedb.rules().session_sql,
+            [
+                "SET yb_default_copy_from_rows_per_transaction = 0",
+                "SET yb_disable_transactional_writes = off"
+            ]
+        );
+        // Never turned on: with it the journal row and the batch would not commit together.
+        for k in [
+            TargetKind::Postgresql,
+            TargetKind::Cockroachdb,
+            TargetKind::Yugabytedb,
+        ] {
+            for s in k.rules().session_sql {
+                assert!(!s.contains("transactional_writes = on"), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn advisory_locks_per_kind() {
+        assert!(TargetKind::Postgresql.rules().advisory_locks);
+        assert!(!TargetKind::Cockroachdb.rules().advisory_locks);
+        assert!(TargetKind::Yugabytedb.rules().advisory_locks);
+    }
+
+    #[test]
+    fn truncate_per_kind() {
+        assert!(TargetKind::Postgresql.rules().truncate_in_transaction);
+        assert!(!TargetKind::Cockroachdb.rules().truncate_in_transaction);
+        assert!(TargetKind::Yugabytedb.rules().truncate_in_transaction);
+        assert!(TargetKind::Postgresql.rules().scripts_in_transaction);
+        assert!(!TargetKind::Cockroachdb.rules().scripts_in_transaction);
+        assert!(TargetKind::Yugabytedb.rules().scripts_in_transaction);
+    }
+
+    #[test]
+    fn copy_statement_per_kind() {
+        let t = table(&["a", "b\"c"], "\\N");
+        assert_eq!(
+            TargetKind::Postgresql.rules().copy_sql(&t),
+            r#"COPY "s"."t" ("a", "b""c") FROM STDIN WITH (FORMAT csv, NULL E'\\N')"#
+        );
+        assert_eq!(
+            TargetKind::Yugabytedb.rules().copy_sql(&t),
+            TargetKind::Postgresql.rules().copy_sql(&t)
+        );
+        assert_eq!(
+            TargetKind::Cockroachdb.rules().copy_sql(&t),
+            r#"COPY "s"."t" ("a", "b""c") FROM STDIN WITH CSV NULL E'\\N'"#
+        );
+        assert_eq!(
+            TargetKind::Cockroachdb.rules().copy_sql(&table(&[], "")),
+            r#"COPY "s"."t" FROM STDIN WITH CSV NULL ''"#
+        );
+    }
+
+    #[test]
+    fn notes_say_the_batches() {
+        assert!(TargetKind::Postgresql.rules().note(None).is_none());
+        let n = TargetKind::Cockroachdb.rules().note(Some(1000)).unwrap();
+        assert!(
+            n.contains("batches of 1000") && n.contains("no advisory locks"),
+            "{n}"
+        );
+        let n = TargetKind::Yugabytedb.rules().note(None).unwrap();
+        assert!(n.contains("one transaction per file"), "{n}");
+    }
+}

@@ -1,0 +1,114 @@
+//! pgdump2csv's side of the schema conversion ([`crate::schemaconv`]): each DDL statement
+//! goes through the session on its way to --write-schema or --write-post-data, and at the end the held
+//! DDL (CockroachDB, YugabyteDB) is converted and the --report written.
+
+use super::{Converter, Phase};
+use crate::io::error::{Error, IoContext, Result};
+use crate::io::output::AtomicFile;
+use crate::pg::dump::ddl::Stmt;
+use crate::schemaconv::{Dest, Now, TableFacts, TargetKind, report::Report};
+use std::io::Write;
+
+impl Converter<'_> {
+    /// The output file the current phase writes to.
+    pub(super) fn dest(&self) -> Dest {
+        match (self.phase, &self.post) {
+            (Phase::Post, Some(_)) => Dest::PostData,
+            _ => Dest::Schema,
+        }
+    }
+
+    /// Writes one DDL statement (`sig..end`, with the comments before it and the rest of its
+    /// line up to `unit_end`) as the target's rules decide.
+    pub(super) fn route(
+        &mut self,
+        sig: usize,
+        end: usize,
+        unit_end: usize,
+        kind: &Stmt,
+    ) -> Result<()> {
+        let facts = match kind {
+            Stmt::CreateTable {
+                table, inherits, ..
+            } => Some(TableFacts {
+                key: self.resolve(table),
+                parents: inherits.iter().map(|p| self.resolve(p)).collect(),
+                add_pk: false,
+            }),
+            Stmt::AddPrimaryKey { table, .. } => Some(TableFacts {
+                key: self.resolve(table),
+                parents: Vec::new(),
+                add_pk: true,
+            }),
+            _ => None,
+        };
+        let line = self.buf.pos_at(sig).line;
+        let dest = self.dest();
+        let avail = self.buf.avail();
+        let now = self.conv.statement(
+            dest,
+            line,
+            &avail[..sig],
+            &avail[sig..end],
+            &avail[end..unit_end],
+            self.std_strings,
+            facts,
+        );
+        match now {
+            Now::Write => {
+                let unit = self.buf.avail()[..unit_end].to_vec();
+                self.write_out(&unit)
+            }
+            Now::Replace(text) => {
+                let avail = self.buf.avail();
+                let mut unit = avail[..sig].to_vec();
+                unit.extend_from_slice(&text);
+                unit.extend_from_slice(&avail[end..unit_end]);
+                self.write_out(&unit)
+            }
+            Now::Held => Ok(()),
+        }
+    }
+
+    /// At the end: the converted DDL into the schema files (deferred mode), then the report.
+    /// Returns the --strict error, if any, after the report is written.
+    pub(super) fn finish_conversion(&mut self, tables: &[crate::manifest::Table]) -> Result<()> {
+        let (schema, post) = self.conv.finish();
+        for (f, text) in [(self.schema.as_mut(), schema), (self.post.as_mut(), post)] {
+            if let Some(f) = f {
+                let name = f.dest().to_path_buf();
+                f.write_all(&text).at(name)?;
+            }
+        }
+        let o = *self.conv.options();
+        if let Some(path) = &self.cfg.report {
+            let r = Report {
+                source: &self.buf.name,
+                target: o.target,
+                no_owner: o.no_owner,
+                no_privileges: o.no_privileges,
+                yb_sharding: (o.target == TargetKind::Yugabytedb).then_some(o.yb_sharding),
+                entries: self.conv.entries(),
+                tables,
+            };
+            let html = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+            let bytes = if html { r.html() } else { r.json() };
+            let mut f = AtomicFile::create(path)?;
+            f.write_all(&bytes).at(path)?;
+            f.commit()?;
+        }
+        let n = self.conv.strict_failures();
+        if self.cfg.strict && n > 0 {
+            return Err(Error::file(
+                &self.buf.name,
+                format!(
+                    "--strict: {n} statement(s) dropped or unknown to the rules for {} (see --report); --write-schema and --write-post-data not written",
+                    o.target.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
