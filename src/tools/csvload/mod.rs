@@ -8,6 +8,7 @@
 
 pub mod conn;
 pub mod conninfo;
+pub mod journal;
 pub mod load;
 pub mod plan;
 pub mod session;
@@ -18,7 +19,8 @@ pub mod tls;
 pub mod verify;
 
 use crate::io::error::{Error, Result};
-use load::{Journal, Opts, Outcome};
+use journal::Journal;
+use load::{Opts, Outcome};
 use plan::Plan;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -188,6 +190,11 @@ pub fn server_message(e: &postgres::Error) -> String {
         }
         None => e.to_string(),
     }
+}
+
+/// A server or connection error outside any file: exit 2.
+pub fn sql_err(e: &postgres::Error) -> Error {
+    Error::Usage(server_message(e))
 }
 
 /// Per-table tallies for the summary.
@@ -372,7 +379,7 @@ fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
         {
             return Ok(false);
         }
-        Err(e) => return Err(load::sql_err(&e)),
+        Err(e) => return Err(sql_err(&e)),
     };
     if got {
         return Ok(true);
@@ -399,7 +406,7 @@ fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
     );
     client
         .execute("SELECT pg_catalog.pg_advisory_lock($1)", &[&key])
-        .map_err(|e| load::sql_err(&e))?;
+        .map_err(|e| sql_err(&e))?;
     eprintln!("csvload: {what}: the other load has finished; going on");
     Ok(true)
 }
