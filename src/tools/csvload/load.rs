@@ -1,4 +1,4 @@
-//! The data phase: each file loaded (see [`batch`] for one try at it), on a new connection
+//! The data phase: each file loaded (one try at it: `load/batch.rs`), on a new connection
 //! again when a batch loses its connection or the server asks for a retry, and each table
 //! checked against its journal before its files load.
 //!
