@@ -310,7 +310,7 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
     let ms = m.to_str().unwrap();
 
     // Another session holds the table's lock, as a running csvload does.
-    let j = dumpshard::tools::csvload::load::Journal::parse("dumpshard.load_journal").unwrap();
+    let j = dumpshard::tools::csvload::journal::Journal::parse("dumpshard.load_journal").unwrap();
     let key = dumpshard::tools::csvload::lock_key(&j, "public.t");
     let mut holder = pg.client("psql");
     holder

@@ -297,7 +297,7 @@ fn cockroach_rules_load_postgresql_exactly_in_small_batches_without_advisory_loc
     std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
     let m = manifest(dir.path(), "t.csv", 2500);
     // Another session holds the advisory lock a PostgreSQL-kind run would wait for.
-    let j = dumpshard::tools::csvload::load::Journal::parse("dumpshard.load_journal").unwrap();
+    let j = dumpshard::tools::csvload::journal::Journal::parse("dumpshard.load_journal").unwrap();
     let key = dumpshard::tools::csvload::lock_key(&j, "public.t");
     let mut holder = pg
         .client("psql")

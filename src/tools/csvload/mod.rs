@@ -6,8 +6,10 @@
 //! `COPY ... FROM STDIN` in batches that commit together with their journal row), the
 //! `--post-data` SQL, then verification of every table's row count against the manifests.
 
+mod args;
 pub mod conn;
 pub mod conninfo;
+pub mod journal;
 pub mod load;
 pub mod plan;
 pub mod session;
@@ -18,156 +20,18 @@ pub mod tls;
 pub mod verify;
 
 use crate::io::error::{Error, Result};
-use load::{Journal, Opts, Outcome};
+pub use args::Args;
+use journal::Journal;
+use load::{Opts, Outcome};
 use plan::Plan;
 use std::collections::VecDeque;
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Most connections csvload opens at once.
 pub const MAX_JOBS: usize = 64;
-
-/// Load CSV files described by dumpshard manifests into PostgreSQL, YugabyteDB or
-/// CockroachDB: in parallel, exactly once (each committed batch is recorded in a journal
-/// table in the same transaction), resumable after any interruption by rerunning the same
-/// command, and verified (row counts against the manifests).
-#[derive(Debug, clap::Parser)]
-#[command(name = "csvload", version)]
-pub struct Args {
-    /// The target database, as psql's -d takes it: a libpq URL
-    /// (`postgresql://user@host:port/db?sslmode=verify-full`), a `key=value` string
-    /// (`host=/run/postgresql dbname=db`; a host starting with `/` is a unix-socket directory)
-    /// or a database name. Several hosts (`host=a,b port=5432,5433`,
-    /// `postgresql://a:5432,b:5433/db`) are tried in turn (`load_balance_hosts=random`: in a
-    /// random order per connection, spreading -j over them; `target_session_attrs`). TLS as
-    /// in libpq: sslmode disable/allow/prefer (default)/require/verify-ca/verify-full,
-    /// sslrootcert (default ~/.postgresql/root.crt; `system`: the OS store), sslcert/sslkey.
-    /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
-    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
-    /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
-    /// TCP as in libpq: keepalives, keepalives_idle, keepalives_interval, keepalives_count,
-    /// tcp_user_timeout (milliseconds), connect_timeout (seconds per host, bounding TCP, TLS,
-    /// startup and authentication together).
-    #[arg(value_name = "DATABASE", default_value = "")]
-    pub database: String,
-
-    /// A manifest to load: pgdump2csv's (every table in it, or those of -t) or csvsplit's
-    /// (one table's shards; name the table with -t). Repeatable.
-    #[arg(short = 'm', long, value_name = "FILE")]
-    pub manifest: Vec<PathBuf>,
-
-    /// Load only this table (`name` or `schema.name`); repeatable. Names the target table of
-    /// csvsplit manifests (then give exactly one).
-    #[arg(short = 't', long, value_name = "TABLE")]
-    pub table: Vec<String>,
-
-    /// Files loaded at once, one connection each (at most 64).
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
-    pub jobs: u64,
-
-    /// Commit every N records (cut at record ends) as its own COPY and transaction; default:
-    /// one file, one transaction (PostgreSQL), 1000 records (CockroachDB), 20000
-    /// (YugabyteDB), per --target-kind.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch_rows: Option<u64>,
-
-    /// The journal table of committed batches, created if missing.
-    #[arg(
-        long,
-        value_name = "SCHEMA.TABLE",
-        default_value = "dumpshard.load_journal"
-    )]
-    pub journal: String,
-
-    /// Empty a table (and forget its journal rows) when it holds rows the journal does not
-    /// account for, instead of refusing it. A table whose rows are all journaled resumes.
-    #[arg(long, conflicts_with = "append")]
-    pub truncate: bool,
-
-    /// Load into a table even when it holds rows the journal does not account for; they are
-    /// added to the expected row count.
-    #[arg(long)]
-    pub append: bool,
-
-    /// Run this SQL script before the data, statement by statement (pgdump2csv's schema.sql).
-    #[arg(long, value_name = "FILE")]
-    pub schema: Option<PathBuf>,
-
-    /// Run this SQL script after all data (pgdump2csv's post.sql: indexes, constraints).
-    #[arg(long, value_name = "FILE")]
-    pub post_data: Option<PathBuf>,
-
-    /// Only compare each table's row count with the manifests (for data loaded any other
-    /// way); load nothing.
-    #[arg(long, conflicts_with_all = ["schema", "post_data", "truncate", "append"])]
-    pub verify_only: bool,
-
-    /// When the server refuses a row, load the other tables to the end (default: every job
-    /// stops after its current batch).
-    #[arg(long)]
-    pub keep_going: bool,
-
-    /// What verification compares: `count` (each table's rows, and a csvsplit key's min and
-    /// max, with the manifests) or `content` (also every value: an order-independent digest
-    /// of each table's records from the CSV files and read back from the target, compared
-    /// per key bucket; a full read of both sides, `-j` tables at once).
-    #[arg(long, value_name = "WHAT", value_enum, default_value = "count")]
-    pub verify: verify::Verify,
-
-    /// With `--verify content`: print up to N differing records of each differing table from
-    /// both sides (a second read of the differing key buckets); 0: name the buckets only.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub verify_diff: u64,
-
-    /// Print no progress bar and no summary; only errors and verification differences.
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-
-    /// The summary, printed anyway unless -q (accepted as in every dumpshard tool). It ends
-    /// with the line every tool prints (see dumpshard(7)): `read SIZE, N records; wrote N
-    /// tables, N records, SIZE; N refused; SECS s, RATE MB/s` (refused: files with rows the
-    /// server refused).
-    #[arg(short = 'v', long, conflicts_with = "quiet")]
-    pub verbose: bool,
-
-    /// Tries again, on a new connection, a batch whose connection broke or that the server
-    /// failed with a retryable SQLSTATE (40001, 40P01, 57P01-57P03, class 08), at most N
-    /// times in a row, waiting 0.5 s, 1 s, 2 s ... (at most 30 s) before each; each retry is
-    /// said on stderr. The journal keeps it exactly once: a batch whose COMMIT went
-    /// unanswered is looked up in the journal before it is sent again. 0: stop at the first.
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub retries: u32,
-
-    /// The kind of server loaded: postgresql, cockroachdb or yugabytedb. Default: read from
-    /// `SELECT version()` (CockroachDB's starts with `CockroachDB`, YugabyteDB's contains
-    /// `-YB-`, anything else is PostgreSQL); given and different from that, a warning says
-    /// so and the given kind is used. It sets the default --batch-rows, the session settings
-    /// (YugabyteDB: yb_default_copy_from_rows_per_transaction = 0 and
-    /// yb_disable_transactional_writes = off), whether advisory locks are taken (not on
-    /// CockroachDB, whose are stubs), the COPY option syntax (CockroachDB: `WITH CSV NULL`)
-    /// and, on CockroachDB, whose DDL is not transactional, --schema/--post-data statement by
-    /// statement and --truncate outside a transaction.
-    #[arg(long, value_name = "KIND", value_enum)]
-    pub target_kind: Option<target::TargetKind>,
-
-    /// Takes a data connection as lost (and retries its batch as above) when the server has
-    /// neither answered nor taken COPY data for this long while csvload waits on it: a peer
-    /// that stops answering without closing (dead NAT entry, frozen node, stuck proxy), which
-    /// TCP keepalives cannot see when something still acknowledges. DURATION: seconds, or
-    /// with a unit (`ms`, `s`, `min`, `h`); 0: wait forever. The default, 5 min, leaves room
-    /// for a slow COMMIT (synchronous replication, deferred constraints). Only the data
-    /// phase: a --schema/--post-data statement (CREATE INDEX on a big table) or a
-    /// verification read may rightly be silent for hours and is never cut; there the
-    /// connection string's keepalives_* and tcp_user_timeout apply. It also bounds a
-    /// connection attempt when the connection string gives no connect_timeout.
-    #[arg(long, value_name = "DURATION", default_value = "5min",
-          value_parser = stall::parse_duration)]
-    pub io_timeout: std::time::Duration,
-}
 
 /// The server's message for `e`, with detail and context when it has them.
 pub fn server_message(e: &postgres::Error) -> String {
@@ -188,6 +52,11 @@ pub fn server_message(e: &postgres::Error) -> String {
         }
         None => e.to_string(),
     }
+}
+
+/// A server or connection error outside any file: exit 2.
+pub fn sql_err(e: &postgres::Error) -> Error {
+    Error::Usage(server_message(e))
 }
 
 /// Per-table tallies for the summary.
@@ -372,7 +241,7 @@ fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
         {
             return Ok(false);
         }
-        Err(e) => return Err(load::sql_err(&e)),
+        Err(e) => return Err(sql_err(&e)),
     };
     if got {
         return Ok(true);
@@ -399,7 +268,7 @@ fn lock(client: &mut postgres::Client, key: i64, what: &str) -> Result<bool> {
     );
     client
         .execute("SELECT pg_catalog.pg_advisory_lock($1)", &[&key])
-        .map_err(|e| load::sql_err(&e))?;
+        .map_err(|e| sql_err(&e))?;
     eprintln!("csvload: {what}: the other load has finished; going on");
     Ok(true)
 }

@@ -11,7 +11,8 @@
 //! on CockroachDB, whose DDL is not (`target::Rules::scripts_in_transaction`): there each
 //! statement runs on its own and the journal row follows the last.
 
-use super::load::{Journal, sql_err};
+use super::journal::Journal;
+use super::sql_err;
 use crate::io::error::{Error, Pos, Result};
 use crate::pg::dump::sql::Statements;
 use postgres::Client;
