@@ -1,9 +1,3 @@
-//! Connecting the way psql does: DATABASE as a libpq URL or `key=value` string, completed from
-//! the PG* environment variables and the password file.
-//!
-//! The `postgres` crate parses both connection-string forms but reads no environment and no
-//! `.pgpass`; psql users expect both, so the defaults libpq applies are filled in here.
-
 //! Connecting the way psql does: DATABASE as a libpq URL, `key=value` string or bare database
 //! name, completed from the PG* environment variables and the password file, over TLS with
 //! libpq's `sslmode` rules (see [`super::tls`]), to the first of several hosts that answers.
