@@ -1266,3 +1266,37 @@ fn postgres_round_trip() {
         std::fs::remove_dir_all(d.join("shards")).unwrap();
     }
 }
+
+/// A run that fails part-way leaves no shards behind: with `-b` the shards before the error
+/// were complete (renamed into place) when an unterminated quote at the end was found; they
+/// must go with the run, or a `*.csv` import would take a cut input for a whole one. Failed
+/// before: `s-0.csv` .. `s-2.csv` stayed after exit 2.
+#[test]
+fn a_failed_run_leaves_no_shards() {
+    let mut input = String::new();
+    for i in 0..300_000 {
+        input.push_str(&format!("{i},abc\n"));
+    }
+    input.push_str("9,\"unterminated\n");
+    for args in [
+        &["-b", "1M", "-o", "o/s-{n}.csv", "in.csv"][..],
+        &["-r", "100000", "-o", "o/s-{n}.csv", "in.csv"][..],
+        &["-b", "1M", "-o", "o/s-{n}.csv.gz", "in.csv"][..],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("in.csv"), &input).unwrap();
+        let o = run_in(d, &[&["-q"][..], args].concat(), b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("unterminated quoted field"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(
+            files(d),
+            ["in.csv"],
+            "{args:?}: shards left after a failed run"
+        );
+    }
+}

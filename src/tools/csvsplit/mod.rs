@@ -117,6 +117,10 @@ pub fn run(args: Args) -> Result<()> {
     }
     progress::clear();
     report(&cfg, &done)?;
+    // The run succeeded: its shards are its result (pipeline.rs held them as temporaries).
+    for d in &done.shards {
+        crate::io::signals::unregister_temp(&d.path);
+    }
     if cfg.verbose {
         let sum = |f: fn(&Done) -> u64| done.shards.iter().map(f).sum::<u64>();
         progress::Summary {

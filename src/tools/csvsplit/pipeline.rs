@@ -507,7 +507,13 @@ fn write_all(
                         s.file_bytes = empty.len() as u64;
                     }
                     match (s.file, &mut filters) {
-                        (Sink::File(f), _) => f.commit()?,
+                        (Sink::File(f), _) => {
+                            f.commit()?;
+                            // Complete, but not yet the run's result: until the run ends well
+                            // (mod.rs), a failure or a signal removes it with the temporaries,
+                            // so a failed run leaves no finished-looking shards behind.
+                            crate::io::signals::register_temp(s.path.clone());
+                        }
                         (Sink::Filter(p), Some(f)) => {
                             f.open -= 1;
                             if let Some(c) = p.finish_input() {
