@@ -4,7 +4,8 @@
 # gives median wall seconds, median CPU (user + sys), the floor's median and the ratio
 # tool / floor, in markdown for docs/benchmarks.md ("Floors"). The floors:
 #   cp of the same file        pgdump2csv plain, csvsplit, pksort in memory
-#   pigz -dc / gzip -dc        gzip input (> /dev/null)
+#   pigz -dc / gzip -dc        gzip input (> /dev/null); igzip -dc (ISA-L, the inflater the
+#                              tools use) when the Debian package isal is installed
 #   pigz -6 -p 2 alone         gzip output (compression of the same bytes, > /dev/null)
 #   server-side COPY FROM      csvload (the same shards, two sessions, as csvload -j 2)
 #   the record scanner alone   csvcheck (`csvcheck` structure-only)
@@ -75,6 +76,10 @@ row "pigz -dc dump.sql.gz" "pigz -dc $DUMP.gz > /dev/null" "true"
 row "gzip -dc dump.sql.gz" "gzip -dc $DUMP.gz > /dev/null" "true"
 row "pgdump2csv dump.sql.gz -j 1" "$BIN/pgdump2csv -q -j 1 $DUMP.gz -o $OUT/o/csv" "$P"
 row "pgdump2csv dump.sql.gz -j 2" "$BIN/pgdump2csv -q -j 2 $DUMP.gz -o $OUT/o/csv" "$P"
+# The inflate alone, one core each: ISA-L's igzip (Debian package isal; the inflater the tools
+# use by default) and the tools' reference inflate, zlib-rs (DUMPSHARD_GZIP=zlib).
+command -v igzip >/dev/null && row "igzip -dc dump.sql.gz" "igzip -dc $DUMP.gz > /dev/null" "true"
+row "pgdump2csv dump.sql.gz -j 2 zlib-rs" "DUMPSHARD_GZIP=zlib $BIN/pgdump2csv -q -j 2 $DUMP.gz -o $OUT/o/csv" "$P"
 row "cp csv" "cp $DATA $OUT/o/c.csv" "$P"
 row "csvsplit -b 64M" "$BIN/csvsplit -q -b 64M -o $OUT/o/p-{n:04}.csv $DATA" "$P"
 row "csvsplit -n 8" "$BIN/csvsplit -q -n 8 -o $OUT/o/p-{n:04}.csv $DATA" "$P"
@@ -97,6 +102,8 @@ pairs=(
     "pgdump2csv dump.sql.gz -j 1|pigz -dc dump.sql.gz"
     "pgdump2csv dump.sql.gz -j 2|pigz -dc dump.sql.gz"
     "pgdump2csv dump.sql.gz -j 2|gzip -dc dump.sql.gz"
+    "pgdump2csv dump.sql.gz -j 2|igzip -dc dump.sql.gz"
+    "pgdump2csv dump.sql.gz -j 2 zlib-rs|pigz -dc dump.sql.gz"
     "csvsplit -b 64M|cp csv"
     "csvsplit -n 8|cp csv"
     "pksort in memory|cp csv"

@@ -1,5 +1,6 @@
-//! Parallel inflate of one seekable `.gz` (src/io/input/gzpar.rs) against the sequential path (flate2
-//! on zlib-rs, `input::open_with(.., false)`): the same bytes on every valid input (one
+//! Parallel inflate of one seekable `.gz` (src/io/input/gzpar.rs) and ISA-L's inflate
+//! (src/io/input/isal.rs, what `input::open_with` gives for a gzip file) against the sequential
+//! path (flate2 on zlib-rs, `input::sequential_gzip`): the same bytes on every valid input (one
 //! stream, multi-member, our own and pigz-style blocks, BGZF built by hand, empty members,
 //! zero padding), an error on every invalid one (truncations and flipped bytes at many
 //! offsets, trailing garbage), with the same truncation flag and a position; and the real
@@ -32,7 +33,12 @@ fn drain(mut r: impl Read) -> Got {
 }
 
 fn sequential(p: &Path) -> Got {
-    drain(input::open_with(Some(p), false).unwrap().reader)
+    drain(input::sequential_gzip(std::fs::File::open(p).unwrap()))
+}
+
+/// ISA-L's path as the tools open a gzip file: on the reading thread or on a thread of its own.
+fn isal(p: &Path, thread: bool) -> Got {
+    drain(input::open_with(Some(p), thread).unwrap().reader)
 }
 
 fn parallel(p: &Path, threads: usize) -> Got {
@@ -45,6 +51,24 @@ fn agree(bytes: &[u8], what: &str) -> bool {
     let p = dir.path().join("in.gz");
     std::fs::write(&p, bytes).unwrap();
     let s = sequential(&p);
+    for thread in [false, true] {
+        let i = isal(&p, thread);
+        let (se, ie) = (
+            s.err.as_ref().map(|e| e.to_string()),
+            i.err.map(|e| e.to_string()),
+        );
+        // The same words and positions: an error is always the sequential path's.
+        assert_eq!(se, ie, "{what}: ISA-L (thread {thread}) and zlib-rs differ");
+        if se.is_none() {
+            assert!(s.out == i.out, "{what}: ISA-L's bytes differ");
+        } else {
+            let n = s.out.len().min(i.out.len());
+            assert!(
+                s.out[..n] == i.out[..n],
+                "{what}: ISA-L's bytes before the error differ"
+            );
+        }
+    }
     let par = parallel(&p, 2);
     match (&s.err, &par.err) {
         (None, None) => {
@@ -326,43 +350,71 @@ fn dump(n: usize) -> String {
 
 #[test]
 fn pgdump2csv_j2_equals_j1_on_gzip6_and_a_cut_file_fails() {
+    // Every inflate the tools choose from (DUMPSHARD_GZIP: zlib-rs, ISA-L, rapidgzip-core;
+    // by default ISA-L at -j 1 and -j 2) writes the same CSV, and on a cut file the same
+    // message, word for word.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let text = dump(250_000);
     std::fs::write(d.join("dump.sql.gz"), gzip(text.as_bytes(), 6)).unwrap();
-    for j in ["1", "2"] {
-        Cmd::new("pgdump2csv")
-            .args(["-j", j, "-q", "dump.sql.gz", "-o"])
-            .arg(format!("out{j}"))
-            .current_dir(d)
-            .expect(0);
-    }
-    let a = std::fs::read(d.join("out1/public.t.csv")).unwrap();
-    let b = std::fs::read(d.join("out2/public.t.csv")).unwrap();
-    assert!(a.len() > 1_000_000 && a == b, "-j 2 differs from -j 1");
-
     let gz = std::fs::read(d.join("dump.sql.gz")).unwrap();
     std::fs::write(d.join("cut.sql.gz"), &gz[..gz.len() * 2 / 3]).unwrap();
-    let r = Cmd::new("pgdump2csv")
-        .args(["-j", "2", "-q", "cut.sql.gz", "-o", "cut"])
-        .current_dir(d)
-        .expect(2);
-    let err = r.stderr_str();
-    assert!(
-        err.contains("cut.sql.gz: cannot decompress (the file is truncated)")
-            && err.contains("compressed byte"),
-        "{err}"
-    );
-    // No finished-looking output: no CSV under its final name.
-    assert!(
-        !d.join("cut/public.t.csv").exists(),
-        "a finished-looking CSV was left"
-    );
+    let mut want: Option<(Vec<u8>, String)> = None;
+    for (path, j) in [
+        ("zlib", "1"),
+        ("", "1"),
+        ("", "2"),
+        ("isal", "2"),
+        ("par", "2"),
+    ] {
+        let out = format!("out-{path}-{j}");
+        let cut = format!("cut-{path}-{j}");
+        let cmd = |input: &str, o: &str| {
+            let c = Cmd::new("pgdump2csv")
+                .args(["-j", j, "-q", input, "-o", o])
+                .current_dir(d);
+            if path.is_empty() {
+                c.env_remove("DUMPSHARD_GZIP")
+            } else {
+                c.env("DUMPSHARD_GZIP", path)
+            }
+        };
+        cmd("dump.sql.gz", &out).expect(0);
+        let csv = std::fs::read(d.join(&out).join("public.t.csv")).unwrap();
+        let err = cmd("cut.sql.gz", &cut).expect(2).stderr_str();
+        assert!(
+            err.contains("cut.sql.gz: cannot decompress (the file is truncated)")
+                && err.contains("compressed byte"),
+            "{path} -j {j}: {err}"
+        );
+        // No finished-looking output: no CSV under its final name.
+        assert!(
+            !d.join(&cut).join("public.t.csv").exists(),
+            "{path} -j {j}: a finished-looking CSV was left"
+        );
+        match &want {
+            None => {
+                assert!(csv.len() > 1_000_000);
+                want = Some((csv, err));
+            }
+            Some((wcsv, werr)) => {
+                assert!(
+                    csv == *wcsv,
+                    "{path} -j {j}: the CSV differs from zlib-rs's"
+                );
+                assert_eq!(
+                    &err, werr,
+                    "{path} -j {j}: the message differs from zlib-rs's"
+                );
+            }
+        }
+    }
 }
 
 #[test]
 fn every_gzip_reader_takes_the_parallel_path_with_j() {
-    // pksort, csvsplit and csvcheck read a .gz file with -j 2 as with -j 1.
+    // pksort, csvsplit and csvcheck read a .gz file with -j 2 (rapidgzip-core, as from
+    // PAR_MIN_THREADS threads) as with -j 1 (ISA-L).
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut csv = String::from("id,s\n");
@@ -373,11 +425,13 @@ fn every_gzip_reader_takes_the_parallel_path_with_j() {
     for j in ["1", "2"] {
         let sorted = Cmd::new("pksort")
             .args(["--header", "-k", "id:int", "-j", j, "in.csv.gz"])
+            .env("DUMPSHARD_GZIP", if j == "2" { "par" } else { "isal" })
             .current_dir(d)
             .ok();
         assert_eq!(sorted.len(), csv.len(), "pksort -j {j}");
         Cmd::new("csvcheck")
             .args(["--header", "-j", j, "in.csv.gz"])
+            .env("DUMPSHARD_GZIP", if j == "2" { "par" } else { "isal" })
             .current_dir(d)
             .expect(0);
     }
@@ -385,6 +439,7 @@ fn every_gzip_reader_takes_the_parallel_path_with_j() {
     std::fs::write(d.join("cut.csv.gz"), &gz[..gz.len() / 2]).unwrap();
     let r = Cmd::new("pksort")
         .args(["--header", "-k", "id:int", "-j", "2", "cut.csv.gz"])
+        .env("DUMPSHARD_GZIP", "par")
         .current_dir(d)
         .expect(2);
     assert!(

@@ -7,6 +7,8 @@
 //! (`pgdump2csv -j 1`) opens with [`open_with`] and inflates on the reading thread instead.
 
 pub mod gzpar;
+#[cfg(feature = "isal")]
+pub mod isal;
 
 use crate::io::error::{Error, IoContext, Result};
 use std::fs::File;
@@ -81,9 +83,9 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
                     "is a directory, not a file",
                 ));
             }
-            // Opened once (a FIFO must not be opened twice), then handed to the parallel
-            // inflate if it is a gzip regular file.
-            let f = match parallel_gzip(f, p, thread)? {
+            // Opened once (a FIFO must not be opened twice), then handed to a faster inflate
+            // if it is a gzip regular file.
+            let f = match gzip_file(f, p, thread)? {
                 Ok(inp) => return Ok(inp),
                 Err(f) => f,
             };
@@ -121,14 +123,47 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
     })
 }
 
-/// The input `f` (opened from `p`) inflated in parallel ([`crate::io::input::gzpar`]) when `thread` is
-/// set, the process inflates on more than one thread, and `f` is a regular file that starts
-/// with the gzip magic; else `f` back, unread (positional reads move no cursor).
-fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
-    if !thread
-        || crate::io::input::gzpar::threads() < 2
-        || !f.metadata().map(|m| m.is_file()).unwrap_or(false)
-    {
+/// Which inflate a gzip regular file gets (`DUMPSHARD_GZIP` overrides it, for tests and
+/// bench/floors.sh: `zlib`, `isal` or `par`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GzipPath {
+    /// flate2 on zlib-rs (the reference; pipes always take it).
+    Zlib,
+    /// ISA-L, on the reading thread or a thread of its own ([`crate::io::input::isal`]).
+    Isal,
+    /// rapidgzip's method on the tool's threads ([`crate::io::input::gzpar`]).
+    Par,
+}
+
+/// From this many threads a gzip file is inflated in parallel (rapidgzip-core on zlib-rs)
+/// rather than by ISA-L on one thread. ISA-L inflates about 1.9x as fast as zlib-rs on one
+/// core (docs/benchmarks.md); the parallel inflate gains at most its thread count over zlib-rs
+/// on member files and less on one stream (its marker decoding is slower, and on two cores its
+/// probe kept it sequential). Two threads lose to ISA-L (measured); four is the first count
+/// where it can win, an estimate: no machine with more than two cores was available.
+pub const PAR_MIN_THREADS: usize = 4;
+
+fn gzip_path(thread: bool) -> GzipPath {
+    match std::env::var("DUMPSHARD_GZIP").as_deref() {
+        Ok("zlib") => return GzipPath::Zlib,
+        Ok("isal") if cfg!(feature = "isal") => return GzipPath::Isal,
+        Ok("par") if thread && gzpar::threads() >= 2 => return GzipPath::Par,
+        _ => {}
+    }
+    if thread && gzpar::threads() >= PAR_MIN_THREADS {
+        GzipPath::Par
+    } else if cfg!(feature = "isal") {
+        GzipPath::Isal
+    } else {
+        GzipPath::Zlib
+    }
+}
+
+/// The input `f` (opened from `p`) inflated by ISA-L or in parallel ([`GzipPath`]) when it is
+/// a regular file that starts with the gzip magic; else `f` back, unread (positional reads
+/// move no cursor). `thread` as for [`open_with`].
+fn gzip_file(f: File, p: &Path, thread: bool) -> Result<std::result::Result<Input, File>> {
+    if !f.metadata().map(|m| m.is_file()).unwrap_or(false) {
         return Ok(Err(f));
     }
     let mut head = [0u8; 2];
@@ -138,8 +173,17 @@ fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<
         return Ok(Err(f));
     }
     let name = p.display().to_string();
-    let reader =
-        crate::io::input::gzpar::reader(f, crate::io::input::gzpar::threads()).at(&name)?;
+    let reader = match gzip_path(thread) {
+        GzipPath::Zlib => return Ok(Err(f)),
+        GzipPath::Par => gzpar::reader(f, gzpar::threads()).at(&name)?,
+        #[cfg(feature = "isal")]
+        GzipPath::Isal => {
+            let pos = Arc::new(AtomicU64::new(0));
+            decoding(isal::reader(f, pos.clone()), &name, pos, thread)
+        }
+        #[cfg(not(feature = "isal"))]
+        GzipPath::Isal => unreachable!("gzip_path gives Isal only with the isal feature"),
+    };
     Ok(Ok(Input {
         name,
         path: None,
@@ -149,15 +193,71 @@ fn parallel_gzip(f: File, p: &Path, thread: bool) -> Result<std::result::Result<
 }
 
 /// The sequential reader of the gzip file `file` (positioned at its start) on the reading
-/// thread, as [`open_with`] sets it up without a thread: [`crate::io::input::gzpar`] falls back to it
-/// when the parallel inflate reports an error, so the error is this path's.
-pub(crate) fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
+/// thread: flate2 on zlib-rs, the reference every faster path equals (tests/gzpar.rs,
+/// fuzz/fuzz_targets/gzpar.rs), and what they fall back to when they meet an error, so the
+/// error is this path's.
+pub fn sequential_gzip(file: File) -> Box<dyn Read + Send> {
     let pos = Arc::new(AtomicU64::new(0));
     let cr = Counting {
         inner: BufReader::with_capacity(1 << 20, file),
         pos: pos.clone(),
     };
     decoding(GzMembers::new(cr), "", pos, false)
+}
+
+/// [`sequential_gzip`] of `file` (positioned at its start) after its first `out` bytes (those a
+/// faster path handed out: the same data, both inflate the same stream), for that path to
+/// read on from when it meets something it leaves to zlib-rs. Costs one more sequential pass
+/// up to there, on that path only. Its errors already say where ([`Placed`]).
+pub(crate) fn sequential_after(file: File, out: u64) -> io::Result<Box<dyn Read + Send>> {
+    let mut seq = sequential_gzip(file);
+    let mut left = out;
+    let mut buf = vec![0u8; 1 << 16];
+    while left > 0 {
+        let k = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match seq.read(&mut buf[..k]) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    Placed(io::Error::other(format!(
+                        "cannot decompress: the fast inflate gave {out} bytes, zlib-rs {} \
+                         (a defect: please report it)",
+                        out - left
+                    ))),
+                ));
+            }
+            Ok(n) => left -= n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(placed(e)),
+        }
+    }
+    Ok(Box::new(PlacedErrors(seq)))
+}
+
+/// An error that already says where it is (the sequential path's): [`decompress_error`] hands
+/// it on as it is instead of adding a position.
+#[derive(Debug)]
+pub(crate) struct Placed(io::Error);
+
+impl std::fmt::Display for Placed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Placed {}
+
+fn placed(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), Placed(e))
+}
+
+/// A reader whose errors are [`Placed`].
+struct PlacedErrors(Box<dyn Read + Send>);
+
+impl Read for PlacedErrors {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(placed)
+    }
 }
 
 /// Reads up to `n` bytes (fewer only at end of stream): a pipe may deliver one byte at a time.
@@ -312,6 +412,10 @@ impl<D: Read> Read for Inline<D> {
 /// The error for a failed decompression, saying where (compressed byte `pos`, decompressed
 /// byte `out`) and whether the input is cut short.
 fn decompress_error(e: io::Error, pos: &AtomicU64, out: u64) -> io::Error {
+    if e.get_ref().is_some_and(|i| i.is::<Placed>()) {
+        let inner = e.into_inner().expect("checked above");
+        return inner.downcast::<Placed>().expect("checked above").0;
+    }
     let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
     io::Error::new(
         e.kind(),

@@ -141,29 +141,7 @@ impl ParReader {
     fn fall_back(&mut self) -> io::Result<()> {
         let mut f = self.src.file.try_clone()?;
         f.seek(SeekFrom::Start(0))?;
-        let mut seq = super::sequential_gzip(f);
-        let mut left = self.out;
-        let mut buf = vec![0u8; 1 << 16];
-        while left > 0 {
-            let k = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-            match seq.read(&mut buf[..k]) {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "cannot decompress: the parallel inflate gave {} bytes, the \
-                             sequential one {} (a defect: please report it)",
-                            self.out,
-                            self.out - left
-                        ),
-                    ));
-                }
-                Ok(n) => left -= n as u64,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.seq = Some(seq);
+        self.seq = Some(super::sequential_after(f, self.out)?);
         Ok(())
     }
 }
