@@ -52,7 +52,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .install()?;
     args.jobs = Some(crate::io::cli::threads("--jobs", args.jobs)?);
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/io/input/gzpar.rs).
+    // A .gz input in a regular file is inflated on -j threads from PAR_MIN_THREADS, by ISA-L
+    // below (src/io/input.rs, `gzip_path`).
     crate::io::input::gzpar::set_threads(cfg.threads);
     check(&cfg)
 }

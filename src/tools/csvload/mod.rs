@@ -86,8 +86,8 @@ pub fn run(a: Args) -> Result<()> {
     // csvload draws its own bar (rows committed of the manifests' rows), so none here; this
     // starts the summary's clock.
     crate::io::progress::start("csvload", true, &[]);
-    // A .gz CSV is inflated in parallel (src/io/input/gzpar.rs): on at most -j threads in all, as
-    // many as there are cores.
+    // A .gz CSV is inflated by ISA-L, or in parallel from PAR_MIN_THREADS (src/io/input.rs,
+    // `gzip_path`): on at most -j threads in all, as many as there are cores.
     crate::io::input::gzpar::set_threads(
         crate::io::cli::threads("--jobs", Some(a.jobs as usize))?
             .min(std::thread::available_parallelism().map_or(1, |n| n.get())),

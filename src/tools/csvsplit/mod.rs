@@ -66,7 +66,8 @@ pub fn run(args: Args) -> Result<()> {
         .force(args.force)
         .install()?;
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/io/input/gzpar.rs).
+    // A .gz input in a regular file is inflated on -j threads from PAR_MIN_THREADS, by ISA-L
+    // below (src/io/input.rs, `gzip_path`).
     crate::io::input::gzpar::set_threads(cfg.workers);
     for (opt, f) in [
         ("--write-manifest", cfg.write_manifest.as_deref()),

@@ -98,7 +98,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .output("--report", args.report.as_deref())
         .install()?;
     let mut cfg = Config::from_args(args)?;
-    // A .gz dump in a regular file is inflated on the jobs' threads (src/io/input/gzpar.rs).
+    // A .gz dump in a regular file is inflated on the jobs' threads from PAR_MIN_THREADS, by
+    // ISA-L below (src/io/input.rs, `gzip_path`).
     crate::io::input::gzpar::set_threads(cfg.jobs);
     crate::io::progress::start("pgdump2csv", cfg.quiet, &[cfg.dump.as_deref()]);
     // Archives (-Fc, -Fd, -Ft) are read as the script pg_restore would print for them.

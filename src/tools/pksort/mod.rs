@@ -67,7 +67,8 @@ pub fn run(args: Args) -> Result<()> {
         output::stdout_stream_pending();
     }
     let cfg = Config::from_args(args)?;
-    // A .gz input in a regular file is inflated on -j threads (src/io/input/gzpar.rs).
+    // A .gz input in a regular file is inflated on -j threads from PAR_MIN_THREADS, by ISA-L
+    // below (src/io/input.rs, `gzip_path`).
     crate::io::input::gzpar::set_threads(cfg.threads);
     let ins: Vec<Option<&Path>> = cfg.inputs.iter().map(|p| p.as_deref()).collect();
     progress::start("pksort", cfg.quiet, &ins);
