@@ -27,7 +27,7 @@ cat "$DATA" >/dev/null # page cache
 
 hf() { hyperfine --warmup 1 --runs "$RUNS" --prepare "rm -rf $OUT/s && mkdir -p $OUT/s" "$@"; }
 
-echo "== plain shards, 64 MiB"
+echo "== plain shards, 64 MiB (and -n 8: eight shards of near-equal bytes)"
 # cp is the floor, not a competitor: one in-kernel copy of the file into the page cache and no
 # record scanning (GNU cp uses copy_file_range). No splitter can beat it on ext4, where a
 # shard cannot share blocks with the input (its records do not start on block boundaries),
@@ -40,7 +40,10 @@ hf -n "cp (floor)" "cp $DATA $OUT/s/whole.csv" \
    -n "csvsplit -b 64M record scan (before the cut scan)" \
       "DUMPSHARD_CSVSPLIT_SCAN=records $BIN -b 64M -o $OUT/s/p-{n:04}.csv $DATA" \
    -n "csvsplit -b 64M --write-manifest (CRC-32 of every shard)" \
-      "$BIN -b 64M -o $OUT/s/p-{n:04}.csv --write-manifest $OUT/s/m.json $DATA"
+      "$BIN -b 64M -o $OUT/s/p-{n:04}.csv --write-manifest $OUT/s/m.json $DATA" \
+   -n "csvsplit -n 8" "$BIN -n 8 -o $OUT/s/p-{n:04}.csv $DATA" \
+   -n "csvsplit -n 8 record scan (before the cut scan)" \
+      "DUMPSHARD_CSVSPLIT_SCAN=records $BIN -n 8 -o $OUT/s/p-{n:04}.csv $DATA"
 
 echo "== gzip shards, 64 MiB (gzip level 6 everywhere)"
 pigz_row=()
@@ -55,5 +58,4 @@ hf -n "pigz -6 -p 2 alone (floor: compression of the same bytes)" "pigz -6 -p 2 
 echo "== other modes, plain shards"
 hf -n "cp (floor)" "cp $DATA $OUT/s/whole.csv" \
    -n "csvsplit -r 250000" "$BIN -r 250000 -o $OUT/s/p-{n:04}.csv $DATA" \
-   -n "csvsplit -n 8" "$BIN -n 8 -o $OUT/s/p-{n:04}.csv $DATA" \
    -n "csvsplit -n 8 --by-hash 3,2,1" "$BIN -n 8 --by-hash 3,2,1 -o $OUT/s/p-{n:04}.csv $DATA"

@@ -292,8 +292,9 @@ endif
 # the check; the load waits for both. `wc -c` of the CSV gives the number of chunks (csvsplit
 # -n: near-equal bytes, cut at record ends, records in the CSV's order); one chunk means no
 # cut: the shard manifest is removed and the load takes the table's file from pgdump2csv's
-# manifest. The key of the chunk manifest is the first column as text, for the same reason
-# as the unsorted split above (and it costs no typed parse).
+# manifest. The chunk manifest has no key (--no-key: csvsplit would otherwise take the primary
+# key from the manifest and parse it in every record), so the cut runs at copy speed
+# (docs/csvsplit.md, "Cut scan").
 define TABLE_RULES
 $(S)/$(1).checked: $(S)/converted
 	mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv'
@@ -311,7 +312,7 @@ $(S)/$(1).split: $(S)/converted
 	n=$$$$(awk -v s="$$$$size" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
 	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min) n = j; print n }') && \
 	if [ "$$$$n" -gt 1 ]; then \
-	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -k 1:text --nulls first \
+	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \
 	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
 	fi

@@ -909,6 +909,82 @@ fn bad_and_null_keys_are_errors() {
     }
 }
 
+/// `--no-key`: the shard manifest has no key ranges although the --manifest table has a
+/// primary key (examples/migrate.mk's `-n` chunks for PostgreSQL have no use for them), so
+/// the key is not read (a value that is no bigint passes) and `-n` takes the cut scan, whose
+/// shards and manifest are the record scan's. With -k, --nulls or --by-range it is refused.
+#[test]
+fn no_key_writes_no_key_ranges() {
+    let dir = dir_with_manifest_in(
+        r#"[{"name":"note","type":"text","not_null":false},
+            {"name":"id","type":"bigint","not_null":true},
+            {"name":"day","type":"date","not_null":true}]"#,
+        r#"["day","id"]"#,
+        4,
+        "note,id,day
+a,9,2024-01-01
+\"b\nc\",zz,2024-01-01
+c,2,2024-01-02
+d,1,2024-01-03
+",
+    );
+    let d = dir.path();
+    let args = |out: &'static str| {
+        vec![
+            "-n",
+            "3",
+            "-m",
+            "in.json",
+            "-t",
+            "t",
+            "--no-key",
+            "--force",
+            "-o",
+            out,
+            "--write-manifest",
+            "m.json",
+            "t.csv",
+        ]
+    };
+    let mut got = Vec::new();
+    for (scan, out) in [("cut", "c/{n}.csv"), ("records", "r/{n}.csv")] {
+        let o = Cmd::new("csvsplit")
+            .args(args(out))
+            .current_dir(d)
+            .env("DUMPSHARD_CSVSPLIT_SCAN", scan)
+            .run()
+            .output;
+        ok(&o);
+        let mut m = manifest(d);
+        assert!(m.get("key").is_none_or(|k| k.is_null()), "{m}");
+        assert!(
+            m["shards"][0].get("first_key").is_none_or(|k| k.is_null()),
+            "{m}"
+        );
+        let bodies: Vec<Vec<u8>> = (0..3)
+            .map(|n| std::fs::read(d.join(out.replace("{n}", &n.to_string()))).unwrap())
+            .collect();
+        for s in m["shards"].as_array_mut().unwrap() {
+            s["file"].take();
+        }
+        got.push((bodies, m));
+    }
+    assert_eq!(got[0], got[1], "cut scan against record scan");
+    assert_eq!(
+        got[0].0[0],
+        b"note,id,day\na,9,2024-01-01\n\"b\nc\",zz,2024-01-01\n"
+    );
+    // With the key, the bad bigint is read and refused.
+    let mut with_key = args("k/{n}.csv");
+    with_key.retain(|a| *a != "--no-key");
+    fails_with(d, &with_key, b"", &["zz"]);
+    for extra in [&["-k", "note"][..], &["--nulls", "first"], &["--by-range"]] {
+        let mut a = args("x/{n}.csv");
+        a.extend_from_slice(extra);
+        fails_with(d, &a, b"", &["--no-key"]);
+    }
+}
+
 #[test]
 fn manifest_in_primary_key_gives_the_key() {
     let dir = dir_with_manifest_in(

@@ -228,15 +228,49 @@ fn kernel_copy_falls_back_across_file_systems_pipes_and_gzip() {
     }
 }
 
-/// `-b` over a regular file finds its cuts by quote parity over the rare bytes (`"`, `\`)
-/// instead of record by record (src/tools/csvsplit/cut.rs). On inputs made to trip it (quoted
-/// newlines and CRLF across cuts and its 1 MiB pieces, `\.` lines inside and outside quotes,
-/// records larger than `-b`, more than ten of them, a last record without a newline, an
-/// unterminated quote at the end, a header that does not fit), with and without a repeated
-/// header and a manifest, it gives exactly what the record-by-record path gives
-/// (`DUMPSHARD_CSVSPLIT_SCAN=records`): the same exit code, messages, shards and manifest.
-#[test]
-fn cut_scan_equals_the_record_scan() {
+/// What one csvsplit run left: exit code, stderr lines (the summary's time and rate cut
+/// off), the shard files' contents in name order, and the manifest.
+type Outcome = (Option<i32>, Vec<String>, Vec<Vec<u8>>, Vec<u8>);
+
+/// Runs csvsplit with `args` (shards under `s/`) in a new directory `dir/tag-SCAN` once per
+/// scan, the cut scan and the record scan (`DUMPSHARD_CSVSPLIT_SCAN=records`); `stdin`: the
+/// input on a pipe.
+fn both_scans(dir: &Path, tag: &str, args: &[&str], stdin: Option<&[u8]>) -> [Outcome; 2] {
+    ["cut", "records"].map(|scan| {
+        let d = dir.join(format!("{tag}-{scan}"));
+        std::fs::create_dir(&d).unwrap();
+        let mut cmd = Cmd::new("csvsplit")
+            .args(args)
+            .current_dir(&d)
+            .env("DUMPSHARD_CSVSPLIT_SCAN", scan);
+        if let Some(b) = stdin {
+            cmd = cmd.stdin(b);
+        }
+        let run = cmd.run();
+        let mut files = Vec::new();
+        let mut shard_dir: Vec<_> = std::fs::read_dir(d.join("s"))
+            .map(|r| r.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        shard_dir.sort();
+        for p in shard_dir {
+            files.push(std::fs::read(p).unwrap());
+        }
+        let manifest = std::fs::read(d.join("m.json")).unwrap_or_default();
+        // The summary line's time and rate differ from run to run.
+        let err: Vec<String> = run
+            .stderr_str()
+            .lines()
+            .map(|l| l.split("; 0 dropped").next().unwrap_or(l).to_string())
+            .collect();
+        (run.code(), err, files, manifest)
+    })
+}
+
+/// Inputs made to trip the cut scan: quoted newlines and CRLF, `\.` lines inside and outside
+/// quotes, long records, a last record without a newline, an unterminated quote at the end,
+/// a header with a quoted newline and CRLF, and quoted fields longer than the scan's 1 MiB
+/// pieces.
+fn tricky_inputs() -> Vec<(&'static str, Vec<u8>)> {
     let mut nasty = Vec::new();
     for i in 0..400u64 {
         match i % 6 {
@@ -267,15 +301,40 @@ fn cut_scan_equals_the_record_scan() {
         .unwrap();
     }
     let header = b"id,\"na\nme\",v\r\n".to_vec();
-    let inputs: [(&str, Vec<u8>); 5] = [
+    vec![
         ("nasty", nasty.clone()),
         ("no-newline", no_newline),
         ("unterminated", unterminated),
-        ("header", [header.clone(), nasty].concat()),
+        ("header", [header, nasty].concat()),
         ("big", big),
-    ];
+    ]
+}
+
+/// The option sets every mode is compared with.
+const EXTRAS: [&[&str]; 4] = [
+    &[],
+    &["--header"],
+    &[
+        "--header",
+        "--no-repeat-header",
+        "--write-manifest",
+        "m.json",
+    ],
+    &["--write-manifest", "m.json", "--verbose"],
+];
+
+/// `-b` over a regular file finds its cuts by quote parity over the rare bytes (`"`, `\`)
+/// instead of record by record (src/tools/csvsplit/cut.rs). On inputs made to trip it (quoted
+/// newlines and CRLF across cuts and its 1 MiB pieces, `\.` lines inside and outside quotes,
+/// records larger than `-b`, more than ten of them, a last record without a newline, an
+/// unterminated quote at the end, a header that does not fit), with and without a repeated
+/// header and a manifest, it gives exactly what the record-by-record path gives
+/// (`DUMPSHARD_CSVSPLIT_SCAN=records`): the same exit code, messages, shards and manifest.
+/// `-n` goes through the cut scan too: [`chunks_cut_scan_equals_the_record_scan`].
+#[test]
+fn cut_scan_equals_the_record_scan() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, data) in &inputs {
+    for (name, data) in &tricky_inputs() {
         let input = dir.path().join(format!("{name}.csv"));
         std::fs::write(&input, data).unwrap();
         let sizes: &[&str] = if *name == "big" {
@@ -284,48 +343,12 @@ fn cut_scan_equals_the_record_scan() {
             &["10", "100", "777", "4096", "1M"]
         };
         for size in sizes {
-            for extra in [
-                &[][..],
-                &["--header"],
-                &[
-                    "--header",
-                    "--no-repeat-header",
-                    "--write-manifest",
-                    "m.json",
-                ],
-                &["--write-manifest", "m.json", "--verbose"],
-            ] {
-                let mut got = Vec::new();
-                for scan in ["cut", "records"] {
-                    let d = dir
-                        .path()
-                        .join(format!("{name}-{size}-{}-{scan}", extra.len()));
-                    std::fs::create_dir(&d).unwrap();
-                    let mut args = vec!["-b", size, "-o", "s/{n:04}.csv"];
-                    args.extend_from_slice(extra);
-                    args.push(input.to_str().unwrap());
-                    let run = Cmd::new("csvsplit")
-                        .args(&args)
-                        .current_dir(&d)
-                        .env("DUMPSHARD_CSVSPLIT_SCAN", scan)
-                        .run();
-                    let mut files = Vec::new();
-                    let mut shard_dir: Vec<_> = std::fs::read_dir(d.join("s"))
-                        .map(|r| r.map(|e| e.unwrap().path()).collect())
-                        .unwrap_or_default();
-                    shard_dir.sort();
-                    for p in shard_dir {
-                        files.push(std::fs::read(p).unwrap());
-                    }
-                    let manifest = std::fs::read(d.join("m.json")).unwrap_or_default();
-                    // The summary line's time and rate differ from run to run.
-                    let err: Vec<String> = run
-                        .stderr_str()
-                        .lines()
-                        .map(|l| l.split("; 0 dropped").next().unwrap_or(l).to_string())
-                        .collect();
-                    got.push((run.code(), err, files, manifest));
-                }
+            for extra in EXTRAS {
+                let mut args = vec!["-b", size, "-o", "s/{n:04}.csv"];
+                args.extend_from_slice(extra);
+                args.push(input.to_str().unwrap());
+                let tag = format!("{name}-{size}-{}", extra.len());
+                let got = both_scans(dir.path(), &tag, &args, None);
                 let what = format!("{name} -b {size} {extra:?}");
                 assert_eq!(got[0].0, got[1].0, "{what}: exit codes");
                 if *name == "unterminated" {
@@ -336,18 +359,84 @@ fn cut_scan_equals_the_record_scan() {
                     if !extra.contains(&"--header") {
                         assert_eq!(got[0].1.last(), got[1].1.last(), "{what}: error");
                     }
+                    assert_eq!(got[0].0, Some(2), "{what}: {:?}", got[0].1);
                     continue;
                 }
                 assert_eq!(got[0].1, got[1].1, "{what}: messages");
                 assert!(got[0].2 == got[1].2, "{what}: shards differ");
                 assert_eq!(got[0].3, got[1].3, "{what}: manifests");
-                if *name == "unterminated" {
+                if got[0].0 == Some(0) && !extra.contains(&"--header") {
+                    assert_eq!(got[0].2.concat(), *data, "{what}: shards are the input");
+                }
+            }
+        }
+    }
+}
+
+/// `-n N` over a regular file takes the cut scan as `-b` does (src/tools/csvsplit/splitter.rs,
+/// `Run::cut_chunks`), and over a pipe or a gzip file too (spooled, then mapped). On the
+/// inputs of [`cut_scan_equals_the_record_scan`] and on an empty input, a header alone, and
+/// fewer records than shards, for N = 1, 2, 3, 7 and more than the records, it gives exactly
+/// what the record-by-record path gives: exit code, messages (the unterminated-quote error
+/// included), shards (always N files, the empty ones too) and manifest.
+#[test]
+fn chunks_cut_scan_equals_the_record_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = tricky_inputs();
+    inputs.extend([
+        ("empty", Vec::new()),
+        ("header-only", b"id,\"na\nme\"\r\n".to_vec()),
+        ("header-no-newline", b"id,\"na\nme\"".to_vec()),
+        ("few", b"1,a\n2,\"b\nc\"\r\n3,d".to_vec()),
+        ("one-quote", b"\"".to_vec()),
+    ]);
+    for (name, data) in &inputs {
+        let input = dir.path().join(format!("{name}.csv"));
+        std::fs::write(&input, data).unwrap();
+        let gz = dir.path().join(format!("{name}.csv.gz"));
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(data).unwrap();
+        std::fs::write(&gz, z.finish().unwrap()).unwrap();
+        for n in ["1", "2", "3", "7", "500"] {
+            // (how the input is given, the extra options)
+            let mut runs: Vec<(&str, &[&str])> = EXTRAS.iter().map(|e| ("file", *e)).collect();
+            runs.push(("stdin", &["--header", "--write-manifest", "m.json"]));
+            runs.push(("gz", &["--write-manifest", "m.json"]));
+            if n == "500" {
+                // Mostly empty shards: two runs are enough (writing 500 files takes a while).
+                runs = vec![("file", EXTRAS[0]), ("file", EXTRAS[2])];
+            }
+            for (i, (how, extra)) in runs.into_iter().enumerate() {
+                let mut args = vec!["-n", n, "-o", "s/{n:04}.csv"];
+                args.extend_from_slice(extra);
+                match how {
+                    "file" => args.push(input.to_str().unwrap()),
+                    "gz" => args.push(gz.to_str().unwrap()),
+                    _ => {}
+                }
+                let stdin = (how == "stdin").then_some(&data[..]);
+                let got = both_scans(dir.path(), &format!("{name}-n{n}-{i}"), &args, stdin);
+                let what = format!("{name} -n {n} {how} {extra:?}");
+                assert_eq!(got[0].0, got[1].0, "{what}: exit codes");
+                assert_eq!(got[0].1, got[1].1, "{what}: messages");
+                assert!(got[0].2 == got[1].2, "{what}: shards differ");
+                assert_eq!(got[0].3, got[1].3, "{what}: manifests");
+                if matches!(*name, "unterminated" | "one-quote") {
                     assert_eq!(got[0].0, Some(2), "{what}: {:?}", got[0].1);
                     assert!(
                         got[0].1.iter().any(|l| l.contains("unterminated")),
-                        "{what}"
+                        "{what}: {:?}",
+                        got[0].1
                     );
-                } else if got[0].0 == Some(0) && !extra.contains(&"--header") {
+                    continue;
+                }
+                assert_eq!(got[0].0, Some(0), "{what}: {:?}", got[0].1);
+                assert_eq!(
+                    got[0].2.len(),
+                    n.parse::<usize>().unwrap(),
+                    "{what}: N files"
+                );
+                if !extra.contains(&"--header") {
                     assert_eq!(got[0].2.concat(), *data, "{what}: shards are the input");
                 }
             }

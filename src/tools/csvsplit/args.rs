@@ -132,6 +132,12 @@ pub struct Args {
     #[arg(short = 'k', long = "key", value_name = "SPEC", value_delimiter = ',')]
     pub key: Vec<String>,
 
+    /// No key: --write-manifest gives no key ranges even though the --manifest table has a
+    /// primary key. Without a key, -b and -n of a plain file into plain shards find their
+    /// cuts without visiting every record (the cut scan, docs/csvsplit.md).
+    #[arg(long = "no-key", conflicts_with_all = ["key", "nulls", "by_range"])]
+    pub no_key: bool,
+
     /// Allow NULL key values and order them first or last (as in pksort); without this a
     /// NULL in a key column is an error.
     #[arg(long, value_enum, value_name = "WHERE")]
@@ -354,7 +360,7 @@ impl Config {
                 ));
             }
             Some(keys)
-        } else if (a.write_manifest.is_some() || a.by_range) && has_pk {
+        } else if (a.write_manifest.is_some() || a.by_range) && has_pk && !a.no_key {
             Some(Vec::new())
         } else if a.by_range {
             return Err(Error::Usage(

@@ -12,7 +12,8 @@
 //!
 //! Files: `args` (command line and the checked `Config`), this module (the run: open or map
 //! the input, feed blocks of records), `splitter` (which shard each record goes to),
-//! `cut` (`-b` cuts over a mapped file by quote parity, without visiting every record),
+//! `cut` (`-b` and `-n` cuts over a mapped file by quote parity, without visiting every
+//! record),
 //! `spool` (measuring a stream first), `pipeline` (checksum, compress, write) with `filter`
 //! (`--filter` processes), `report` (the manifest and the load statements, worded in `sql`),
 //! `hash`, `range` and `keyrange` (key hashing, split points, key ranges), `template`
@@ -244,7 +245,7 @@ fn split_mapped(
     let data: &[u8] = (*m).as_ref();
     let mut run = Run::new(cfg, name.clone(), data.len() as u64, points);
     if Run::can_cut(cfg) {
-        return run.cut_bytes(&shared, count);
+        return run.cut(&shared, count);
     }
     let (mut pos, mut in_quote, mut record) = (0usize, false, 1u64);
     let mut ends = Vec::new();

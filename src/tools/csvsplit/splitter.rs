@@ -73,27 +73,24 @@ impl<'a> Run<'a> {
 }
 
 impl Run<'_> {
-    /// Whether [`Run::cut_bytes`] can do this run: `-b` into plain files, no key to read from
-    /// every record. `DUMPSHARD_CSVSPLIT_SCAN=records` keeps the record-by-record path (to
+    /// Whether [`Run::cut`] can do this run: `-b` or `-n` into plain files, no key to read
+    /// from every record. `DUMPSHARD_CSVSPLIT_SCAN=records` keeps the record-by-record path (to
     /// compare the two).
     pub(super) fn can_cut(cfg: &Config) -> bool {
-        matches!(cfg.mode, Mode::Bytes(_))
+        matches!(cfg.mode, Mode::Bytes(_) | Mode::Chunks(_))
             && cfg.key.is_none()
             && !cfg.template.gzip()
             && cfg.filter.is_none()
             && std::env::var_os("DUMPSHARD_CSVSPLIT_SCAN").is_none_or(|v| v != "records")
     }
 
-    /// `-b` over the whole mapped input `shared`, as [`Run::feed`] would split it record by
-    /// record, but finding each shard's end with the `cut` module's pass over the rare bytes
-    /// and handing the shard to the writer in pieces of [`CUT_PIECE`] bytes that end at record
-    /// ends (no worker reads them again unless a checksum is wanted). `count`: the bytes are
-    /// input read here (for the progress counter).
-    pub(super) fn cut_bytes(mut self, shared: &Shared, count: bool) -> Result<Split> {
+    /// `-b` or `-n` over the whole mapped input `shared`, as [`Run::feed`] would split it
+    /// record by record, but finding each shard's end with the `cut` module's pass over the
+    /// rare bytes and handing the shard to the writer in pieces of [`CUT_PIECE`] bytes that
+    /// end at record ends (no worker reads them again unless a checksum is wanted). `count`:
+    /// the bytes are input read here (for the progress counter).
+    pub(super) fn cut(mut self, shared: &Shared, count: bool) -> Result<Split> {
         let data: &[u8] = (**shared).as_ref();
-        let Mode::Bytes(max) = self.cfg.mode else {
-            return Err(Error::internal("cut_bytes without --bytes"));
-        };
         let len = data.len();
         // Records seen so far, the header included (as the record scanner numbers them).
         let mut seen = 0u64;
@@ -116,6 +113,113 @@ impl Run<'_> {
         }
         self.first = false;
         self.sp.begin(&mut self.pipe)?;
+        match self.cfg.mode {
+            Mode::Bytes(max) => self.cut_bytes(shared, count, b, seen, max)?,
+            Mode::Chunks(n) => self.cut_chunks(shared, count, b, seen, n)?,
+            _ => return Err(Error::internal("cut without --bytes or --chunks")),
+        }
+        self.finish()
+    }
+
+    /// `-n N` from the record start `b` (after the header; `seen` records before it): shard
+    /// k ends at the first record end at or past `h + ceil((k+1)·T/N)` (`h` the header's
+    /// bytes, `T` the data's), the rule of [`Splitter::seq_chunk`], which closes shard k after
+    /// the first record that brings the data consumed to `(k+1)/N` of `T`; every shard gets at
+    /// least one record while records last, the last shard the rest. The shards the records
+    /// do not reach are opened empty by [`Run::finish`].
+    fn cut_chunks(
+        &mut self,
+        shared: &Shared,
+        count: bool,
+        mut b: usize,
+        mut seen: u64,
+        n: u64,
+    ) -> Result<()> {
+        let len = (**shared).as_ref().len();
+        let head = b;
+        let total = self.sp.data_total;
+        while b < len {
+            let s = self.sp.open_next(&mut self.pipe)?;
+            let k = s as u64;
+            let at = if k + 1 >= n {
+                len
+            } else {
+                let part = ((k as u128 + 1) * total as u128).div_ceil(n as u128);
+                let t = head.saturating_add(usize::try_from(part).unwrap_or(usize::MAX));
+                t.max(b + 1).min(len)
+            };
+            let end = self.cut_until(shared, s, b, at, seen, count)?;
+            seen += self.sp.recs;
+            self.sp.close_cur(&mut self.pipe)?;
+            b = end;
+        }
+        Ok(())
+    }
+
+    /// Hands shard `s` the records from the record start `b` (`seen` records before it) to
+    /// the first record end at or past `at` (`b < at <= len`), or to the end of the input;
+    /// returns that end. Pieces end at record ends found by walking back from every
+    /// [`CUT_PIECE`] of the pass; the end itself is found by the record scanner from `at - 1`
+    /// forward, with the pass's quote state there.
+    fn cut_until(
+        &mut self,
+        shared: &Shared,
+        s: usize,
+        b: usize,
+        at: usize,
+        seen: u64,
+        count: bool,
+    ) -> Result<usize> {
+        let data: &[u8] = (**shared).as_ref();
+        let len = data.len();
+        // A record end e >= at is a newline outside quotes at e - 1 >= lim.
+        let lim = at.saturating_sub(1).max(b);
+        // Pieces [x, y) end at record ends; the pass has read [x, to); `walked`: no record
+        // end in (x, walked].
+        let (mut x, mut to, mut walked) = (b, b, b);
+        let mut pass = cut::Pass::default();
+        while to < lim {
+            let next = to.saturating_add(CUT_PIECE).min(lim);
+            pass.advance(data, to, next);
+            to = next;
+            if to == lim {
+                break;
+            }
+            // Only back to where the last walk began: a long record is walked once.
+            if let Some(y) = cut::last_end(data, walked, to, pass.in_quote) {
+                let tail = cut::Pass::over(data, y, to);
+                let mut done = pass;
+                done.quoted_newlines -= tail.quoted_newlines;
+                done.newlines -= tail.newlines;
+                done.end_lines -= tail.end_lines;
+                self.piece(shared, s, x, y, done, count)?;
+                (x, pass) = (y, tail);
+            }
+            walked = to;
+        }
+        let (mut pos, mut q, mut ends) = (to, pass.in_quote, Vec::new());
+        crate::csv::records::scan_ends(data, &mut pos, &mut q, 0, &mut ends);
+        let e = match ends.first() {
+            Some(&e) => e,
+            None if !q => len,
+            None => return Err(self.unterminated(data, x, seen + self.sp.recs)),
+        };
+        pass.advance(data, to, e);
+        self.piece(shared, s, x, e, pass, count)?;
+        Ok(e)
+    }
+
+    /// `-b SIZE` from the record start `b` (after the header; `seen` records before it).
+    fn cut_bytes(
+        &mut self,
+        shared: &Shared,
+        count: bool,
+        mut b: usize,
+        mut seen: u64,
+        max: u64,
+    ) -> Result<()> {
+        let data: &[u8] = (**shared).as_ref();
+        let len = data.len();
         while b < len {
             let s = self.sp.open_next(&mut self.pipe)?;
             let room = usize::try_from(max.saturating_sub(self.sp.bytes)).unwrap_or(usize::MAX);
@@ -170,7 +274,7 @@ impl Run<'_> {
             self.sp.close_cur(&mut self.pipe)?;
             b = end;
         }
-        self.finish()
+        Ok(())
     }
 
     /// Hands `data[x..y]`, records from a record start to a record end, to shard `s`.
@@ -239,12 +343,16 @@ impl Run<'_> {
     }
 }
 
-/// Bytes per piece of a shard handed to the writer by [`Run::cut_bytes`]: several pieces per
+/// Bytes per piece of a shard handed to the writer by [`Run::cut`]: several pieces per
 /// shard so that checksums (`--write-manifest`) run on every worker, and small enough that
 /// the scan, which the writer's bounded queue keeps a few pieces ahead, has just read the
 /// bytes the writer copies: with 8 MiB pieces (about 50 MB ahead) the kernel's copy read
 /// them from memory again and took 1x-5x the system time of cp in one run out of two.
+#[cfg(not(test))]
 const CUT_PIECE: usize = CHUNK;
+/// In unit tests a few bytes, so that their short inputs cross many pieces.
+#[cfg(test)]
+const CUT_PIECE: usize = 7;
 
 /// A block of records seen by the splitter: a [`Chunk`] borrowing its bytes from `data`
 /// (a chunk read into memory, or the whole mapped file), so workers get ranges of `data`
@@ -660,5 +768,126 @@ mod tests {
         assert_eq!(resolve_columns(&["3".into()], &[]).unwrap(), vec![2]);
         assert!(resolve_columns(&["x".into()], &[]).is_err());
         assert!(resolve_columns(&["0".into()], &[]).is_err());
+    }
+
+    /// The shards (content, records) that record-by-record splitting gives, by the rules of
+    /// [`Splitter::seq_chunk`] for `-n` and `-b` (`None`: the run must fail).
+    fn model(data: &[u8], mode: &Mode, header: bool, repeat: bool) -> Option<Vec<(Vec<u8>, u64)>> {
+        let (mut pos, mut q, mut ends) = (0, false, Vec::new());
+        crate::csv::records::scan_ends(data, &mut pos, &mut q, usize::MAX, &mut ends);
+        if q {
+            return None;
+        }
+        if ends.last().copied().unwrap_or(0) < data.len() {
+            ends.push(data.len());
+        }
+        let mut start = 0;
+        let mut head: &[u8] = &[];
+        if header && !ends.is_empty() {
+            start = ends.remove(0);
+            head = &data[..start];
+            if let Mode::Bytes(max) = mode
+                && head.len() as u64 >= *max
+            {
+                return None;
+            }
+        }
+        let total = (data.len() - start) as u128;
+        let mut shards: Vec<(Vec<u8>, u64)> = Vec::new();
+        let mut open = false;
+        for e in ends {
+            let len = (e - start) as u64;
+            let full = match (open, mode) {
+                (false, _) => true,
+                (true, Mode::Bytes(max)) => {
+                    let last = shards.last().expect("open");
+                    last.1 > 0 && last.0.len() as u64 + len > *max
+                }
+                _ => false,
+            };
+            if full {
+                let with = repeat || shards.is_empty();
+                shards.push((if with { head.to_vec() } else { Vec::new() }, 0));
+                open = true;
+            }
+            let c = shards.len() - 1;
+            let last = shards.last_mut().expect("open");
+            last.0.extend_from_slice(&data[start..e]);
+            last.1 += 1;
+            start = e;
+            if let Mode::Chunks(n) = mode
+                && (c as u64) + 1 < *n
+                && (e - head.len()) as u128 * (*n as u128) >= (c as u128 + 1) * total
+            {
+                open = false;
+            }
+        }
+        if let Mode::Chunks(n) = mode {
+            while (shards.len() as u64) < *n {
+                let with = repeat || shards.is_empty();
+                shards.push((if with { head.to_vec() } else { Vec::new() }, 0));
+            }
+        }
+        Some(shards)
+    }
+
+    fn csv_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            proptest::sample::select(b"aaaa,,\"\n\n\n\r\\.".to_vec()),
+            0..160,
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        /// `Run::cut` (with pieces of a few bytes here, so every input crosses many) gives
+        /// the shards of the record-by-record rules, for `-n` and `-b`, with and without a
+        /// (repeated) header, and fails where they fail (an unterminated quote, a header that
+        /// leaves no room).
+        #[test]
+        fn cuts_follow_the_record_rules(
+            data in csv_bytes(),
+            chunks in proptest::prelude::any::<bool>(),
+            n in 1u64..9,
+            max in 1u64..40,
+            header in proptest::prelude::any::<bool>(),
+            repeat in proptest::prelude::any::<bool>(),
+        ) {
+            use clap::Parser;
+            let dir = tempfile::tempdir().unwrap();
+            let tmpl = dir.path().join("{n:02}.csv");
+            let (flag, val) = if chunks { ("-n", n) } else { ("-b", max) };
+            let mut argv = vec![
+                "csvsplit".to_string(),
+                flag.into(),
+                val.to_string(),
+                "-q".into(),
+                "-o".into(),
+                tmpl.to_string_lossy().into_owned(),
+            ];
+            if header {
+                argv.push("--header".into());
+                if !repeat {
+                    argv.push("--no-repeat-header".into());
+                }
+            }
+            let cfg = Config::from_args(super::super::Args::try_parse_from(argv).unwrap()).unwrap();
+            let shared: Shared = Arc::new(data.clone());
+            let got = Run::new(&cfg, "in.csv".into(), data.len() as u64, None).cut(&shared, false);
+            let want = model(&data, &cfg.mode, header, repeat);
+            match (got, want) {
+                (Err(_), None) => {}
+                (Ok(split), Some(want)) => {
+                    let got: Vec<(Vec<u8>, u64)> = split
+                        .shards
+                        .iter()
+                        .map(|d| (std::fs::read(&d.path).unwrap(), d.records))
+                        .collect();
+                    proptest::prop_assert_eq!(got, want);
+                }
+                (got, want) => proptest::prop_assert!(false, "{:?} against {:?}", got.map(|s| s.shards), want),
+            }
+        }
     }
 }
