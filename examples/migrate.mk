@@ -71,7 +71,8 @@
 #                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
 #                (default 64M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
-#                LOAD_JOBS connections)
+#                LOAD_JOBS connections); postgresql: also the tables whose indexes and keys
+#                post-data builds at once
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
 #   VERIFY       count (default): every table's row count against the manifest; content:
 #                also every value (csvload --verify content: a digest of the CSV files
@@ -359,8 +360,10 @@ $(S)/schema: $(S)/converted
 	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
+# postgresql: -j builds the indexes and keys of LOAD_JOBS tables at a time, as pg_restore -j
+# does, then the rest (foreign keys, ...) in order (csvload --post-data, docs/csvload.md).
 $(S)/post-data: $(TABLES:%=$(S)/%.loaded)
-	$(CSVLOAD) --post-data '$(OUT)/post.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
+	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
 # Every table's row count against the dump's manifest, and with VERIFY=content every value
