@@ -343,7 +343,8 @@ struct Group {
 /// and the rest, in order. `std_strings` follows the script's own `SET
 /// standard_conforming_strings` lines, as the splitter does.
 fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
-    let mut groups: Vec<(String, Vec<usize>, usize)> = Vec::new();
+    // (table, statements, session statements replayed so far, builds)
+    let mut groups: Vec<(String, Vec<usize>, usize, Vec<usize>)> = Vec::new();
     let mut rest = Vec::new();
     let mut sessions: Vec<usize> = Vec::new();
     let mut std_strings = true;
@@ -367,7 +368,7 @@ fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
                 let g = match groups.iter().position(|g| g.0 == t) {
                     Some(g) => g,
                     None => {
-                        groups.push((t, Vec::new(), 0));
+                        groups.push((t, Vec::new(), 0, Vec::new()));
                         groups.len() - 1
                     }
                 };
@@ -376,18 +377,15 @@ fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
                 g.1.extend(sessions[g.2..].iter().copied());
                 g.2 = sessions.len();
                 g.1.push(i);
+                g.3.push(i);
             }
             Kind::Other => rest.push(i),
         }
     }
     let groups = groups
         .into_iter()
-        .map(|(_, ix, _)| {
-            let builds: Vec<&Stmt> = ix
-                .iter()
-                .map(|&i| &stmts[i])
-                .filter(|s| matches!(kind(&s.text, true), Kind::Build(_)))
-                .collect();
+        .map(|(_, ix, _, b)| {
+            let builds: Vec<&Stmt> = b.iter().map(|&i| &stmts[i]).collect();
             let mut h = twox_hash::XxHash64::with_seed(0);
             std::hash::Hasher::write(&mut h, b"csvload post-data group\0");
             for s in &builds {
