@@ -9,7 +9,9 @@
 //! A script runs in one transaction (as `psql -1`): PostgreSQL's DDL is transactional, so a
 //! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh. Not
 //! on CockroachDB, whose DDL is not (`target::Rules::scripts_in_transaction`): there each
-//! statement runs on its own and the journal row follows the last.
+//! statement runs on its own and the journal row follows the last. A `--post-data` script on
+//! PostgreSQL with `-j` above 1 ([`run_parallel`]) commits each table's index and key builds
+//! in a transaction of its own, on several connections, before the rest.
 
 use super::journal::Journal;
 use super::sql_err;
@@ -340,8 +342,8 @@ struct Group {
 }
 
 /// Splits `stmts` into per-table groups of builds (with the session statements each needs)
-/// and the rest, in order. `std_strings` follows the script's own `SET
-/// standard_conforming_strings` lines, as the splitter does.
+/// and the rest, in order. Statements are tokenized as the script's own `SET
+/// standard_conforming_strings` lines say, as the splitter does.
 fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
     // (table, statements, session statements replayed so far, builds)
     let mut groups: Vec<(String, Vec<usize>, usize, Vec<usize>)> = Vec::new();
