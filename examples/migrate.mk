@@ -18,7 +18,11 @@
 #                copy speed) is what lets one large table load on several connections: it
 #                makes max(LOAD_JOBS, size / SHARD_SIZE) chunks of a CSV of SPLIT_MIN or more,
 #                so one transaction holds at most about SHARD_SIZE; a smaller table loads
-#                from pgdump2csv's CSV itself, with no copy. The load waits for the check.
+#                from pgdump2csv's CSV itself, with no copy. The load waits for the check;
+#                the checks take turns, largest table first, so that each table's load
+#                starts as soon as its own check ends, beside the next check, as
+#                pg_restore -j starts loading at once; post-data builds the indexes and
+#                keys of LOAD_JOBS tables at a time (csvload --post-data -j).
 #   yugabytedb   check -> sort -> split into SHARD_SIZE shards -> load in BATCH_ROWS batches
 #   cockroachdb  check -> sort -> split into gzip shards -> IMPORT INTO statements.
 #                Range-sharded targets want sorted, non-overlapping shards: each shard then
@@ -71,7 +75,8 @@
 #                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
 #                (default 64M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
-#                LOAD_JOBS connections)
+#                LOAD_JOBS connections); postgresql: also the tables whose indexes and keys
+#                post-data builds at once
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
 #   VERIFY       count (default): every table's row count against the manifest; content:
 #                also every value (csvload --verify content: a digest of the CSV files
@@ -268,6 +273,9 @@ $(OUT)/tables.mk: $(S)/converted
 	{ printf 'TABLES :='; \
 	  for f in '$(OUT)/csv/'*'$(CSV_EXT)'; do \
 	    [ -e "$$f" ] || continue; b=$${f##*/}; printf ' %s' "$${b%$(CSV_EXT)}" | sed 's/%/+/g'; \
+	  done; echo; printf 'TABLES_BY_SIZE :='; \
+	  for f in $$(ls -S -- '$(OUT)/csv/'*'$(CSV_EXT)' 2>/dev/null); do \
+	    b=$${f##*/}; printf ' %s' "$${b%$(CSV_EXT)}" | sed 's/%/+/g'; \
 	  done; echo; } > '$@'
 
 ifeq ($(filter clean help forget-target,$(MAKECMDGOALS)),)
@@ -349,6 +357,16 @@ $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 endef
 $(foreach t,$(TABLES),$(eval $(call TABLE_RULES,$(t))))
 
+# postgresql: the checks take turns, largest table first (each csvcheck already runs on every
+# core), so that a table's load starts as soon as its own check and cut are done, beside the
+# next table's check, as pg_restore -j starts loading at once. Without the turns, make -j
+# starts every check and cut (the leaves of its tree) before any load. With make -k, a check
+# that fails stops the checks of the tables after it in this order.
+ifeq ($(TARGET_KIND),postgresql)
+check_turns = $(if $(word 2,$(1)),$(eval $(S)/$(word 2,$(1)).checked: | $(S)/$(word 1,$(1)).checked)$(call check_turns,$(wordlist 2,$(words $(1)),$(1))))
+$(call check_turns,$(TABLES_BY_SIZE))
+endif
+
 check: $(TABLES:%=$(S)/%.checked)
 split: $(TABLES:%=$(S)/%.split)
 load: $(TABLES:%=$(S)/%.loaded)
@@ -360,8 +378,10 @@ $(S)/schema: $(S)/converted
 	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
+# postgresql: -j builds the indexes and keys of LOAD_JOBS tables at a time, as pg_restore -j
+# does, then the rest (foreign keys, ...) in order (csvload --post-data, docs/csvload.md).
 $(S)/post-data: $(TABLES:%=$(S)/%.loaded)
-	$(CSVLOAD) --post-data '$(OUT)/post.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
+	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
 # Every table's row count against the dump's manifest, and with VERIFY=content every value

@@ -502,6 +502,25 @@ fn postgresql_loads_chunks_without_sorting() {
     );
     assert!(stdout.contains("public.customer"), "{stdout}");
     assert!(out.join(".stamps/verified").exists());
+    // The checks took turns, largest table first (so each table's load could start right
+    // after its own check): each check's stamp is older than the next one's. Failed before:
+    // make -j started the checks in the tables' name order, public.texts (the largest) late.
+    let tables_mk = std::fs::read_to_string(out.join("tables.mk")).unwrap();
+    let by_size: Vec<&str> = tables_mk
+        .lines()
+        .find_map(|l| l.strip_prefix("TABLES_BY_SIZE :="))
+        .expect("TABLES_BY_SIZE in tables.mk")
+        .split_whitespace()
+        .collect();
+    assert_eq!(by_size.first(), Some(&"public.texts"), "{tables_mk}");
+    let checked = |t: &str| {
+        std::fs::metadata(out.join(format!(".stamps/{t}.checked")))
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|e| panic!("{t}: {e}"))
+    };
+    for w in by_size.windows(2) {
+        assert!(checked(w[0]) <= checked(w[1]), "{w:?} checked out of turn");
+    }
     let source = fingerprints(&pg, "source");
     assert_eq!(fingerprints(&pg, "target"), source, "the target differs");
     assert!(source.len() > 30, "{source:?}");

@@ -20,6 +20,7 @@ mod csvcheck_prop;
 mod csvload_conn;
 mod csvload_load_pg;
 mod csvload_pg;
+mod csvload_postdata_pg;
 mod csvload_stall;
 mod csvload_target;
 mod csvload_verify_pg;

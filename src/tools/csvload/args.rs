@@ -37,7 +37,8 @@ pub struct Args {
     #[arg(short = 't', long, value_name = "TABLE")]
     pub table: Vec<String>,
 
-    /// Files loaded at once, one connection each (at most 64).
+    /// Files loaded at once, one connection each (at most 64); with --post-data on
+    /// PostgreSQL, also the tables whose indexes and keys are built at once.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
     pub jobs: u64,
@@ -70,7 +71,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
 
-    /// Run this SQL script after all data (pgdump2csv's post.sql: indexes, constraints).
+    /// Run this SQL script after all data (pgdump2csv's post.sql: indexes, constraints). On
+    /// PostgreSQL with -j above 1, as pg_restore -j: the statements that build a table's
+    /// indexes, primary key and unique constraints (CREATE INDEX, ALTER TABLE ... ADD
+    /// CONSTRAINT ... PRIMARY KEY|UNIQUE), one transaction per table, -j tables at once, each
+    /// after the script's SET lines before it; then every other statement (foreign keys,
+    /// triggers, sequence values ...) in the script's order in one transaction. Each table's
+    /// builds are journaled as they commit, so a rerun after a failure skips them.
     #[arg(long, value_name = "FILE")]
     pub post_data: Option<PathBuf>,
 

@@ -163,7 +163,7 @@ pub fn run(a: Args) -> Result<()> {
         )));
     }
     if let Some(p) = &a.post_data {
-        phase(&mut client, p, &journal, rules, a.quiet)?;
+        post_phase(&target, &mut client, p, &journal, rules, &a)?;
     }
     let counted = verify(&mut client, &plan, &extra, a.quiet);
     content_too(&target, &plan, &a, counted)
@@ -197,7 +197,18 @@ fn phase(
     if locked {
         let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
     }
-    let done = done?;
+    finish_phase(client, path, journal, rules, quiet, done?)
+}
+
+/// After a script: restores the session and says what happened.
+fn finish_phase(
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    rules: &target::Rules,
+    quiet: bool,
+    done: Option<usize>,
+) -> Result<()> {
     // The script may have changed what the session relies on (pg_dump's set search_path).
     session::apply(client)?;
     rules.setup(client)?;
@@ -212,6 +223,30 @@ fn phase(
         }
     }
     Ok(())
+}
+
+/// Runs the `--post-data` script: on PostgreSQL with `-j` above 1, each table's index and
+/// key builds on up to `-j` connections side by side, then the rest in order
+/// (`sqlfile::run_parallel`); otherwise (`-j 1`, CockroachDB and YugabyteDB, whose
+/// concurrent schema changes conflict) as one script, like `--schema`.
+fn post_phase(
+    target: &conn::Target,
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    rules: &'static target::Rules,
+    a: &Args,
+) -> Result<()> {
+    if a.jobs < 2 || rules.kind != target::TargetKind::Postgresql {
+        return phase(client, path, journal, rules, a.quiet);
+    }
+    let key = lock_key(journal, "");
+    let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
+    let done = sqlfile::run_parallel(target, rules, client, path, journal, a.jobs as usize);
+    if locked {
+        let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
+    }
+    finish_phase(client, path, journal, rules, a.quiet, done?)
 }
 
 /// The advisory-lock key of `table` (`""`: the scripts) under `journal`: the first 8 bytes of

@@ -9,7 +9,9 @@
 //! A script runs in one transaction (as `psql -1`): PostgreSQL's DDL is transactional, so a
 //! failed or interrupted phase leaves nothing half-created and a rerun starts it afresh. Not
 //! on CockroachDB, whose DDL is not (`target::Rules::scripts_in_transaction`): there each
-//! statement runs on its own and the journal row follows the last.
+//! statement runs on its own and the journal row follows the last. A `--post-data` script on
+//! PostgreSQL with `-j` above 1 ([`run_parallel`]) commits each table's index and key builds
+//! in a transaction of its own, on several connections, before the rest.
 
 use super::journal::Journal;
 use super::sql_err;
@@ -190,6 +192,382 @@ pub fn run(
     Ok(Some(stmts.len()))
 }
 
+/// What a statement of a script is to [`run_parallel`].
+#[derive(Debug, PartialEq)]
+enum Kind {
+    /// `SET ...` or `SELECT [pg_catalog.]set_config(...)`: session state, replayed on every
+    /// connection before the statements that follow it in the file.
+    Session,
+    /// Builds an index of one table: `CREATE [UNIQUE] INDEX ... ON [ONLY] TABLE` or `ALTER
+    /// TABLE [IF EXISTS] [ONLY] TABLE ADD CONSTRAINT NAME PRIMARY KEY|UNIQUE`; the table as
+    /// its tokens' names joined with `.`. These are the long statements of a post-data script,
+    /// and the ones pg_restore -j runs on several connections.
+    Build(String),
+    /// Everything else (foreign keys, triggers, rules, ATTACH PARTITION, comments, grants,
+    /// sequence values): run in the file's order, after every build.
+    Other,
+}
+
+/// Classifies `s` with the dump lexer's tokens (nothing it cannot tokenize is moved).
+fn kind(s: &str, std_strings: bool) -> Kind {
+    use crate::pg::dump::sql::{Tok, tokenize};
+    let Ok(toks) = tokenize(s.as_bytes(), std_strings) else {
+        return Kind::Other;
+    };
+    let word = |i: usize| match toks.get(i).map(|t| &t.tok) {
+        Some(Tok::Ident {
+            name,
+            quoted: false,
+        }) => name.as_str(),
+        _ => "",
+    };
+    let op = |i: usize| match toks.get(i).map(|t| &t.tok) {
+        Some(Tok::Op(o)) => o.as_str(),
+        _ => "",
+    };
+    // A qualified name starting at token `i`: (name, index after it).
+    let name_at = |mut i: usize| -> Option<(String, usize)> {
+        let mut parts = Vec::new();
+        loop {
+            match toks.get(i).map(|t| &t.tok) {
+                Some(Tok::Ident { name, .. }) => parts.push(name.clone()),
+                _ => return None,
+            }
+            i += 1;
+            if op(i) != "." {
+                return Some((parts.join("."), i));
+            }
+            i += 1;
+        }
+    };
+    if word(0) == "set" {
+        return Kind::Session;
+    }
+    if word(0) == "select"
+        && (word(1) == "set_config"
+            || (word(1) == "pg_catalog" && op(2) == "." && word(3) == "set_config"))
+    {
+        return Kind::Session;
+    }
+    let mut i;
+    if word(0) == "create" {
+        i = 1;
+        if word(i) == "unique" {
+            i += 1;
+        }
+        if word(i) != "index" {
+            return Kind::Other;
+        }
+        i += 1;
+        // CONCURRENTLY cannot run in a transaction: left to the script's own order.
+        if word(i) == "concurrently" {
+            return Kind::Other;
+        }
+        if word(i) == "if" && word(i + 1) == "not" && word(i + 2) == "exists" {
+            i += 3;
+        }
+        if word(i) != "on" {
+            match name_at(i) {
+                Some((_, j)) => i = j,
+                None => return Kind::Other,
+            }
+        }
+        if word(i) != "on" {
+            return Kind::Other;
+        }
+        i += 1;
+        if word(i) == "only" {
+            i += 1;
+        }
+        return match name_at(i) {
+            Some((t, _)) => Kind::Build(t),
+            None => Kind::Other,
+        };
+    }
+    if word(0) == "alter" && word(1) == "table" {
+        i = 2;
+        if word(i) == "if" && word(i + 1) == "exists" {
+            i += 2;
+        }
+        if word(i) == "only" {
+            i += 1;
+        }
+        let Some((t, j)) = name_at(i) else {
+            return Kind::Other;
+        };
+        i = j;
+        if word(i) != "add" || word(i + 1) != "constraint" {
+            return Kind::Other;
+        }
+        let Some((_, j)) = name_at(i + 2) else {
+            return Kind::Other;
+        };
+        // One action only: a `,` would add more (a foreign key, say) in the same statement.
+        if has_paren_commas_only(&toks[j..])
+            && ((word(j) == "primary" && word(j + 1) == "key") || word(j) == "unique")
+        {
+            return Kind::Build(t);
+        }
+    }
+    Kind::Other
+}
+
+/// True when every `,` of `toks` is inside parentheses (a column list), so the statement has
+/// one action.
+fn has_paren_commas_only(toks: &[crate::pg::dump::sql::Spanned]) -> bool {
+    use crate::pg::dump::sql::Tok;
+    let mut depth = 0i32;
+    for t in toks {
+        if let Tok::Op(o) = &t.tok {
+            match o.as_str() {
+                "(" => depth += 1,
+                ")" => depth -= 1,
+                "," if depth == 0 => return false,
+                _ => {}
+            }
+        }
+    }
+    true
+}
+
+/// The statements of one table's group, with the session statements to replay before each.
+struct Group {
+    /// Indices into the script's statements, in order: session statements and builds.
+    stmts: Vec<usize>,
+    /// Its builds' XXH64 (as [`statements_sum`], with a prefix so it never equals a whole
+    /// script's), its journal key.
+    sum: String,
+    /// Byte offset of its first build: the journal row's `byte_start`.
+    byte: i64,
+}
+
+/// Splits `stmts` into per-table groups of builds (with the session statements each needs)
+/// and the rest, in order. Statements are tokenized as the script's own `SET
+/// standard_conforming_strings` lines say, as the splitter does.
+fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
+    // (table, statements, session statements replayed so far, builds)
+    let mut groups: Vec<(String, Vec<usize>, usize, Vec<usize>)> = Vec::new();
+    let mut rest = Vec::new();
+    let mut sessions: Vec<usize> = Vec::new();
+    let mut std_strings = true;
+    for (i, s) in stmts.iter().enumerate() {
+        match kind(&s.text, std_strings) {
+            Kind::Session => {
+                let norm = s.text.to_ascii_lowercase().replace(' ', "");
+                if norm.starts_with("setstandard_conforming_strings=off")
+                    || norm.starts_with("setstandard_conforming_strings='off'")
+                {
+                    std_strings = false;
+                } else if norm.starts_with("setstandard_conforming_strings=on")
+                    || norm.starts_with("setstandard_conforming_strings='on'")
+                {
+                    std_strings = true;
+                }
+                sessions.push(i);
+                rest.push(i);
+            }
+            Kind::Build(t) => {
+                let g = match groups.iter().position(|g| g.0 == t) {
+                    Some(g) => g,
+                    None => {
+                        groups.push((t, Vec::new(), 0, Vec::new()));
+                        groups.len() - 1
+                    }
+                };
+                let g = &mut groups[g];
+                // The session statements this group has not replayed yet, then the build.
+                g.1.extend(sessions[g.2..].iter().copied());
+                g.2 = sessions.len();
+                g.1.push(i);
+                g.3.push(i);
+            }
+            Kind::Other => rest.push(i),
+        }
+    }
+    let groups = groups
+        .into_iter()
+        .map(|(_, ix, _, b)| {
+            let builds: Vec<&Stmt> = b.iter().map(|&i| &stmts[i]).collect();
+            let mut h = twox_hash::XxHash64::with_seed(0);
+            std::hash::Hasher::write(&mut h, b"csvload post-data group\0");
+            for s in &builds {
+                std::hash::Hasher::write(&mut h, s.text.as_bytes());
+                std::hash::Hasher::write(&mut h, b"\0");
+            }
+            Group {
+                byte: builds.first().map_or(0, |s| s.byte as i64),
+                sum: format!("{:016x}", std::hash::Hasher::finish(&h)),
+                stmts: ix,
+            }
+        })
+        .collect();
+    (groups, rest)
+}
+
+/// [`run`] on up to `jobs` connections (PostgreSQL only; the caller decides): the builds of
+/// each table (its indexes, primary key and unique constraints), grouped per table, run as
+/// one transaction per table, the tables side by side, each with the script's session
+/// statements that precede its builds replayed first; then everything else in the file's
+/// order in one transaction on `client`, with the journal row of the whole script. Each
+/// table's transaction records its builds in the journal, so a rerun after a failure skips
+/// the tables done and runs the rest. A failing build stops the start of further groups;
+/// those running finish (and are journaled); the first failure is returned, named by its
+/// line. Foreign keys, which need the keys they reference, are in the rest, so they run after
+/// every build.
+pub fn run_parallel(
+    target: &super::conn::Target,
+    rules: &super::target::Rules,
+    client: &mut Client,
+    path: &Path,
+    journal: &Journal,
+    jobs: usize,
+) -> Result<Option<usize>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let file = path.display().to_string();
+    let stmts = split(&sql, &file)?;
+    let key = std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    let sum = statements_sum(&stmts);
+    let j = journal.sql();
+    let seen = |c: &mut Client, sum: &str| -> Result<bool> {
+        c.query(
+            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND batch_xxh64 = $1"),
+            &[&sum],
+        )
+        .map(|r| !r.is_empty())
+        .map_err(|e| sql_err(&e))
+    };
+    if seen(client, &sum)? {
+        return Ok(None);
+    }
+    let (groups, rest) = plan_groups(&stmts);
+    let mut todo = std::collections::VecDeque::new();
+    for (gi, g) in groups.iter().enumerate() {
+        if !seen(client, &g.sum)? {
+            todo.push_back(gi);
+        }
+    }
+    let size = sql.len() as i64;
+    let queue = Mutex::new(todo);
+    let failed = AtomicBool::new(false);
+    let first_err: Mutex<Option<Error>> = Mutex::new(None);
+    let workers = jobs.min(queue.lock().unwrap().len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                let fail = |e: Error| {
+                    failed.store(true, Ordering::SeqCst);
+                    let mut f = first_err.lock().unwrap();
+                    if f.is_none() {
+                        *f = Some(e);
+                    }
+                };
+                let mut c = match target.connect().and_then(|mut c| {
+                    rules.setup(&mut c)?;
+                    Ok(c)
+                }) {
+                    Ok(c) => c,
+                    Err(e) => return fail(e),
+                };
+                loop {
+                    if failed.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let Some(gi) = queue.lock().unwrap().pop_front() else {
+                        return;
+                    };
+                    let g = &groups[gi];
+                    let mut one = || -> Result<()> {
+                        let mut tx = c.transaction().map_err(|e| sql_err(&e))?;
+                        let mine: Vec<&Stmt> = g.stmts.iter().map(|&i| &stmts[i]).collect();
+                        for s in mine {
+                            run_one(&mut tx, s, &file)?;
+                        }
+                        tx.execute(
+                            &format!(
+                                "DELETE FROM {j} WHERE table_name = '' AND file = $1 \
+                                 AND byte_start = $2"
+                            ),
+                            &[&key, &g.byte],
+                        )
+                        .map_err(|e| sql_err(&e))?;
+                        tx.execute(
+                            &format!(
+                                "INSERT INTO {j} (table_name, file, file_size, checksum, \
+                                 byte_start, byte_end, batch_xxh64, first_record, records, \
+                                 next_line, last) \
+                                 VALUES ('', $1, $2, $3, $4, $4, $5, 0, $6, 0, false)"
+                            ),
+                            &[
+                                &key,
+                                &size,
+                                &format!("xxh64:{}", g.sum),
+                                &g.byte,
+                                &g.sum,
+                                &(g.stmts.len() as i64),
+                            ],
+                        )
+                        .map_err(|e| sql_err(&e))?;
+                        tx.commit().map_err(|e| sql_err(&e))
+                    };
+                    if let Err(e) = one() {
+                        return fail(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_err.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
+    for &i in &rest {
+        run_one(&mut tx, &stmts[i], &file)?;
+    }
+    // The whole script's row replaces its groups' rows.
+    tx.execute(
+        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
+        &[&key],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.execute(
+        &format!(
+            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
+             batch_xxh64, first_record, records, next_line, last) \
+             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
+        ),
+        &[
+            &key,
+            &size,
+            &format!("xxh64:{sum}"),
+            &sum,
+            &(stmts.len() as i64),
+        ],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.commit().map_err(|e| sql_err(&e))?;
+    Ok(Some(stmts.len()))
+}
+
+/// Sends one statement of `file`; a refused one is named by its line and byte.
+fn run_one<C: postgres::GenericClient>(c: &mut C, s: &Stmt, file: &str) -> Result<()> {
+    c.batch_execute(&s.text).map_err(|e| {
+        Error::input(
+            Pos {
+                file: file.into(),
+                line: s.line,
+                byte: s.byte,
+                record: None,
+            },
+            super::server_message(&e),
+        )
+    })
+}
+
 /// Sends `stmts` of `file` one by one; a refused one is named by its line and byte.
 fn run_all<C: postgres::GenericClient>(c: &mut C, stmts: &[Stmt], file: &str) -> Result<()> {
     for s in stmts {
@@ -222,6 +600,44 @@ fn statements_sum(stmts: &[Stmt]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_builds_per_table() {
+        let sql = b"SET search_path = '';\n\
+            ALTER TABLE ONLY public.a ADD CONSTRAINT a_pkey PRIMARY KEY (x, y);\n\
+            CREATE INDEX b_i ON public.b USING btree (z);\n\
+            SET default_tablespace = foo;\n\
+            CREATE UNIQUE INDEX IF NOT EXISTS a_u ON ONLY public.a (w);\n\
+            ALTER TABLE ONLY public.b ADD CONSTRAINT b_fk FOREIGN KEY (z) REFERENCES public.a(x);\n\
+            ALTER TABLE public.\"C d\" ADD CONSTRAINT c_u UNIQUE (q);\n\
+            ALTER TABLE public.c ADD CONSTRAINT c_pk PRIMARY KEY (q), ADD CONSTRAINT f FOREIGN KEY (q) REFERENCES public.a(x);\n\
+            CREATE INDEX CONCURRENTLY c_i ON public.c (q);\n\
+            SELECT pg_catalog.setval('public.s', 3, true);\n";
+        let stmts = split(sql, "p.sql").unwrap();
+        let kinds: Vec<Kind> = stmts.iter().map(|s| kind(&s.text, true)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Kind::Session,
+                Kind::Build("public.a".into()),
+                Kind::Build("public.b".into()),
+                Kind::Session,
+                Kind::Build("public.a".into()),
+                Kind::Other,
+                Kind::Build("public.C d".into()),
+                Kind::Other,
+                Kind::Other,
+                Kind::Other,
+            ]
+        );
+        let (groups, rest) = plan_groups(&stmts);
+        // a: the first SET, its key, the second SET, its unique index.
+        assert_eq!(groups[0].stmts, vec![0, 1, 3, 4]);
+        assert_eq!(groups[1].stmts, vec![0, 2]);
+        assert_eq!(groups[2].stmts, vec![0, 3, 6]);
+        assert_eq!(rest, vec![0, 3, 5, 7, 8, 9]);
+        assert_ne!(groups[0].sum, statements_sum(&stmts));
+    }
 
     #[test]
     fn splits_and_guards() {
