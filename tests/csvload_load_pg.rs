@@ -7,13 +7,11 @@
 use crate::support::pg;
 
 use crate::support::cmd::{self, Within};
+use crate::support::proxy::{Fault, Proxy};
 use pg::Pg;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 fn csvload_cmd(pg: &Pg, args: &[&str]) -> Command {
@@ -390,102 +388,6 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
     );
 }
 
-/// What the proxy does to one connection.
-#[derive(Clone, Copy, Debug)]
-enum Fault {
-    /// Pass everything.
-    None,
-    /// Cut both ways once this many bytes went from the client to the server.
-    CutAfter(usize),
-    /// Pass the Nth COMMIT to the server, then cut before its answer reaches the client:
-    /// the COMMIT's outcome is unknown to the client (it did commit).
-    LoseCommitReply(usize),
-}
-
-/// A TCP proxy on 127.0.0.1 to `port`: connection k gets `faults[k]` (then `Fault::None`).
-/// Returns its port and the number of connections cut.
-fn proxy(port: u16, faults: Vec<Fault>) -> (u16, Arc<AtomicUsize>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let me = l.local_addr().unwrap().port();
-    let cuts = Arc::new(AtomicUsize::new(0));
-    let cuts2 = cuts.clone();
-    std::thread::spawn(move || {
-        for (k, c) in l.incoming().enumerate() {
-            let Ok(client) = c else { return };
-            let fault = faults.get(k).copied().unwrap_or(Fault::None);
-            let server = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let cut = Arc::new(AtomicBool::new(false));
-            let lose_reply = Arc::new(AtomicBool::new(false));
-            let cuts = cuts2.clone();
-            let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-            let (cut2, lose2) = (cut.clone(), lose_reply.clone());
-            let kill = move |a: &TcpStream, b: &TcpStream, cut: &AtomicBool| {
-                if !cut.swap(true, Ordering::SeqCst) {
-                    cuts.fetch_add(1, Ordering::SeqCst);
-                }
-                let _ = a.shutdown(Shutdown::Both);
-                let _ = b.shutdown(Shutdown::Both);
-            };
-            let kill2 = kill.clone();
-            // Client to server.
-            std::thread::spawn(move || {
-                let (mut from, mut to) = (client, server);
-                let mut sent = 0usize;
-                let mut commits = 0usize;
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let n = match from.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    let mut chunk = &buf[..n];
-                    if let Fault::CutAfter(limit) = fault
-                        && sent + n >= limit
-                    {
-                        chunk = &chunk[..limit - sent];
-                        let _ = to.write_all(chunk);
-                        kill(&from, &to, &cut);
-                        break;
-                    }
-                    if let Fault::LoseCommitReply(nth) = fault
-                        && chunk.windows(7).any(|w| w == b"COMMIT\0")
-                    {
-                        commits += 1;
-                        if commits == nth {
-                            lose_reply.store(true, Ordering::SeqCst);
-                        }
-                    }
-                    if to.write_all(chunk).is_err() {
-                        break;
-                    }
-                    sent += n;
-                }
-                let _ = to.shutdown(Shutdown::Write);
-            });
-            // Server to client.
-            std::thread::spawn(move || {
-                let (mut from, mut to) = (s2, c2);
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let n = match from.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    if lose2.load(Ordering::SeqCst) {
-                        kill2(&from, &to, &cut2);
-                        break;
-                    }
-                    if to.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-                let _ = to.shutdown(Shutdown::Write);
-            });
-        }
-    });
-    (me, cuts)
-}
-
 /// Issue 20 item 3: a load through a proxy that cuts connections mid-COPY, at once after
 /// connecting, and loses a COMMIT's answer completes with exit 0 and exactly the rows (no
 /// duplicate: the unanswered COMMIT is found in the journal), each retry said once.
@@ -523,7 +425,8 @@ fn cut_connections_retried_exactly_once() {
         Fault::CutAfter(300),
         Fault::CutAfter(1_200_000),
     ];
-    let (port, cuts) = proxy(pg.port(), faults);
+    let proxy = Proxy::start(pg.port(), faults);
+    let port = proxy.port();
     let db = format!("host=127.0.0.1 port={port} dbname=p user=postgres sslmode=disable");
     let out = csvload(
         &pg,
@@ -544,7 +447,7 @@ fn cut_connections_retried_exactly_once() {
     assert!(out.status.success(), "{err}");
     eprintln!("{err}");
     let retries = err.lines().filter(|l| l.contains("; retry ")).count();
-    let cut = cuts.load(Ordering::SeqCst);
+    let cut = proxy.hits();
     assert!(cut >= 3, "only {cut} cuts happened: {err}");
     assert_eq!(retries, cut, "one retry said per cut: {err}");
     assert_eq!(

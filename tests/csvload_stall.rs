@@ -6,90 +6,10 @@
 
 use crate::support::cmd::wait_output_timeout;
 use crate::support::pg::{self, Pg};
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use crate::support::proxy::{Fault, Proxy};
+use std::net::TcpListener;
 use std::process::{Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// A TCP proxy on 127.0.0.1 to `port` whose connection number `victim` stops forwarding,
-/// both ways, once `after` bytes went from the client to the server; its sockets stay open
-/// (a dead NAT entry or a frozen peer, whose kernel still acknowledges) until `release` is
-/// set. Returns the proxy's port and the number of stalls.
-fn stalling_proxy(
-    port: u16,
-    victim: usize,
-    after: usize,
-    release: Arc<AtomicBool>,
-) -> (u16, Arc<AtomicUsize>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let me = l.local_addr().unwrap().port();
-    let stalls = Arc::new(AtomicUsize::new(0));
-    let stalls2 = stalls.clone();
-    std::thread::spawn(move || {
-        for (k, c) in l.incoming().enumerate() {
-            let Ok(client) = c else { return };
-            let server = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let stalled = Arc::new(AtomicBool::new(false));
-            let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-            let (stalled2, stalls, release, release2) = (
-                stalled.clone(),
-                stalls2.clone(),
-                release.clone(),
-                release.clone(),
-            );
-            // Holds the sockets, forwarding nothing, until released.
-            let hold = move |release: &AtomicBool| {
-                while !release.load(Ordering::SeqCst) {
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            };
-            std::thread::spawn(move || {
-                let (mut from, mut to) = (client, server);
-                let mut sent = 0usize;
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let n = match from.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    if k == victim && sent + n >= after {
-                        let _ = to.write_all(&buf[..after - sent]);
-                        stalled.store(true, Ordering::SeqCst);
-                        stalls.fetch_add(1, Ordering::SeqCst);
-                        hold(&release);
-                        return;
-                    }
-                    if to.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                    sent += n;
-                }
-                let _ = to.shutdown(std::net::Shutdown::Write);
-            });
-            std::thread::spawn(move || {
-                let (mut from, mut to) = (s2, c2);
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let n = match from.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    if stalled2.load(Ordering::SeqCst) {
-                        hold(&release2);
-                        return;
-                    }
-                    if to.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
-                let _ = to.shutdown(std::net::Shutdown::Write);
-            });
-        }
-    });
-    (me, stalls)
-}
 
 /// csvload as the test's superuser with `args`, killed (and the test failed) after `limit`.
 fn csvload(pg: &Pg, args: &[&str], limit: Duration) -> Output {
@@ -127,8 +47,11 @@ fn stalled_connection_retried_exactly_once() {
     std::fs::write(&mp, m.to_string()).unwrap();
     // Connection 0 is the main one, 1 the worker (stalled in its second batch's COPY), 2
     // its reconnection.
-    let release = Arc::new(AtomicBool::new(false));
-    let (port, stalls) = stalling_proxy(pg.port(), 1, csv.len() / 3, release.clone());
+    let proxy = Proxy::start(
+        pg.port(),
+        vec![Fault::None, Fault::StallAfter(csv.len() / 3)],
+    );
+    let port = proxy.port();
     let db = format!("host=127.0.0.1 port={port} dbname=s user=postgres sslmode=disable");
     let t0 = Instant::now();
     let out = csvload(
@@ -148,10 +71,10 @@ fn stalled_connection_retried_exactly_once() {
         Duration::from_secs(120),
     );
     let took = t0.elapsed();
-    release.store(true, Ordering::SeqCst);
+    proxy.release();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert_eq!(stalls.load(Ordering::SeqCst), 1, "{err}");
+    assert_eq!(proxy.hits(), 1, "{err}");
     let retries: Vec<&str> = err.lines().filter(|l| l.contains("; retry ")).collect();
     assert_eq!(retries.len(), 1, "one retry said: {err}");
     assert!(

@@ -7,6 +7,7 @@
 use super::rules::{self, Action, Target};
 use super::{Change, Outcome, TableFacts, YbSharding, kw, name_at};
 use crate::pg::dump::sql::{Spanned, Tok};
+use crate::pg::types::RANGE_TYPES;
 use std::collections::HashMap;
 
 /// A piece of a domain's CHECK expression: text as written, or the `VALUE` keyword.
@@ -83,21 +84,6 @@ fn ident(t: &Spanned) -> Option<String> {
         _ => None,
     }
 }
-
-const RANGE_TYPES: &[&str] = &[
-    "int4range",
-    "int8range",
-    "numrange",
-    "tsrange",
-    "tstzrange",
-    "daterange",
-    "int4multirange",
-    "int8multirange",
-    "nummultirange",
-    "tsmultirange",
-    "tstzmultirange",
-    "datemultirange",
-];
 
 impl Tables {
     pub(super) fn new(target: Target, sharding: YbSharding) -> Tables {

@@ -5,6 +5,7 @@ pub mod cmd;
 pub mod csvparse;
 pub mod man;
 pub mod pg;
+pub mod proxy;
 
 /// Makes a named pipe at `path`, with mkfifo(1) (the tests need no libc binding for it).
 pub fn mkfifo(path: &std::path::Path) {

@@ -36,7 +36,7 @@ use uuid::check_uuid;
 pub use uuid::uuid_bytes;
 
 mod catalog;
-pub use catalog::{Catalog, Domain, EnumType, PgType, check_type_name, parse_type};
+pub use catalog::{Catalog, Domain, EnumType, PgType, RANGE_TYPES, check_type_name, parse_type};
 
 impl PgType {
     /// The type as PostgreSQL names it in messages.
