@@ -30,13 +30,54 @@ impl KeySet {
     }
 
     pub(super) fn rebuild(&mut self, cap: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![[0u64; 3]; cap]);
+        let mut slots = vec![[0u64; 3]; cap];
+        // The zeroed table comes from calloc as untouched pages. Its first access is often a
+        // read (a probe), which maps the shared zero page; the insert's write then faults
+        // again and, the process having threads, flushes every CPU's TLB (5% of a 2M-key
+        // check's time in `perf`, under `do_wp_page`). One write per page now faults each
+        // page in writable once.
+        for i in (0..cap).step_by(4096 / std::mem::size_of::<[u64; 3]>()) {
+            // SAFETY: `i < cap`; volatile so the store of an unchanged zero is not removed.
+            unsafe { std::ptr::write_volatile(&mut slots[i][2], 0) };
+        }
+        let old = std::mem::replace(&mut self.slots, slots);
         self.len = 0;
         for s in old {
             if s[2] != 0 {
                 self.insert((s[1] as u128) << 64 | s[0] as u128, s[2]);
             }
         }
+    }
+
+    /// The slot where a search for `key` starts.
+    #[inline]
+    fn home(&self, key: u128) -> usize {
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        // Exact keys are not random: fold a 128-bit product to spread them.
+        let m = (lo ^ 0x9E37_79B9_7F4A_7C15) as u128 * (hi ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
+        let h = (m as u64) ^ ((m >> 64) as u64);
+        ((h as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+
+    /// Asks the CPU to fetch the cache line where `key`'s search starts. The set is far
+    /// larger than the caches (tens of MB for millions of keys), so nearly every insert
+    /// misses; the merge prefetches the slots of keys some inserts ahead so the misses
+    /// overlap instead of stalling one after another. A hint only: it changes no result.
+    #[inline]
+    pub(super) fn prefetch(&self, key: u128) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            let p = self.slots.as_ptr().wrapping_add(self.home(key));
+            // SAFETY: a prefetch never faults and reads nothing the program sees, whatever
+            // the address (and `p` is inside `slots`).
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    p.cast::<i8>(),
+                )
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// Inserts `key` first seen in record `rec`, or returns the record that had it first.
@@ -46,11 +87,8 @@ impl KeySet {
             self.rebuild((self.slots.len() * 2).max(1024));
         }
         let (lo, hi) = (key as u64, (key >> 64) as u64);
-        // Exact keys are not random: fold a 128-bit product to spread them.
-        let m = (lo ^ 0x9E37_79B9_7F4A_7C15) as u128 * (hi ^ 0xC2B2_AE3D_27D4_EB4F) as u128;
-        let h = (m as u64) ^ ((m >> 64) as u64);
         let n = self.slots.len();
-        let mut i = ((h as u128 * n as u128) >> 64) as usize;
+        let mut i = self.home(key);
         loop {
             let s = &mut self.slots[i];
             if s[2] == 0 {

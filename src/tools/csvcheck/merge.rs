@@ -117,7 +117,12 @@ impl Merger<'_> {
             if let Some(seen) = &mut self.seen {
                 // Records already bad keep their key out of the set; only good-so-far records
                 // claim a key.
-                for &(i, h) in &res.hashes {
+                // Prefetch distance: enough inserts to cover a memory access.
+                const AHEAD: usize = 16;
+                for (j, &(i, h)) in res.hashes.iter().enumerate() {
+                    if let Some(&(_, next)) = res.hashes.get(j + AHEAD) {
+                        seen.prefetch(next);
+                    }
                     let recno = base + i as u64;
                     if let Some(first) = seen.insert(h, recno) {
                         dups.push(problem(
