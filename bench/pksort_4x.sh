@@ -9,6 +9,7 @@
 # Input: DATA (default bench/data/customer.csv from gen_customer.py 2000000; its manifest
 # beside it). The 4x file is DATA four times over, copy k with c_w_id (the third column)
 # shifted by 67k so every key stays distinct (gen_customer.py's 2M rows use warehouses 1..67).
+# It is made once as $OUT/x4.csv (2.4 GB) and kept for later runs; remove it when done.
 # Env: OUT (a real disk; default bench/out), MEM (default 128M), THREADS (default 2), RUNS.
 # WARM=GB first touches that much anonymous memory once (see docs/benchmarks.md: on a fresh
 # VM the first touch of a guest page costs system time, so a run that needs more page cache
