@@ -27,7 +27,9 @@
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
 # --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
 # one-table and the three-table dump), EXTRA ("content": also migrate.mk VERIFY=content),
-# MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'),
+# MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
+# makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
+# in every round: an A/B in one run),
 # OUT (scratch directory, default a new one under $TMPDIR; removed at the end; put it on a
 # real disk: the CSV and the chunks are written there, as a user's would be), DATA (where the
 # dumps are kept between runs, default bench/data/migrate-ROWS; delete it to make them again).
@@ -39,6 +41,7 @@ RUNS=${RUNS:-3}
 VARIANTS=${VARIANTS:-1 3}
 EXTRA=${EXTRA:-}
 MK_VARS=${MK_VARS:-}
+MK=$(realpath "${MK:-examples/migrate.mk}")
 BINDIR=$(realpath -m "${BINDIR:-${CARGO_TARGET_DIR:-target}/release}")
 for b in pgdump2csv csvcheck csvsplit csvload pksort; do
     [ -x "$BINDIR/$b" ] || { echo "bench/migrate.sh: no $BINDIR/$b: cargo build --release (or BINDIR=...)" >&2; exit 2; }
@@ -93,8 +96,12 @@ echo "dumps: one table $(du -mL "$OUT/dump1.sql" | cut -f1) MB plain, $(du -mL "
 names=() variants=() dbs=() cmds=()
 row() { names+=("$1"); variants+=("$2"); dbs+=("$3"); cmds+=("$4"); }
 for v in $VARIANTS; do
-    mk="make -s -f '$ROOT/examples/migrate.mk' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mk$v' TARGET_KIND=postgresql $MK_VARS"
+    mk="make -s -f '$MK' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mk$v' TARGET_KIND=postgresql $MK_VARS"
     row "migrate.mk -j2" "$v" "mk$v" "$mk TARGET='dbname=mk$v' > /dev/null"
+    if [ -n "${MK_ALT:-}" ]; then
+        alt="make -s -f '$(realpath "$MK_ALT")' -j2 BIN='$BINDIR' DUMP='$OUT/dump$v.sql' OUT='$OUT/mka$v' TARGET_KIND=postgresql $MK_VARS"
+        row "migrate.mk -j2 (MK_ALT)" "$v" "mka$v" "$alt TARGET='dbname=mka$v' > /dev/null"
+    fi
     case " $EXTRA " in *" content "*)
         row "migrate.mk -j2 VERIFY=content" "$v" "mkc$v" "$mk VERIFY=content OUT='$OUT/mkc$v' TARGET='dbname=mkc$v' > /dev/null" ;;
     esac
@@ -174,14 +181,16 @@ done
 
 # Where migrate.mk's time went (its last run): each stamp's time after the run's first file.
 for v in $VARIANTS; do
-    s=$OUT/mk$v/.stamps
+  for d in mk mka; do
+    s=$OUT/$d$v/.stamps
     [ -d "$s" ] || continue
     t0=$(stat -c %.3Y "$s/dump.id")
     echo
-    echo "migrate.mk, $v table(s), last run: seconds from the start to each step's end"
+    echo "migrate.mk$([ $d = mka ] && echo " (MK_ALT)"), $v table(s), last run: seconds from the start to each step's end"
     for f in "$s"/converted "$s"/schema "$s"/*.checked "$s"/*.split "$s"/*.loaded "$s"/post-data "$s"/verified; do
         [ -e "$f" ] || continue
         printf '  %-28s %6.2f\n' "${f##*/}" "$(awk -v a="$(stat -c %.3Y "$f")" -v b="$t0" 'BEGIN { print a - b }')"
     done
+  done
 done
 exit $bad

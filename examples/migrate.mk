@@ -21,7 +21,8 @@
 #                from pgdump2csv's CSV itself, with no copy. The load waits for the check;
 #                the checks take turns, largest table first, so that each table's load
 #                starts as soon as its own check ends, beside the next check, as
-#                pg_restore -j starts loading at once; post-data builds the indexes and
+#                pg_restore -j starts loading at once (and a free job slot goes to the
+#                next check before a load); post-data builds the indexes and
 #                keys of LOAD_JOBS tables at a time (csvload --post-data -j).
 #   yugabytedb   check -> sort -> split into SHARD_SIZE shards -> load in BATCH_ROWS batches
 #   cockroachdb  check -> sort -> split into gzip shards -> IMPORT INTO statements.
@@ -380,7 +381,12 @@ $(S)/schema: $(S)/converted
 
 # postgresql: -j builds the indexes and keys of LOAD_JOBS tables at a time, as pg_restore -j
 # does, then the rest (foreign keys, ...) in order (csvload --post-data, docs/csvload.md).
-$(S)/post-data: $(TABLES:%=$(S)/%.loaded)
+# For postgresql the schema and the checks (largest table first) are listed before the loads:
+# make -j gives a free job slot to the first target it finds ready on its way from the goal,
+# so the schema (a second's work at most) goes first and a table's check goes before a load
+# that became ready at the same moment (the smallest table's check waited behind two loads,
+# and its load started last).
+$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.checked)) $(TABLES:%=$(S)/%.loaded)
 	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
