@@ -153,7 +153,7 @@ pub fn merge<S: Source>(
     }
     // Each source's first 8 key bytes (zero-padded, big-endian; an exhausted source the
     // largest value): most comparisons are decided by this small array, which stays in the
-    // cache, instead of by the keys in 26 sources' buffers. Zero-padding keeps the order of
+    // cache, instead of by the keys in the sources' buffers. Zero-padding keeps the order of
     // unequal prefixes the keys' order; equal prefixes fall back to the keys.
     let prefix = |s: &S| -> u64 {
         s.current().map_or(u64::MAX, |(key, _, _)| {
