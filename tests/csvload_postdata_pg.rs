@@ -141,3 +141,102 @@ fn failing_build_is_named_and_a_rerun_completes() {
     assert!(r.status.success(), "{}", text(&r.stderr));
     assert_eq!(objects(&pg, "t"), objects(&pg, "ref"));
 }
+
+/// `public.a` loaded from a CSV file (x = 1..2000, y = x % 7), through a manifest.
+fn load_a(pg: &Pg, dir: &Path, db: &str, extra: &[&str]) -> Output {
+    let csv: String = (1..=2000).map(|x| format!("{x},{}\n", x % 7)).collect();
+    let file = pg::write_temp(dir, "a.csv", csv.as_bytes());
+    let m = format!(
+        r#"{{"format":"dumpshard-manifest","version":1,"tables":[{{"schema":"public","name":"a",
+        "file":"{}","columns":[{{"name":"x","type":"integer","not_null":true}},
+        {{"name":"y","type":"integer","not_null":true}}],"primary_key":["x"],"rows":2000,
+        "bytes":0,"header":false,"null":""}}]}}"#,
+        file.display()
+    );
+    let m = pg::write_temp(dir, "a.json", m.as_bytes());
+    pg.csvload(pg::SUPERUSER)
+        .args(["-m", m.to_str().unwrap()])
+        .args(extra)
+        .arg(format!("dbname={db}"))
+        .output_within()
+        .expect("run csvload")
+}
+
+/// migrate.mk's order for PostgreSQL: each table's load builds its own indexes and keys
+/// (`--build-indexes`), as pg_restore -j does, and nothing else of the script; the later
+/// `--post-data` runs the rest, on one connection (one transaction, which ran the builds
+/// again and failed before it skipped the journaled ones) or several, to the same end state.
+#[test]
+fn build_indexes_after_the_load_then_post_data_runs_the_rest() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let post = pg::write_temp(dir.path(), "post.sql", POST.as_bytes());
+    let schema = SCHEMA.replace(
+        "INSERT INTO public.a SELECT g, g % 7 FROM generate_series(1, 2000) g;",
+        "",
+    );
+    pg.createdb("ref");
+    pg.psql("ref", &schema);
+    let r = load_a(&pg, dir.path(), "ref", &["-q"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let r = csvload(&pg, &post, "1", "ref");
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let want = objects(&pg, "ref");
+    for jobs in ["1", "2"] {
+        let db = format!("built{jobs}");
+        pg.createdb(&db);
+        pg.psql(&db, &schema);
+        let post_arg = post.to_str().unwrap();
+        let out = load_a(&pg, dir.path(), &db, &["--build-indexes", post_arg]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("the indexes and keys of 1 table(s) built"),
+            "{err}"
+        );
+        // a's key and index, nothing of b, "C d", the foreign key or the sequence.
+        let mid = objects(&pg, &db);
+        assert!(mid.contains("a_pkey") && mid.contains("a_y"), "{mid}");
+        assert!(
+            !mid.contains("b_z") && !mid.contains("C d_q") && !mid.contains("b_fk"),
+            "{mid}"
+        );
+        assert!(!mid.contains("by y") && !mid.contains("\n42"), "{mid}");
+        let out = csvload(&pg, &post, jobs, &db);
+        assert!(out.status.success(), "-j {jobs}: {}", text(&out.stderr));
+        assert_eq!(objects(&pg, &db), want, "-j {jobs}");
+        // The script is journaled whole: run again, it is skipped.
+        let again = pg
+            .csvload(pg::SUPERUSER)
+            .args(["--post-data", post_arg, "-j", jobs])
+            .arg(format!("dbname={db}"))
+            .output_within()
+            .unwrap();
+        assert!(
+            again.status.success() && text(&again.stderr).contains("already run"),
+            "{}",
+            text(&again.stderr)
+        );
+    }
+    // Not on a target whose schema changes conflict beside a load: refused before loading.
+    pg.createdb("crdb");
+    pg.psql("crdb", &schema);
+    let out = load_a(
+        &pg,
+        dir.path(),
+        "crdb",
+        &[
+            "--target-kind",
+            "cockroachdb",
+            "--build-indexes",
+            post.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--build-indexes is for PostgreSQL targets"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(pg.psql("crdb", "SELECT count(*) FROM public.a").trim(), "0");
+}

@@ -81,9 +81,23 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub post_data: Option<PathBuf>,
 
+    /// After the load, build the loaded tables' indexes, primary keys and unique constraints
+    /// from this post-data script (the statements --post-data -j runs per table), as
+    /// pg_restore -j builds a table's keys as soon as its data is in: one transaction per
+    /// table, -j tables at once, each journaled, so a later --post-data with the same script
+    /// skips them and runs the rest (foreign keys, triggers, sequence values ...). Nothing
+    /// else of the script runs. PostgreSQL only.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "manifest",
+        conflicts_with = "post_data"
+    )]
+    pub build_indexes: Option<PathBuf>,
+
     /// Only compare each table's row count with the manifests (for data loaded any other
     /// way); load nothing.
-    #[arg(long, conflicts_with_all = ["schema", "post_data", "truncate", "append"])]
+    #[arg(long, conflicts_with_all = ["schema", "post_data", "build_indexes", "truncate", "append"])]
     pub verify_only: bool,
 
     /// When the server refuses a row, load the other tables to the end (default: every job

@@ -93,7 +93,7 @@ pub fn run(a: Args) -> Result<()> {
             .min(std::thread::available_parallelism().map_or(1, |n| n.get())),
     );
     let journal = Journal::parse(&a.journal)?;
-    for p in a.schema.iter().chain(&a.post_data) {
+    for p in a.schema.iter().chain(&a.post_data).chain(&a.build_indexes) {
         sqlfile::check(p)?;
     }
     let plan = Plan::build(&a.manifest, &a.table)?;
@@ -106,6 +106,13 @@ pub fn run(a: Args) -> Result<()> {
         && let Some(n) = rules.note(rules.batch_rows(a.batch_rows))
     {
         eprintln!("csvload: {n}");
+    }
+    if a.build_indexes.is_some() && rules.kind != target::TargetKind::Postgresql {
+        return Err(Error::Usage(format!(
+            "--build-indexes is for PostgreSQL targets; this is {} (its schema changes \
+             conflict beside a load): run --post-data after every table's load",
+            rules.kind.name()
+        )));
     }
     if a.verify == verify::Verify::Content && a.append {
         return Err(Error::Usage(
@@ -120,7 +127,7 @@ pub fn run(a: Args) -> Result<()> {
     journal.ensure(&mut client)?;
     crate::io::signals::on_signal(interrupted);
     if let Some(s) = &a.schema {
-        phase(&mut client, s, &journal, rules, a.quiet)?;
+        phase(&mut client, s, &journal, rules, a.quiet, false)?;
     }
     lock_tables(&mut client, &journal, &plan, rules)?;
     let mut extra = Vec::with_capacity(plan.tables.len());
@@ -162,6 +169,9 @@ pub fn run(a: Args) -> Result<()> {
             "{refused} file(s) had rows the server refused; fix them and rerun the same command"
         )));
     }
+    if let Some(p) = &a.build_indexes {
+        build_phase(&target, &mut client, p, &journal, rules, &plan, &a)?;
+    }
     if let Some(p) = &a.post_data {
         post_phase(&target, &mut client, p, &journal, rules, &a)?;
     }
@@ -190,10 +200,17 @@ fn phase(
     journal: &Journal,
     rules: &target::Rules,
     quiet: bool,
+    skip_built: bool,
 ) -> Result<()> {
     let key = lock_key(journal, "");
     let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
-    let done = sqlfile::run(client, path, journal, rules.scripts_in_transaction);
+    let done = sqlfile::run(
+        client,
+        path,
+        journal,
+        rules.scripts_in_transaction,
+        skip_built,
+    );
     if locked {
         let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
     }
@@ -238,7 +255,8 @@ fn post_phase(
     a: &Args,
 ) -> Result<()> {
     if a.jobs < 2 || rules.kind != target::TargetKind::Postgresql {
-        return phase(client, path, journal, rules, a.quiet);
+        let postgres = rules.kind == target::TargetKind::Postgresql;
+        return phase(client, path, journal, rules, a.quiet, postgres);
     }
     let key = lock_key(journal, "");
     let locked = rules.advisory_locks && lock(client, key, &format!("script {}", path.display()))?;
@@ -247,6 +265,51 @@ fn post_phase(
         let _ = client.execute("SELECT pg_catalog.pg_advisory_unlock($1)", &[&key]);
     }
     finish_phase(client, path, journal, rules, a.quiet, done?)
+}
+
+/// Runs `--build-indexes`: the builds of the plan's tables from the post-data script, on up
+/// to `-j` connections (`sqlfile::run_builds`), under the table locks this run holds.
+fn build_phase(
+    target: &conn::Target,
+    client: &mut postgres::Client,
+    path: &std::path::Path,
+    journal: &Journal,
+    rules: &'static target::Rules,
+    plan: &Plan,
+    a: &Args,
+) -> Result<()> {
+    let tables: Vec<(Option<String>, String)> = plan
+        .tables
+        .iter()
+        .map(|t| (t.schema.clone(), t.name.clone()))
+        .collect();
+    let (now, before) = sqlfile::run_builds(
+        target,
+        rules,
+        client,
+        path,
+        journal,
+        a.jobs as usize,
+        &tables,
+    )?;
+    if !a.quiet {
+        let none = tables.len().saturating_sub(now + before);
+        eprintln!(
+            "csvload: {}: the indexes and keys of {now} table(s) built{}{}",
+            path.display(),
+            if before > 0 {
+                format!(", {before} built before (journal {})", journal.sql())
+            } else {
+                String::new()
+            },
+            if none > 0 {
+                format!("; {none} table(s) have none in it")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
 }
 
 /// The advisory-lock key of `table` (`""`: the scripts) under `journal`: the first 8 bytes of

@@ -125,34 +125,46 @@ pub fn check(path: &Path) -> Result<()> {
 /// statements run, or `None` when the journal says this script already ran.
 /// A failing statement is reported as `FILE:LINE: (byte B) server message`. Without
 /// `in_transaction` (CockroachDB) the statements run each on its own and only the journal row
-/// is a transaction of its own after them.
+/// is a transaction of its own after them. With `skip_built` (a post-data script on
+/// PostgreSQL), the builds of the tables that [`run_builds`] or [`run_parallel`] journaled
+/// are left out (they exist: running them again would fail).
 pub fn run(
     client: &mut Client,
     path: &Path,
     journal: &Journal,
     in_transaction: bool,
+    skip_built: bool,
 ) -> Result<Option<usize>> {
     let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file = path.display().to_string();
-    let stmts = split(&sql, &file)?;
+    let all = split(&sql, &file)?;
     let key = std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string();
-    let sum = statements_sum(&stmts);
+    let sum = statements_sum(&all);
     let j = journal.sql();
     // The script is identified by its statements, wherever it lies: pgdump2csv writes a fresh
     // `\restrict` key into every schema it writes, so the same dump converted again (into
     // another directory) gives another file with the same statements, which must not run twice.
-    let seen = client
-        .query(
-            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND batch_xxh64 = $1"),
-            &[&sum],
-        )
-        .map_err(|e| sql_err(&e))?;
-    if !seen.is_empty() {
+    if seen(client, journal, &sum)? {
         return Ok(None);
     }
+    let mut built = std::collections::HashSet::new();
+    if skip_built {
+        for g in plan_groups(&all).0 {
+            if seen(client, journal, &g.sum)? {
+                built.extend(g.builds);
+            }
+        }
+    }
+    let n = all.len();
+    let stmts: Vec<Stmt> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !built.contains(i))
+        .map(|(_, s)| s)
+        .collect();
     let size = sql.len() as i64;
     let record = |c: &mut postgres::Transaction| -> Result<()> {
         c.execute(
@@ -166,13 +178,7 @@ pub fn run(
                  batch_xxh64, first_record, records, next_line, last) \
                  VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
             ),
-            &[
-                &key,
-                &size,
-                &format!("xxh64:{sum}"),
-                &sum,
-                &(stmts.len() as i64),
-            ],
+            &[&key, &size, &format!("xxh64:{sum}"), &sum, &(n as i64)],
         )
         .map_err(|e| sql_err(&e))?;
         Ok(())
@@ -200,9 +206,9 @@ enum Kind {
     Session,
     /// Builds an index of one table: `CREATE [UNIQUE] INDEX ... ON [ONLY] TABLE` or `ALTER
     /// TABLE [IF EXISTS] [ONLY] TABLE ADD CONSTRAINT NAME PRIMARY KEY|UNIQUE`; the table as
-    /// its tokens' names joined with `.`. These are the long statements of a post-data script,
-    /// and the ones pg_restore -j runs on several connections.
-    Build(String),
+    /// its name's parts (`schema`, `table`), unquoted. These are the long statements of a
+    /// post-data script, and the ones pg_restore -j runs on several connections.
+    Build(Vec<String>),
     /// Everything else (foreign keys, triggers, rules, ATTACH PARTITION, comments, grants,
     /// sequence values): run in the file's order, after every build.
     Other,
@@ -225,8 +231,8 @@ fn kind(s: &str, std_strings: bool) -> Kind {
         Some(Tok::Op(o)) => o.as_str(),
         _ => "",
     };
-    // A qualified name starting at token `i`: (name, index after it).
-    let name_at = |mut i: usize| -> Option<(String, usize)> {
+    // A qualified name starting at token `i`: (its parts, index after it).
+    let name_at = |mut i: usize| -> Option<(Vec<String>, usize)> {
         let mut parts = Vec::new();
         loop {
             match toks.get(i).map(|t| &t.tok) {
@@ -235,7 +241,7 @@ fn kind(s: &str, std_strings: bool) -> Kind {
             }
             i += 1;
             if op(i) != "." {
-                return Some((parts.join("."), i));
+                return Some((parts, i));
             }
             i += 1;
         }
@@ -332,6 +338,10 @@ fn has_paren_commas_only(toks: &[crate::pg::dump::sql::Spanned]) -> bool {
 
 /// The statements of one table's group, with the session statements to replay before each.
 struct Group {
+    /// The table its statements build on, as its name's parts.
+    table: Vec<String>,
+    /// Indices of its builds (without the session statements).
+    builds: Vec<usize>,
     /// Indices into the script's statements, in order: session statements and builds.
     stmts: Vec<usize>,
     /// Its builds' XXH64 (as [`statements_sum`], with a prefix so it never equals a whole
@@ -346,7 +356,8 @@ struct Group {
 /// standard_conforming_strings` lines say, as the splitter does.
 fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
     // (table, statements, session statements replayed so far, builds)
-    let mut groups: Vec<(String, Vec<usize>, usize, Vec<usize>)> = Vec::new();
+    type Open = (Vec<String>, Vec<usize>, usize, Vec<usize>);
+    let mut groups: Vec<Open> = Vec::new();
     let mut rest = Vec::new();
     let mut sessions: Vec<usize> = Vec::new();
     let mut std_strings = true;
@@ -386,7 +397,7 @@ fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
     }
     let groups = groups
         .into_iter()
-        .map(|(_, ix, _, b)| {
+        .map(|(table, ix, _, b)| {
             let builds: Vec<&Stmt> = b.iter().map(|&i| &stmts[i]).collect();
             let mut h = twox_hash::XxHash64::with_seed(0);
             std::hash::Hasher::write(&mut h, b"csvload post-data group\0");
@@ -395,7 +406,9 @@ fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
                 std::hash::Hasher::write(&mut h, b"\0");
             }
             Group {
+                table,
                 byte: builds.first().map_or(0, |s| s.byte as i64),
+                builds: b.clone(),
                 sum: format!("{:016x}", std::hash::Hasher::finish(&h)),
                 stmts: ix,
             }
@@ -410,10 +423,10 @@ fn plan_groups(stmts: &[Stmt]) -> (Vec<Group>, Vec<usize>) {
 /// statements that precede its builds replayed first; then everything else in the file's
 /// order in one transaction on `client`, with the journal row of the whole script. Each
 /// table's transaction records its builds in the journal, so a rerun after a failure skips
-/// the tables done and runs the rest. A failing build stops the start of further groups;
-/// those running finish (and are journaled); the first failure is returned, named by its
-/// line. Foreign keys, which need the keys they reference, are in the rest, so they run after
-/// every build.
+/// the tables done and runs the rest (as it skips those that [`run_builds`] built after
+/// their load). A failing build stops the start of further groups; those running finish
+/// (and are journaled); the first failure is returned, named by its line. Foreign keys,
+/// which need the keys they reference, are in the rest, so they run after every build.
 pub fn run_parallel(
     target: &super::conn::Target,
     rules: &super::target::Rules,
@@ -422,40 +435,154 @@ pub fn run_parallel(
     journal: &Journal,
     jobs: usize,
 ) -> Result<Option<usize>> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let file = path.display().to_string();
-    let stmts = split(&sql, &file)?;
-    let key = std::fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string();
-    let sum = statements_sum(&stmts);
+    let script = Script::read(path)?;
     let j = journal.sql();
-    let seen = |c: &mut Client, sum: &str| -> Result<bool> {
-        c.query(
-            &format!("SELECT 1 FROM {j} WHERE table_name = '' AND batch_xxh64 = $1"),
-            &[&sum],
-        )
-        .map(|r| !r.is_empty())
-        .map_err(|e| sql_err(&e))
-    };
-    if seen(client, &sum)? {
+    if seen(client, journal, &script.sum)? {
         return Ok(None);
     }
-    let (groups, rest) = plan_groups(&stmts);
-    let mut todo = std::collections::VecDeque::new();
+    let (groups, rest) = plan_groups(&script.stmts);
+    let mut todo = Vec::new();
     for (gi, g) in groups.iter().enumerate() {
-        if !seen(client, &g.sum)? {
-            todo.push_back(gi);
+        if !seen(client, journal, &g.sum)? {
+            todo.push(gi);
         }
     }
-    let size = sql.len() as i64;
-    let queue = Mutex::new(todo);
+    run_groups(target, rules, &script, &groups, todo, journal, jobs)?;
+    let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
+    for &i in &rest {
+        run_one(&mut tx, &script.stmts[i], &script.file)?;
+    }
+    // The whole script's row replaces its groups' rows.
+    tx.execute(
+        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
+        &[&script.key],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.execute(
+        &format!(
+            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
+             batch_xxh64, first_record, records, next_line, last) \
+             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
+        ),
+        &[
+            &script.key,
+            &script.size,
+            &format!("xxh64:{}", script.sum),
+            &script.sum,
+            &(script.stmts.len() as i64),
+        ],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.commit().map_err(|e| sql_err(&e))?;
+    Ok(Some(script.stmts.len()))
+}
+
+/// The builds (indexes, primary keys, unique constraints: the groups of [`run_parallel`]) of
+/// the post-data script at `path` on the tables `tables` (schema, name) only, right after
+/// their load, as pg_restore -j builds a table's keys as soon as its data is in, beside the
+/// other tables' COPY: each table's in one transaction, journaled as [`run_parallel`]
+/// journals them, so a later `--post-data` of the same script skips them and runs the rest.
+/// Nothing else of the script runs. Returns the tables built now and those the journal says
+/// were built before; a table with no build in the script is in neither.
+pub fn run_builds(
+    target: &super::conn::Target,
+    rules: &super::target::Rules,
+    client: &mut Client,
+    path: &Path,
+    journal: &Journal,
+    jobs: usize,
+    tables: &[(Option<String>, String)],
+) -> Result<(usize, usize)> {
+    let script = Script::read(path)?;
+    let (groups, _) = plan_groups(&script.stmts);
+    // pg_dump qualifies every name in post-data; a table without a schema (a csvsplit
+    // manifest's bare name, found through search_path) matches only an unqualified build.
+    let ours = |g: &Group| {
+        tables.iter().any(|(s, n)| match s {
+            Some(s) => g.table.len() == 2 && g.table[0] == *s && g.table[1] == *n,
+            None => g.table.len() == 1 && g.table[0] == *n,
+        })
+    };
+    let mut todo = Vec::new();
+    let mut before = 0;
+    if !seen(client, journal, &script.sum)? {
+        for (gi, g) in groups.iter().enumerate().filter(|(_, g)| ours(g)) {
+            if seen(client, journal, &g.sum)? {
+                before += 1;
+            } else {
+                todo.push(gi);
+            }
+        }
+    } else {
+        before = groups.iter().filter(|g| ours(g)).count();
+    }
+    let now = todo.len();
+    run_groups(target, rules, &script, &groups, todo, journal, jobs)?;
+    Ok((now, before))
+}
+
+/// A post-data script read and split, with what the journal knows it by.
+struct Script {
+    stmts: Vec<Stmt>,
+    /// Its path, for messages.
+    file: String,
+    /// Its canonical path: the journal rows' `file`.
+    key: String,
+    /// [`statements_sum`] of its statements: the whole script's journal key.
+    sum: String,
+    size: i64,
+}
+
+impl Script {
+    fn read(path: &Path) -> Result<Script> {
+        let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let file = path.display().to_string();
+        let stmts = split(&sql, &file)?;
+        let key = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string();
+        Ok(Script {
+            sum: statements_sum(&stmts),
+            stmts,
+            file,
+            key,
+            size: sql.len() as i64,
+        })
+    }
+}
+
+/// True when the journal holds a script's or a group's row with this sum.
+fn seen(c: &mut Client, journal: &Journal, sum: &str) -> Result<bool> {
+    c.query(
+        &format!(
+            "SELECT 1 FROM {} WHERE table_name = '' AND batch_xxh64 = $1",
+            journal.sql()
+        ),
+        &[&sum],
+    )
+    .map(|r| !r.is_empty())
+    .map_err(|e| sql_err(&e))
+}
+
+/// Runs the groups `todo` of `script` on up to `jobs` new connections, one transaction per
+/// group with its journal row; stops starting groups after the first failure and returns it.
+fn run_groups(
+    target: &super::conn::Target,
+    rules: &super::target::Rules,
+    script: &Script,
+    groups: &[Group],
+    todo: Vec<usize>,
+    journal: &Journal,
+    jobs: usize,
+) -> Result<()> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let j = journal.sql();
+    let workers = jobs.min(todo.len());
+    let queue = Mutex::new(std::collections::VecDeque::from(todo));
     let failed = AtomicBool::new(false);
     let first_err: Mutex<Option<Error>> = Mutex::new(None);
-    let workers = jobs.min(queue.lock().unwrap().len());
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| {
@@ -483,16 +610,15 @@ pub fn run_parallel(
                     let g = &groups[gi];
                     let mut one = || -> Result<()> {
                         let mut tx = c.transaction().map_err(|e| sql_err(&e))?;
-                        let mine: Vec<&Stmt> = g.stmts.iter().map(|&i| &stmts[i]).collect();
-                        for s in mine {
-                            run_one(&mut tx, s, &file)?;
+                        for &i in &g.stmts {
+                            run_one(&mut tx, &script.stmts[i], &script.file)?;
                         }
                         tx.execute(
                             &format!(
                                 "DELETE FROM {j} WHERE table_name = '' AND file = $1 \
                                  AND byte_start = $2"
                             ),
-                            &[&key, &g.byte],
+                            &[&script.key, &g.byte],
                         )
                         .map_err(|e| sql_err(&e))?;
                         tx.execute(
@@ -503,8 +629,8 @@ pub fn run_parallel(
                                  VALUES ('', $1, $2, $3, $4, $4, $5, 0, $6, 0, false)"
                             ),
                             &[
-                                &key,
-                                &size,
+                                &script.key,
+                                &script.size,
                                 &format!("xxh64:{}", g.sum),
                                 &g.byte,
                                 &g.sum,
@@ -521,36 +647,10 @@ pub fn run_parallel(
             });
         }
     });
-    if let Some(e) = first_err.into_inner().unwrap() {
-        return Err(e);
+    match first_err.into_inner().unwrap() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
-    for &i in &rest {
-        run_one(&mut tx, &stmts[i], &file)?;
-    }
-    // The whole script's row replaces its groups' rows.
-    tx.execute(
-        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
-        &[&key],
-    )
-    .map_err(|e| sql_err(&e))?;
-    tx.execute(
-        &format!(
-            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
-             batch_xxh64, first_record, records, next_line, last) \
-             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
-        ),
-        &[
-            &key,
-            &size,
-            &format!("xxh64:{sum}"),
-            &sum,
-            &(stmts.len() as i64),
-        ],
-    )
-    .map_err(|e| sql_err(&e))?;
-    tx.commit().map_err(|e| sql_err(&e))?;
-    Ok(Some(stmts.len()))
 }
 
 /// Sends one statement of `file`; a refused one is named by its line and byte.
@@ -619,12 +719,12 @@ mod tests {
             kinds,
             vec![
                 Kind::Session,
-                Kind::Build("public.a".into()),
-                Kind::Build("public.b".into()),
+                Kind::Build(vec!["public".into(), "a".into()]),
+                Kind::Build(vec!["public".into(), "b".into()]),
                 Kind::Session,
-                Kind::Build("public.a".into()),
+                Kind::Build(vec!["public".into(), "a".into()]),
                 Kind::Other,
-                Kind::Build("public.C d".into()),
+                Kind::Build(vec!["public".into(), "C d".into()]),
                 Kind::Other,
                 Kind::Other,
                 Kind::Other,
