@@ -13,7 +13,7 @@
 #   postgresql   check, and beside it (make -j runs both) a cut into chunks, unsorted, then
 #                load the chunks with LOAD_JOBS connections. A COPY into a PostgreSQL heap
 #                table gains nothing from sorted input (rows go where there is room; the
-#                indexes are built after the load, by post-data, sorting on their own), so
+#                indexes are built after the load, sorting on their own), so
 #                there is no pksort. The cut (csvsplit -n, records in the CSV's order, at
 #                copy speed) is what lets one large table load on several connections: it
 #                makes max(LOAD_JOBS, size / SHARD_SIZE) chunks of a CSV of SPLIT_MIN or more,
@@ -22,8 +22,10 @@
 #                the checks take turns, largest table first, so that each table's load
 #                starts as soon as its own check ends, beside the next check, as
 #                pg_restore -j starts loading at once (and a free job slot goes to the
-#                next check before a load); post-data builds the indexes and
-#                keys of LOAD_JOBS tables at a time (csvload --post-data -j).
+#                next check before a load). Each table's load then builds its indexes
+#                and keys (csvload --build-indexes), beside the other tables' loads, as
+#                pg_restore -j builds a table's keys once its data is in; post-data runs
+#                the rest (foreign keys, sequence values, ...).
 #   yugabytedb   check -> sort -> split into SHARD_SIZE shards -> load in BATCH_ROWS batches
 #   cockroachdb  check -> sort -> split into gzip shards -> IMPORT INTO statements.
 #                Range-sharded targets want sorted, non-overlapping shards: each shard then
@@ -76,8 +78,7 @@
 #                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
 #                (default 64M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
-#                LOAD_JOBS connections); postgresql: also the tables whose indexes and keys
-#                post-data builds at once
+#                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
 #   VERIFY       count (default): every table's row count against the manifest; content:
 #                also every value (csvload --verify content: a digest of the CSV files
@@ -185,6 +186,10 @@ CSV_EXT := $(if $(filter --gzip,$(CONVERT_FLAGS)),.csv.gz,.csv)
 SHARD_EXT := $(if $(filter cockroachdb,$(TARGET_KIND)),.csv.gz,.csv)
 IMPORT := $(filter cockroachdb,$(TARGET_KIND))
 BATCH := $(if $(BATCH_ROWS),--batch-rows $(BATCH_ROWS),)
+# postgresql: each table's indexes and keys are built by its own load, right after its data
+# (csvload --build-indexes), beside the other tables' loads, as pg_restore -j does; post-data
+# then runs the rest (foreign keys, ...), skipping what the journal says was built.
+BUILD_INDEXES := $(if $(filter postgresql,$(TARGET_KIND)),--build-indexes '$(OUT)/post.sql',)
 
 # A table's id in make is its CSV file's base name with `%` written as `+` (which
 # pgdump2csv's file names never hold): `%` would make a rule a pattern rule.
@@ -353,7 +358,7 @@ endif
 $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
-	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET"
+	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET"
 	touch '$$@'
 endef
 $(foreach t,$(TABLES),$(eval $(call TABLE_RULES,$(t))))
@@ -379,8 +384,9 @@ $(S)/schema: $(S)/converted
 	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	touch '$@'
 
-# postgresql: -j builds the indexes and keys of LOAD_JOBS tables at a time, as pg_restore -j
-# does, then the rest (foreign keys, ...) in order (csvload --post-data, docs/csvload.md).
+# postgresql: the indexes and keys were built by each table's load (--build-indexes; those of
+# a table not in the dump's data, LOAD_JOBS tables at a time), then the rest (foreign keys,
+# ...) in order (csvload --post-data, docs/csvload.md).
 # For postgresql the schema and the checks (largest table first) are listed before the loads:
 # make -j gives a free job slot to the first target it finds ready on its way from the goal,
 # so the schema (a second's work at most) goes first and a table's check goes before a load
