@@ -13,8 +13,9 @@
 # rows, and three tables of ROWS/2, ROWS/3 and ROWS/6 rows (the same bytes in several
 # tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
 # interleaved (so load changes hit them alike); each database is dropped and created again,
-# untimed, before its command. Prints medians of wall time and of the client's CPU (user +
-# sys of the command and its children: the server's CPU is not in it) and the ratio to
+# untimed, before its command. Prints medians of wall time, of the client's CPU (user +
+# sys of the command and its children: the server's CPU is not in it), of the machine's busy
+# CPU over the command (/proc/stat: client, server and anything else running) and the ratio to
 # pg_restore -j 2, then checks every target against the psql -f restore, and that against
 # the source when the run made the dumps (row count and an md5 of the rows in key order) and shows where migrate.mk's time went in its last run (the stamps'
 # times).
@@ -112,16 +113,21 @@ done
 # Page cache: every command reads its dump from memory, as on a second run.
 cat "$OUT"/dump* >/dev/null
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The machine's busy CPU time in ticks (USER_HZ, 100 on Linux): every process, the server's
+# too, so beside the client's CPU it shows whether a command had both cores busy.
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 : >"$OUT/times.tsv"
 for ((r = 1; r <= RUNS; r++)); do
     for i in "${!names[@]}"; do
         db=${dbs[$i]}
         rm -rf "$OUT/$db"
         PGOPTIONS="-c client_min_messages=warning" $P -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+        b0=$(busy)
         /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -c "${cmds[$i]}"
+        b1=$(busy)
         read -r w u s <"$OUT/t"
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "${variants[$i]}" "$w" "$u" "$s" \
-            "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/times.tsv"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "${variants[$i]}" "$w" "$u" "$s" \
+            "$(cut -d' ' -f1 /proc/loadavg)" "$(awk -v a="$b0" -v b="$b1" 'BEGIN { print (b - a) / 100 }')" >>"$OUT/times.tsv"
         printf 'round %d  %-30s %s table(s)  %6.2f s\n' "$r" "${names[$i]}" "${variants[$i]}" "$w"
     done
 done
@@ -131,11 +137,11 @@ python3 - "$OUT/times.tsv" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    name, v, w, u, s, load = line.rstrip("\n").split("\t")
-    runs.setdefault((v, name), []).append((float(w), float(u) + float(s), float(load)))
+    name, v, w, u, s, load, busy = line.rstrip("\n").split("\t")
+    runs.setdefault((v, name), []).append((float(w), float(u) + float(s), float(load), float(busy)))
 print()
-print("| dump | command | median wall | median client CPU | runs | ratio to pg_restore -j 2 | load |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+print("| dump | command | median wall | median client CPU | median machine CPU | runs | ratio to pg_restore -j 2 | load |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (v, name), rs in runs.items():
     w = statistics.median(r[0] for r in rs)
     c = statistics.median(r[1] for r in rs)
@@ -143,7 +149,8 @@ for (v, name), rs in runs.items():
     ratio = f"{w / statistics.median(r[0] for r in base):.2f}x" if base else "-"
     loads = [r[2] for r in rs]
     tables = "1 table" if v == "1" else f"{v} tables"
-    print(f"| {tables} | {name} | {w:.2f} s | {c:.2f} s | {len(rs)} | {ratio} | {min(loads):.1f}-{max(loads):.1f} |")
+    m = statistics.median(r[3] for r in rs)
+    print(f"| {tables} | {name} | {w:.2f} s | {c:.2f} s | {m:.2f} s | {len(rs)} | {ratio} | {min(loads):.1f}-{max(loads):.1f} |")
 PY
 
 # Every target equal to the psql -f restore of the same dump (and that one to the source, when
