@@ -76,7 +76,8 @@
 #                most bytes of a chunk (one transaction)
 #   SPLIT_MIN    postgresql: a table's CSV of this size or more is cut into at least
 #                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
-#                (default 64M)
+#                (default 16M: a table of 16M or more loads on LOAD_JOBS connections
+#                rather than one; the last table to load was alone on one connection)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
@@ -139,7 +140,7 @@ endif
 
 # postgresql: a table is cut into chunks for LOAD_JOBS connections, not sorted (see "per
 # table" below); the sizes in bytes, as csvsplit -b reads them (K, M, G, T: powers of 1024).
-SPLIT_MIN ?= 64M
+SPLIT_MIN ?= 16M
 to_bytes = $(if $(findstring ',$(1)),,$(shell printf '%s\n' '$(1)' | LC_ALL=C awk '{ s = toupper($$0); sub(/I?B$$/, "", s); \
     m = index("KMGT", substr(s, length(s))); if (m) s = substr(s, 1, length(s) - 1); \
     if (s !~ /^[0-9]+(\.[0-9]+)?$$/ || s * 1024 ^ m < 1) exit 1; printf "%.0f", s * 1024 ^ m }'))
