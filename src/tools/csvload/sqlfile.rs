@@ -135,67 +135,68 @@ pub fn run(
     in_transaction: bool,
     skip_built: bool,
 ) -> Result<Option<usize>> {
-    let sql = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let file = path.display().to_string();
-    let all = split(&sql, &file)?;
-    let key = std::fs::canonicalize(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string();
-    let sum = statements_sum(&all);
-    let j = journal.sql();
+    let script = Script::read(path)?;
     // The script is identified by its statements, wherever it lies: pgdump2csv writes a fresh
     // `\restrict` key into every schema it writes, so the same dump converted again (into
     // another directory) gives another file with the same statements, which must not run twice.
-    if seen(client, journal, &sum)? {
+    if seen(client, journal, &script.sum)? {
         return Ok(None);
     }
     let mut built = std::collections::HashSet::new();
     if skip_built {
-        for g in plan_groups(&all).0 {
+        for g in plan_groups(&script.stmts).0 {
             if seen(client, journal, &g.sum)? {
                 built.extend(g.builds);
             }
         }
     }
-    let n = all.len();
-    let stmts: Vec<Stmt> = all
-        .into_iter()
-        .enumerate()
+    let stmts: Vec<&Stmt> = (script.stmts.iter().enumerate())
         .filter(|(i, _)| !built.contains(i))
         .map(|(_, s)| s)
         .collect();
-    let size = sql.len() as i64;
-    let record = |c: &mut postgres::Transaction| -> Result<()> {
-        c.execute(
-            &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
-            &[&key],
-        )
-        .map_err(|e| sql_err(&e))?;
-        c.execute(
-            &format!(
-                "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
-                 batch_xxh64, first_record, records, next_line, last) \
-                 VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
-            ),
-            &[&key, &size, &format!("xxh64:{sum}"), &sum, &(n as i64)],
-        )
-        .map_err(|e| sql_err(&e))?;
-        Ok(())
-    };
     let mut tx = client.transaction().map_err(|e| sql_err(&e))?;
     if in_transaction {
-        run_all(&mut tx, &stmts, &file)?;
+        for s in &stmts {
+            run_one(&mut tx, s, &script.file)?;
+        }
     } else {
         // Each statement on its own (see `Rules::scripts_in_transaction`); the journal row
         // after the last one, so an interrupted script is run again, not taken as done.
         drop(tx);
-        run_all(client, &stmts, &file)?;
+        for s in &stmts {
+            run_one(client, s, &script.file)?;
+        }
         tx = client.transaction().map_err(|e| sql_err(&e))?;
     }
-    record(&mut tx)?;
+    record_script(&mut tx, journal, &script)?;
     tx.commit().map_err(|e| sql_err(&e))?;
     Ok(Some(stmts.len()))
+}
+
+/// Writes the whole script's journal row, replacing the rows of its groups.
+fn record_script(tx: &mut postgres::Transaction, journal: &Journal, script: &Script) -> Result<()> {
+    let j = journal.sql();
+    tx.execute(
+        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
+        &[&script.key],
+    )
+    .map_err(|e| sql_err(&e))?;
+    tx.execute(
+        &format!(
+            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
+             batch_xxh64, first_record, records, next_line, last) \
+             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
+        ),
+        &[
+            &script.key,
+            &script.size,
+            &format!("xxh64:{}", script.sum),
+            &script.sum,
+            &(script.stmts.len() as i64),
+        ],
+    )
+    .map_err(|e| sql_err(&e))?;
+    Ok(())
 }
 
 /// What a statement of a script is to [`run_parallel`].
@@ -436,7 +437,6 @@ pub fn run_parallel(
     jobs: usize,
 ) -> Result<Option<usize>> {
     let script = Script::read(path)?;
-    let j = journal.sql();
     if seen(client, journal, &script.sum)? {
         return Ok(None);
     }
@@ -452,27 +452,7 @@ pub fn run_parallel(
     for &i in &rest {
         run_one(&mut tx, &script.stmts[i], &script.file)?;
     }
-    // The whole script's row replaces its groups' rows.
-    tx.execute(
-        &format!("DELETE FROM {j} WHERE table_name = '' AND file = $1"),
-        &[&script.key],
-    )
-    .map_err(|e| sql_err(&e))?;
-    tx.execute(
-        &format!(
-            "INSERT INTO {j} (table_name, file, file_size, checksum, byte_start, byte_end, \
-             batch_xxh64, first_record, records, next_line, last) \
-             VALUES ('', $1, $2, $3, 0, $2, $4, 0, $5, 0, true)"
-        ),
-        &[
-            &script.key,
-            &script.size,
-            &format!("xxh64:{}", script.sum),
-            &script.sum,
-            &(script.stmts.len() as i64),
-        ],
-    )
-    .map_err(|e| sql_err(&e))?;
+    record_script(&mut tx, journal, &script)?;
     tx.commit().map_err(|e| sql_err(&e))?;
     Ok(Some(script.stmts.len()))
 }
@@ -666,24 +646,6 @@ fn run_one<C: postgres::GenericClient>(c: &mut C, s: &Stmt, file: &str) -> Resul
             super::server_message(&e),
         )
     })
-}
-
-/// Sends `stmts` of `file` one by one; a refused one is named by its line and byte.
-fn run_all<C: postgres::GenericClient>(c: &mut C, stmts: &[Stmt], file: &str) -> Result<()> {
-    for s in stmts {
-        c.batch_execute(&s.text).map_err(|e| {
-            Error::input(
-                Pos {
-                    file: file.into(),
-                    line: s.line,
-                    byte: s.byte,
-                    record: None,
-                },
-                super::server_message(&e),
-            )
-        })?;
-    }
-    Ok(())
 }
 
 /// XXH64 of the statements' texts (each followed by a NUL), which leaves out comments,
