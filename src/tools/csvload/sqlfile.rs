@@ -475,14 +475,7 @@ pub fn run_builds(
 ) -> Result<(usize, usize)> {
     let script = Script::read(path)?;
     let (groups, _) = plan_groups(&script.stmts);
-    // pg_dump qualifies every name in post-data; a table without a schema (a csvsplit
-    // manifest's bare name, found through search_path) matches only an unqualified build.
-    let ours = |g: &Group| {
-        tables.iter().any(|(s, n)| match s {
-            Some(s) => g.table.len() == 2 && g.table[0] == *s && g.table[1] == *n,
-            None => g.table.len() == 1 && g.table[0] == *n,
-        })
-    };
+    let ours = |g: &Group| is_one_of(&g.table, tables);
     let mut todo = Vec::new();
     let mut before = 0;
     if !seen(client, journal, &script.sum)? {
@@ -499,6 +492,17 @@ pub fn run_builds(
     let now = todo.len();
     run_groups(target, rules, &script, &groups, todo, journal, jobs)?;
     Ok((now, before))
+}
+
+/// True when the name `parts` of a build's table is one of `tables` (schema, name). pg_dump
+/// qualifies every name in post-data; a table without a schema (a csvsplit manifest's bare
+/// name, found through search_path) matches only an unqualified build.
+fn is_one_of(parts: &[String], tables: &[(Option<String>, String)]) -> bool {
+    tables.iter().any(|(s, n)| match (s, parts) {
+        (Some(s), [ps, pn]) => ps == s && pn == n,
+        (None, [pn]) => pn == n,
+        _ => false,
+    })
 }
 
 /// A post-data script read and split, with what the journal knows it by.
@@ -699,6 +703,32 @@ mod tests {
         assert_eq!(groups[2].stmts, vec![0, 3, 6]);
         assert_eq!(rest, vec![0, 3, 5, 7, 8, 9]);
         assert_ne!(groups[0].sum, statements_sum(&stmts));
+    }
+
+    #[test]
+    fn builds_match_their_tables_by_schema_and_name() {
+        let p = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let t = [
+            (Some("public".to_string()), "a".to_string()),
+            (None, "b".to_string()),
+        ];
+        assert!(is_one_of(&p(&["public", "a"]), &t));
+        assert!(!is_one_of(&p(&["other", "a"]), &t));
+        assert!(!is_one_of(&p(&["a"]), &t));
+        assert!(!is_one_of(&p(&["public", "A"]), &t));
+        assert!(is_one_of(&p(&["b"]), &t));
+        assert!(!is_one_of(&p(&["public", "b"]), &t));
+        // A dot inside a quoted name is part of the name, not a schema.
+        assert!(!is_one_of(&p(&["public.a"]), &t));
+        let (groups, _) = plan_groups(
+            &split(
+                b"CREATE INDEX i ON \"public.x\".a (q);\nCREATE INDEX j ON public.a (q);\n",
+                "p.sql",
+            )
+            .unwrap(),
+        );
+        let hits: Vec<bool> = groups.iter().map(|g| is_one_of(&g.table, &t)).collect();
+        assert_eq!(hits, vec![false, true]);
     }
 
     #[test]
