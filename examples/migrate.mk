@@ -76,8 +76,8 @@
 #                most bytes of a chunk (one transaction)
 #   SPLIT_MIN    postgresql: a table's CSV of this size or more is cut into at least
 #                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
-#                (default 16M: a table of 16M or more loads on LOAD_JOBS connections
-#                rather than one; the last table to load was alone on one connection)
+#                (default 16M, so that a small table that loads last, alone, still loads
+#                on LOAD_JOBS connections)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)

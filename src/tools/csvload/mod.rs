@@ -245,7 +245,8 @@ fn finish_phase(
 /// Runs the `--post-data` script: on PostgreSQL with `-j` above 1, each table's index and
 /// key builds on up to `-j` connections side by side, then the rest in order
 /// (`sqlfile::run_parallel`); otherwise (`-j 1`, CockroachDB and YugabyteDB, whose
-/// concurrent schema changes conflict) as one script, like `--schema`.
+/// concurrent schema changes conflict) as one script, like `--schema`, on PostgreSQL without
+/// the builds the journal holds (`--build-indexes`, or an earlier `-j` run that failed).
 fn post_phase(
     target: &conn::Target,
     client: &mut postgres::Client,
