@@ -566,6 +566,30 @@ fn postgresql_loads_chunks_without_sorting() {
         text(&other.stderr)
     );
     assert!(!called.exists(), "pksort was run");
+
+    // One connection per table: each table's load builds its keys (--build-indexes), then
+    // post-data on one connection runs the rest without building them again. Failed before
+    // the journaled builds were left out: "multiple primary keys for table".
+    pg.createdb("target1");
+    let out1 = tmp.path().join("out1");
+    let one = vec![
+        var("DUMP", dump.to_str().unwrap()),
+        var("OUT", out1.to_str().unwrap()),
+        var("TARGET", "dbname=target1"),
+        var("LOAD_JOBS", "1"),
+    ];
+    must(make_with(Some(&pg), &bin, &one), "make LOAD_JOBS=1");
+    assert!(out1.join(".stamps/verified").exists());
+    assert_eq!(
+        fingerprints(&pg, "target1"),
+        source,
+        "LOAD_JOBS=1: the target differs"
+    );
+    assert_eq!(
+        post_data_objects(&pg, "target1"),
+        post_data_objects(&pg, "source"),
+        "LOAD_JOBS=1: indexes, constraints or sequences differ"
+    );
 }
 
 /// Issue 19 item 8: a pksort that fails before writing anything in `pksort | csvsplit`
