@@ -996,3 +996,99 @@ fn manifest_with_ddl_checks_enums_and_the_summary_explains() {
         o.stderr
     );
 }
+
+/// Every duplicate key named with the record its key was first seen in, across chunks and
+/// the key set's growth: inputs that ascend all through, with duplicates of the last key,
+/// that turn at some record (early, late, past the 4 MiB chunk), and that repeat early keys
+/// after the turn. Exact int8 keys and hashed text keys alike. (Written for an ascending-key
+/// fast path that was measured and not kept: see docs/benchmarks.md, csvcheck.)
+#[test]
+fn duplicate_keys_in_and_out_of_ascending_order() {
+    // (keys, as records 1..)
+    let mut cases: Vec<Vec<i64>> = vec![
+        (1..=50).collect(),
+        vec![1, 2, 2, 3, 3, 3, 4],
+        vec![1, 2, 3, 2, 1, 4, 5, 5],
+        vec![5, 4, 3, 3, 2, 1, 5],
+        vec![-3, -1, 0, 7, 7, -1, 100, -3],
+    ];
+    // A long ascending run (past one 4 MiB chunk) with duplicates of its last key, then a
+    // turn and repeats of keys from the start and the middle.
+    let mut long: Vec<i64> = (0..400_000).map(|k| k * 3).collect();
+    long.insert(200_000, long[199_999]);
+    long.extend([0, 3, 599_997, 5, 1_199_997, 1_199_998]);
+    cases.push(long);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..20 {
+        let n = 1 + (seed % 300) as usize;
+        let turn = (seed >> 20) as usize % (n + 1);
+        let v: Vec<i64> = (0..n)
+            .map(|i| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if i < turn {
+                    i as i64 / 2 // ascending, with some keys twice
+                } else {
+                    (seed % 40) as i64
+                }
+            })
+            .collect();
+        cases.push(v);
+    }
+    let d = tmp();
+    for (ci, keys) in cases.iter().enumerate() {
+        let mut first: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        let mut want: Vec<(usize, usize)> = Vec::new();
+        let mut csv = String::new();
+        for (r, k) in keys.iter().enumerate() {
+            csv.push_str(&format!("{k},v\n"));
+            match first.get(k) {
+                Some(&f) => want.push((r + 1, f)),
+                None => {
+                    first.insert(*k, r + 1);
+                }
+            }
+        }
+        std::fs::write(d.path().join("in.csv"), &csv).unwrap();
+        for cols in ["id:int8,v:text", "id:text,v:text"] {
+            let o = run_in(
+                d.path(),
+                &[
+                    "--columns",
+                    cols,
+                    "--key",
+                    "id",
+                    "-q",
+                    "--force",
+                    "--bad-rows-reasons",
+                    "why.csv",
+                    "in.csv",
+                ],
+                b"",
+            );
+            assert_eq!(
+                o.code,
+                if want.is_empty() { 0 } else { 1 },
+                "case {ci} {cols}: {}",
+                o.stderr
+            );
+            let why = std::fs::read_to_string(d.path().join("why.csv")).unwrap();
+            let got: Vec<(usize, usize)> = why
+                .lines()
+                .skip(1)
+                .map(|l| {
+                    let f: Vec<&str> = l.splitn(7, ',').collect();
+                    assert_eq!(f[5], "duplicate-key", "case {ci} {cols}: {l}");
+                    let at = f[6].find("first seen in record ").expect(l) + 21;
+                    let first: String = f[6][at..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    (f[1].parse().unwrap(), first.parse().unwrap())
+                })
+                .collect();
+            assert_eq!(got, want, "case {ci} {cols}");
+        }
+    }
+}
