@@ -12,7 +12,7 @@
 
 use crate::io::error::{Error, IoContext, Pos, Result};
 use std::borrow::Cow;
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 
 /// A run of whole records, with the end offset of each: the one record-buffer type of the
 /// toolkit. `D` holds the bytes: a `Vec` read by [`ChunkReader`], or a borrowed slice of a
@@ -214,26 +214,21 @@ impl<R: Read> ChunkReader<R> {
     }
 
     fn fill(&mut self, data: &mut Vec<u8>, want: usize) -> Result<()> {
-        let old = data.len();
-        let grow = (want - old).max(64 << 10);
-        data.resize(old + grow, 0);
-        let mut filled = old;
-        while filled < data.len() {
-            match self.r.read(&mut data[filled..]) {
-                Ok(0) => {
+        let grow = (want - data.len()).max(64 << 10);
+        // `read_to_end` reads into the vector's spare capacity without zeroing it first (a
+        // `resize(.., 0)` before each read was 2% of a typed csvcheck, all of it memset), and
+        // stops at `grow` bytes or the end of the input, retrying interrupted reads. On an
+        // error `data` keeps what was read before it.
+        data.reserve(grow);
+        match (&mut self.r).take(grow as u64).read_to_end(data) {
+            Ok(n) => {
+                if n < grow {
                     self.eof = true;
-                    break;
                 }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => {
-                    data.truncate(filled);
-                    return Err(e).at(&self.name);
-                }
+                Ok(())
             }
+            Err(e) => Err(e).at(&self.name),
         }
-        data.truncate(filled);
-        Ok(())
     }
 }
 
@@ -738,6 +733,39 @@ pub fn split_fields_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Resul
     let n = body.len();
     let mut start = 0;
     let mut i = 0;
+    // Sixteen bytes at a time with SSE2, which every x86_64 CPU has (no runtime detection):
+    // two compares and two byte masks per block instead of the word trick's ten operations
+    // per eight bytes. A typed check splits every record, so this loop is a fifth of it.
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is in x86_64's baseline; every load reads `body[i..i + 16]`, inside
+        // the slice (`i + 16 <= n`), unaligned loads being allowed.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let comma = _mm_set1_epi8(b',' as i8);
+            while i + 16 <= n {
+                let v = _mm_loadu_si128(body.as_ptr().add(i).cast::<__m128i>());
+                if _mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) != 0 {
+                    return split_fields(rec, out);
+                }
+                let mut commas = _mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)) as u32;
+                while commas != 0 {
+                    let at = i + commas.trailing_zeros() as usize;
+                    out.push(Field {
+                        start,
+                        end: at,
+                        quoted: false,
+                    });
+                    start = at + 1;
+                    commas &= commas - 1;
+                }
+                i += 16;
+            }
+        }
+    }
     while i + 8 <= n {
         let mut word = [0u8; 8];
         word.copy_from_slice(&body[i..i + 8]);
@@ -856,6 +884,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The sixteen- and eight-byte paths of the fast split against the strict one, on
+        /// records whose commas and quotes fall at every place in and across the blocks.
+        #[test]
+        fn split_fields_fast_agrees_on_any_record(rec in proptest::collection::vec(
+            proptest::sample::select(vec![b'a', b',', b',', b'"', b'\r', b'\n', 0xff, b' ']), 0..80)) {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ra = split_fields(&rec, &mut a);
+            let rb = split_fields_fast(&rec, strip_terminator(&rec), &mut b);
+            proptest::prop_assert_eq!(&ra, &rb, "{:?}", rec);
+            if ra.is_ok() {
+                proptest::prop_assert_eq!(a, b, "{:?}", rec);
+            }
+        }
+    }
+
     #[test]
     fn scan_ends_stops_at_until_and_resumes() {
         let data = b"a,b\n\"x\ny\",2\r\n\"\"\"q\",\n,\nlast";
@@ -880,6 +925,81 @@ mod tests {
             }
         }
         Ok(out)
+    }
+
+    /// A pipe's reader: a few bytes per read, an interruption between reads, and optionally
+    /// an error after `fail_at` bytes.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        at: usize,
+        step: usize,
+        interrupt: bool,
+        fail_at: Option<usize>,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            if self.fail_at.is_some_and(|f| self.at >= f) {
+                return Err(std::io::Error::other("device gone"));
+            }
+            let n = self.step.min(buf.len()).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            self.step = self.step % 7 + 1;
+            Ok(n)
+        }
+    }
+
+    /// Short reads and interruptions (a pipe, a signal) cut the same records as one read of
+    /// everything; a read error is reported under the input's name, with nothing taken for
+    /// the end of the input.
+    #[test]
+    fn short_and_interrupted_reads_cut_the_same_records() {
+        let mut input = Vec::new();
+        for i in 0..30_000u32 {
+            input.extend_from_slice(
+                format!("{i},\"a\nb\",{}\n", "z".repeat((i % 31) as usize)).as_bytes(),
+            );
+        }
+        for target in [1, 100, 65_536, 1 << 20] {
+            let trickle = Trickle {
+                data: &input,
+                at: 0,
+                step: 1,
+                interrupt: false,
+                fail_at: None,
+            };
+            let mut r = ChunkReader::new(trickle, "t", target);
+            let mut got = Vec::new();
+            while let Some(c) = r.next_chunk(Vec::new()).unwrap() {
+                got.extend(c.records().map(<[u8]>::to_vec));
+            }
+            assert_eq!(got, chunks(&input, target).unwrap(), "target {target}");
+            assert_eq!(got.len(), 30_000);
+        }
+        let failing = Trickle {
+            data: &input,
+            at: 0,
+            step: 1,
+            interrupt: false,
+            fail_at: Some(200_000),
+        };
+        let mut r = ChunkReader::new(failing, "pipe.csv", 1 << 16);
+        let err = loop {
+            match r.next_chunk(Vec::new()) {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("a failed read ended the input"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(
+            err.contains("pipe.csv") && err.contains("device gone"),
+            "{err}"
+        );
     }
 
     #[test]

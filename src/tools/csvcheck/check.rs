@@ -337,7 +337,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
             continue;
         }
         for (c, col) in ctx.cfg.columns.iter().enumerate() {
-            let f = fields[c];
+            let f = &fields[c];
             let raw = f.raw(rec);
             if !f.quoted && raw == null {
                 if col.not_null {
