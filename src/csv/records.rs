@@ -722,6 +722,22 @@ fn zero_bytes(x: u64) -> u64 {
     !(((x & HI7).wrapping_add(HI7)) | x | HI7)
 }
 
+/// Ends a field at each comma of a block at `base`: bit `k << shift` of `mask` set means a
+/// comma at `base + k` (a byte mask has one bit per byte, a word trick's its high bits).
+#[inline(always)]
+fn push_commas(out: &mut Vec<Field>, start: &mut usize, base: usize, mut mask: u64, shift: u32) {
+    while mask != 0 {
+        let at = base + (mask.trailing_zeros() >> shift) as usize;
+        out.push(Field {
+            start: *start,
+            end: at,
+            quoted: false,
+        });
+        *start = at + 1;
+        mask &= mask - 1;
+    }
+}
+
 /// [`split_fields`] of `rec` whose `body` is `rec` without its terminator ([`strip_terminator`]),
 /// with one pass over the record eight bytes at a time instead of one
 /// search per field when the record has no quote (the common case); records with quotes
@@ -751,17 +767,8 @@ pub fn split_fields_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Resul
                 if _mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) != 0 {
                     return split_fields(rec, out);
                 }
-                let mut commas = _mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)) as u32;
-                while commas != 0 {
-                    let at = i + commas.trailing_zeros() as usize;
-                    out.push(Field {
-                        start,
-                        end: at,
-                        quoted: false,
-                    });
-                    start = at + 1;
-                    commas &= commas - 1;
-                }
+                let commas = _mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)) as u32;
+                push_commas(out, &mut start, i, u64::from(commas), 0);
                 i += 16;
             }
         }
@@ -773,17 +780,7 @@ pub fn split_fields_fast(rec: &[u8], body: &[u8], out: &mut Vec<Field>) -> Resul
         if zero_bytes(w ^ (ONES * b'"' as u64)) != 0 {
             return split_fields(rec, out);
         }
-        let mut commas = zero_bytes(w ^ (ONES * b',' as u64));
-        while commas != 0 {
-            let at = i + (commas.trailing_zeros() / 8) as usize;
-            out.push(Field {
-                start,
-                end: at,
-                quoted: false,
-            });
-            start = at + 1;
-            commas &= commas - 1;
-        }
+        push_commas(out, &mut start, i, zero_bytes(w ^ (ONES * b',' as u64)), 3);
         i += 8;
     }
     for (k, &b) in body.iter().enumerate().skip(i) {

@@ -467,6 +467,8 @@ impl Read for ErrReader {
 }
 
 const BLOCK: usize = 1 << 20;
+/// The most [`pump`] asks of its decoder in one call.
+const READ: usize = 64 << 10;
 
 fn pump<D: Read>(
     mut d: D,
@@ -486,7 +488,15 @@ fn pump<D: Read>(
             if filled == BLOCK {
                 break Ok(());
             }
-            match d.read(&mut buf[filled..]) {
+            // At most READ per call, as a reader with a buffer of that size would ask: a
+            // decoder that fails inside a call hands out nothing of that call, so the bytes
+            // given before an error, and the "decompressed byte" of its message, depend on
+            // the size asked for; this way the thread says what the inline path says to a
+            // reader of 64 KiB (issue 22's differential test found a late corrupt byte where
+            // the thread's one 1 MiB call gave 0 bytes and "decompressed byte 0", the
+            // inline path 262144).
+            let want = (filled + READ).min(BLOCK);
+            match d.read(&mut buf[filled..want]) {
                 Ok(0) => break Ok(()),
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
