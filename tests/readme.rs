@@ -212,3 +212,25 @@ fn readme_commands_run() {
         );
     }
 }
+
+/// Issue 34 item 9: the README stays a first read (reference belongs in docs/ and the man
+/// pages): under 20 KB, and its first screen builds with Rust and a C compiler alone (no
+/// `--no-default-features`, no autotools to install before the first command).
+#[test]
+fn readme_is_short_and_builds_without_extra_tools() {
+    assert!(
+        README.len() < 20_000,
+        "README.md is {} bytes; move reference into docs/",
+        README.len()
+    );
+    let first_screen: String = README.lines().take(25).collect::<Vec<_>>().join("\n");
+    assert!(
+        !first_screen.contains("no-default-features") && !first_screen.contains("apt-get"),
+        "{first_screen}"
+    );
+    let cargo = include_str!("../Cargo.toml");
+    assert!(
+        cargo.contains("\ndefault = []\n"),
+        "the default build needs only Rust and a C compiler (ISA-L is opt-in)"
+    );
+}
