@@ -294,6 +294,10 @@ fn refused_row_named_by_record_through_quoted_newlines() {
 /// rerun that it resumes.
 #[test]
 fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
+    // Issue 34 item 10: no step waits for a time to pass. The lock holder keeps its lock
+    // until the test releases it (not for a 2-second sleep the csvload might start after), and
+    // the load is held at a known row by a trigger (not interrupted "after some batches" that
+    // a fast machine had all committed before the Ctrl-C).
     let Some(pg) = Pg::start() else { return };
     pg.createdb("w");
     pg.psql("w", "CREATE TABLE t (id int PRIMARY KEY, v text)");
@@ -306,30 +310,57 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
     std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
     let m = manifest(dir.path(), "public", "t", "t.csv", rows, "");
     let ms = m.to_str().unwrap();
+    let advisory = |granted: bool| -> String {
+        pg.psql(
+            "w",
+            &format!(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = {granted}"
+            ),
+        )
+        .trim()
+        .to_string()
+    };
+    // Polls `ready` every 20 ms for at most two minutes: a bound for a stuck test, not a
+    // timing the test relies on.
+    let wait_for = |what: &str, ready: &dyn Fn() -> bool| {
+        for _ in 0..6000 {
+            if ready() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("never happened: {what}");
+    };
+    // A psql session that takes an advisory lock and keeps it until its stdin closes.
+    let hold = |sql: String| -> Child {
+        let mut c = pg.client("psql");
+        c.args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "w"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null());
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin.write_all(sql.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        child
+    };
+    let release = |mut child: Child| {
+        drop(child.stdin.take());
+        cmd::wait_timeout(&mut child, Duration::from_secs(30), "the lock holder");
+    };
 
-    // Another session holds the table's lock, as a running csvload does.
+    // Another session holds the table's lock, as a running csvload does, until csvload says
+    // it waits and waits on the server.
     let j = dumpshard::tools::csvload::journal::Journal::parse("dumpshard.load_journal").unwrap();
     let key = dumpshard::tools::csvload::lock_key(&j, "public.t");
-    let mut holder = pg.client("psql");
-    holder
-        .args(["-X", "-q", "-d", "w", "-c"])
-        .arg(format!("SELECT pg_advisory_lock({key})"))
-        .args(["-c", "SELECT pg_sleep(2)"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null());
-    let mut holder = holder.spawn().unwrap();
-    for _ in 0..200 {
-        let held = pg.psql(
-            "w",
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted",
-        );
-        if held.trim() == "1" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = csvload(&pg, &["-m", ms, "-q", "dbname=w"]);
-    cmd::wait_timeout(&mut holder, Duration::from_secs(30), "the lock holder");
+    let holder = hold(format!("SELECT pg_advisory_lock({key});\n"));
+    wait_for("the holder's lock", &|| advisory(true) == "1");
+    let child = csvload_cmd(&pg, &["-m", ms, "-q", "dbname=w"])
+        .spawn()
+        .unwrap();
+    wait_for("csvload waiting for the lock", &|| advisory(false) == "1");
+    release(holder);
+    let out = finish(child, 120);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
@@ -339,8 +370,23 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
     );
     assert_eq!(pg.psql("w", "SELECT count(*) FROM t").trim(), "60000");
 
-    // Ctrl-C once some batches are committed: says what; the rerun says it resumes.
-    pg.psql("w", "TRUNCATE t; TRUNCATE dumpshard.load_journal");
+    // Ctrl-C while a batch waits: a trigger makes row 30000's insert wait for an advisory
+    // lock the test holds, so the batches before it are committed and the load cannot end
+    // before the interrupt. Says what, naming the table; the rerun says it resumes.
+    pg.psql(
+        "w",
+        "TRUNCATE t; TRUNCATE dumpshard.load_journal;
+         CREATE FUNCTION hold_row() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.id = 30000 THEN
+             PERFORM pg_advisory_lock(3434, 3434); PERFORM pg_advisory_unlock(3434, 3434);
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER hold_row BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION hold_row();",
+    );
+    let gate = hold("SELECT pg_advisory_lock(3434, 3434);\n".into());
+    wait_for("the gate's lock", &|| advisory(true) == "1");
     let args = ["-m", ms, "--batch-rows", "500", "-j", "1", "dbname=w"];
     let child = csvload_cmd(&pg, &args).spawn().unwrap();
     let journaled = || -> u64 {
@@ -352,25 +398,24 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
         .parse()
         .unwrap()
     };
-    for _ in 0..600 {
-        if journaled() >= 2000 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Row 30000 is in the 60th batch of 500: 59 batches commit, then the load waits.
+    wait_for("59 batches committed and the 60th waiting", &|| {
+        journaled() == 29_500 && advisory(false) != "0"
+    });
     // SAFETY: a signal to our own child, not yet waited for.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
     }
     let out = finish(child, 60);
+    release(gate);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(
-        err.contains("csvload: interrupted: this run committed "),
+        err.contains("csvload: interrupted loading table public.t: this run committed 29500 rows"),
         "{err}"
     );
     let done = journaled();
-    assert!(done < rows, "the load ended before the interrupt");
+    assert_eq!(done, 29_500);
     let out = csvload(&pg, &args);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");

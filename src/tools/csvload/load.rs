@@ -170,6 +170,12 @@ fn pg_fail_ref(e: &postgres::Error) -> Fail {
     }
 }
 
+/// The way out when a table holds rows other than this run's files (issue 34: `--truncate`
+/// alone was named, which fails on a table that foreign keys reference, and under migrate.mk
+/// an empty database is the remedy that always works).
+pub const RELOAD: &str = "to reload it, load into an empty table (a new database, or \
+     --truncate, which cannot empty a table that other tables' foreign keys reference)";
+
 /// Refuses a table holding rows the journal does not account for, or empties it (and its
 /// journal rows) with `truncate`. Returns the unaccounted rows kept (with `append`).
 ///
@@ -233,19 +239,29 @@ pub fn prepare_table(
         return Err(Error::Usage(format!(
             "table {} holds {foreign_rows} rows that journal {} records as loaded from {} \
              file(s) this run does not load (first: {}): the table was loaded from another \
-             manifest, or its files were converted again or moved; use --truncate to reload \
-             it from this run's files, or --append to add them",
+             manifest, or its files were converted again or moved; {RELOAD}, or use --append \
+             to add this run's files to it",
             t.display(),
             j.sql(),
             foreign.len(),
             first.get::<_, String>(0)
         )));
     }
+    if extra < 0 {
+        // Fewer rows than loaded: not "loaded some other way" (csvload loaded them).
+        return Err(Error::Usage(format!(
+            "table {} holds {count} rows but journal {} records {journaled} as loaded: rows \
+             were deleted since; {RELOAD}",
+            t.display(),
+            j.sql()
+        )));
+    }
     Err(Error::Usage(format!(
-        "table {} holds {count} rows but journal {} accounts for {journaled}: it was loaded \
-         some other way (use --truncate to empty it first, or --append to add to it)",
+        "table {} holds {count} rows but journal {} accounts for {journaled}: {} rows were \
+         written some other way; {RELOAD}, or use --append to add this run's rows to them",
         t.display(),
-        j.sql()
+        j.sql(),
+        count - journaled
     )))
 }
 

@@ -125,6 +125,7 @@ pub fn run(a: Args) -> Result<()> {
         return content_too(&target, &plan, &a, counted);
     }
     journal.ensure(&mut client)?;
+    let _ = LOADING.set(loading_words(&plan));
     crate::io::signals::on_signal(interrupted);
     if let Some(s) = &a.schema {
         phase(&mut client, s, &journal, rules, a.quiet, false)?;
@@ -416,14 +417,34 @@ fn resuming_note(client: &mut postgres::Client, plan: &Plan, journal: &Journal) 
     Ok(())
 }
 
+/// What the run loads, for the interrupt line ([`interrupted`], which a signal hook cannot
+/// hand arguments): under make -j several csvloads share a terminal, and a line that named no
+/// table did not say which load stopped (issue 34).
+static LOADING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The plan's tables in words: all of them up to three, else the first three and how many.
+fn loading_words(plan: &Plan) -> String {
+    let names: Vec<String> = plan
+        .tables
+        .iter()
+        .map(|t| crate::io::names::display_name(&t.display()))
+        .collect();
+    match names.len() {
+        0 => String::new(),
+        1..=3 => format!(" loading table {}", names.join(", ")),
+        n => format!(" loading {n} tables ({}, ...)", names[..3].join(", ")),
+    }
+}
+
 /// Said on SIGINT/SIGTERM/SIGHUP before the process exits: what this run committed (open
 /// batches roll back when the connections close) and how to go on.
 fn interrupted() {
     let rows = load::COMMITTED_ROWS.load(Ordering::SeqCst);
     let batches = load::COMMITTED_BATCHES.load(Ordering::SeqCst);
+    let what = LOADING.get().map(String::as_str).unwrap_or("");
     eprintln!(
-        "csvload: interrupted: this run committed {rows} rows in {batches} batch(es), each \
-         recorded in the journal; batches in progress were rolled back; rerun the same \
+        "csvload: interrupted{what}: this run committed {rows} rows in {batches} batch(es), \
+         each recorded in the journal; batches in progress were rolled back; rerun the same \
          command to load the rest"
     );
 }

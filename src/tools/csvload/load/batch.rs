@@ -154,11 +154,11 @@ pub(super) fn load_once(
                 &name,
                 format!(
                     "bytes {}..{} differ from what journal {} says was loaded from this file: it \
-                     changed within the loaded part (restore it, or reload the table with \
-                     --truncate)",
+                     changed within the loaded part (restore it; {})",
                     b.start,
                     b.end,
-                    o.journal.sql()
+                    o.journal.sql(),
+                    super::RELOAD
                 ),
             )
         };
@@ -202,9 +202,9 @@ pub(super) fn load_once(
             return Err(Error::file(
                 &name,
                 format!(
-                    "was loaded completely (journal {}) and has grown since; reload the \
-                     table with --truncate",
-                    o.journal.sql()
+                    "was loaded completely (journal {}) and has grown since; {}",
+                    o.journal.sql(),
+                    super::RELOAD
                 ),
             )
             .into());
