@@ -37,6 +37,20 @@
 # interrupted load load exactly what is missing. One OUT directory belongs to one dump and one
 # target; `make -f examples/migrate.mk clean OUT=...` removes it.
 #
+# When it stops, the last lines say what to do (README, "When a migration stops"):
+#   bad records   every table is checked before the run stops; each bad table's records are
+#                 in $(OUT)/bad/TABLE.csv, why in bad/TABLE.why.csv. Fix or delete them in
+#                 $(OUT)/csv/TABLE.csv and rerun: the changed table is checked again, the
+#                 manifest's rows and bytes follow the CSV (and the run says so), and it loads
+#   a role is missing   rerun with NO_OWNER=1 (and NO_PRIVILEGES=1 for GRANTs)
+#   options changed     NO_OWNER, NO_PRIVILEGES, CONVERT_FLAGS, YB_SHARDING redo the
+#                 conversion; CHECK_FLAGS the checks; SHARD_SIZE, SPLIT_MIN, LOAD_JOBS, SORT_FLAGS,
+#                 SPLIT_FLAGS the splits; VERIFY the verification (the run says which changed)
+#   target holds the data   load into an empty database: createdb NEW, then
+#                 `make -f examples/migrate.mk forget-target OUT=...` and rerun with TARGET=NEW
+#   interrupted   rerun the same command: each table's load resumes (the run says so)
+# V=1 shows the commands each step runs (default: one line per step).
+#
 # Fails closed: TARGET is required to load (an unset TARGET is refused, never PG* defaults
 # alone); OUT records the dump (path, size, time), the TARGET_KIND and the target (a checksum
 # of TARGET and the PG* variables that choose the server) it was made for, and a run with
@@ -90,8 +104,9 @@
 #   CONVERT_FLAGS, CHECK_FLAGS, SORT_FLAGS, SPLIT_FLAGS, LOAD_FLAGS: more options per tool,
 #                passed through the shell, so quote as on a command line:
 #                CONVERT_FLAGS="--null '\N'" for cockroachdb (see docs/cockroachdb.md),
-#                SORT_FLAGS='-S 2G', CHECK_FLAGS='--max-error-rate 0.1%' (postgresql runs no
-#                pksort, so SORT_FLAGS does nothing there)
+#                SORT_FLAGS='-S 2G' (postgresql runs no pksort, so SORT_FLAGS does nothing
+#                there). CHECK_FLAGS='--max-error-rate ...' lets a check pass with bad
+#                records, which the load then meets: fix the CSV instead
 #
 # Layout of OUT: schema.sql, post.sql, manifest.json, schema-report.html, csv/ (pgdump2csv); bad/ (csvcheck's bad
 # records and why, per table); shards/TABLE/ and shards/TABLE.json (csvsplit); import.sql
@@ -133,6 +148,9 @@ SORT_FLAGS ?=
 SPLIT_FLAGS ?=
 LOAD_FLAGS ?=
 VERIFY ?= count
+# V=1: echo each step's commands; by default a step says one short line and its errors.
+V ?=
+Q := $(if $(filter 1,$(V)),,@)
 
 ifeq ($(filter $(TARGET_KIND),postgresql yugabytedb cockroachdb),)
 $(error TARGET_KIND must be postgresql, yugabytedb or cockroachdb, not '$(TARGET_KIND)')
@@ -183,6 +201,15 @@ export MIGRATE_IMPORT_URL := $(IMPORT_URL)
 
 S := $(OUT)/.stamps
 M := $(OUT)/manifest.json
+
+# What each phase was made with (issue 34): a phase's options file is rewritten only when one
+# of its variables changed, and the phase's stamps depend on it, so a rerun with NO_OWNER=1
+# (or another CHECK_FLAGS, ...) redoes exactly the steps that option affects, and says so.
+OPTS_convert := CONVERT_FLAGS NO_OWNER NO_PRIVILEGES YB_SHARDING
+OPTS_check := CHECK_FLAGS
+OPTS_split := SHARD_SIZE SPLIT_MIN LOAD_JOBS SORT_FLAGS SPLIT_FLAGS IMPORT_URL
+OPTS_verify := VERIFY
+$(foreach v,$(OPTS_convert) $(OPTS_check) $(OPTS_split) $(OPTS_verify),$(eval export MIGRATE_OPT_$(v) := $$($(v))))
 CSV_EXT := $(if $(filter --gzip,$(CONVERT_FLAGS)),.csv.gz,.csv)
 SHARD_EXT := $(if $(filter cockroachdb,$(TARGET_KIND)),.csv.gz,.csv)
 IMPORT := $(filter cockroachdb,$(TARGET_KIND))
@@ -211,7 +238,7 @@ name = case '$(call fname,$(1))' in *%[01][0-9A-F]*|*%7F*) \
   case "$$T" in *[[:cntrl:]]*) echo 'migrate.mk: table $(call fname,$(1)): its name holds a control character; refused' >&2; \
     exit 2;; esac
 
-.PHONY: all convert check split load verify clean help forget-target migrate-identity
+.PHONY: all convert check split load verify clean help forget-target migrate-identity checks-passed FORCE
 ifeq ($(TARGET_KIND),cockroachdb)
 all: $(OUT)/import.sql
 else
@@ -262,22 +289,38 @@ migrate-identity:
 	fi
 $(S)/converted: | migrate-identity
 
+# The options files; make compares their times after the recipe, so an unchanged file
+# remakes nothing.
+define OPTS_RULE
+$(S)/$(1).opts: FORCE | migrate-identity
+	@for v in $(OPTS_$(1)); do eval "x=\$$$${MIGRATE_OPT_$$$$v}"; printf '%s=%s\n' "$$$$v" "$$$$x"; done > '$$@.new' && \
+	if [ -e '$$@' ] && ! cmp -s '$$@' '$$@.new'; then \
+	  grep -vxF -f '$$@' '$$@.new' | while IFS= read -r l; do \
+	    echo "migrate.mk: $$$${l%%=*} changed since the last run (now '$$$${l#*=}'): the $(1) step is redone$(if $(filter convert,$(1)), (csv/ is written again from the dump: a fix made there must be made again))" >&2; done; \
+	fi; \
+	if cmp -s '$$@' '$$@.new'; then rm -f '$$@.new'; else mv -f '$$@.new' '$$@'; fi
+endef
+$(foreach p,convert check split verify,$(eval $(call OPTS_RULE,$(p))))
+FORCE:
+
 # The load stamps and the recorded target: the next run loads into the TARGET it is given.
 forget-target:
-	rm -f '$(S)/target.id' '$(S)/schema' '$(S)/post-data' '$(S)/verified' '$(S)/'*.loaded
+	@echo 'migrate.mk: $(OUT) forgets its target: the next run loads this conversion into the TARGET it is given'
+	$(Q)rm -f '$(S)/target.id' '$(S)/schema' '$(S)/post-data' '$(S)/verified' '$(S)/'*.loaded '$(S)/'*.loading
 
 # --- convert ------------------------------------------------------------------------------
-$(S)/converted:
+$(S)/converted: $(S)/convert.opts
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
-	rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
-	$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
+	@echo 'migrate.mk: converting the dump into $(OUT)'
+	$(Q)rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
+	$(Q)$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
 	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
-	touch '$@'
+	$(Q)touch '$@'
 convert: $(S)/converted
 
 # The table list, from the files pgdump2csv wrote; make reads it back in and starts again.
 $(OUT)/tables.mk: $(S)/converted
-	{ printf 'TABLES :='; \
+	$(Q){ printf 'TABLES :='; \
 	  for f in '$(OUT)/csv/'*'$(CSV_EXT)'; do \
 	    [ -e "$$f" ] || continue; b=$${f##*/}; printf ' %s' "$${b%$(CSV_EXT)}" | sed 's/%/+/g'; \
 	  done; echo; printf 'TABLES_BY_SIZE :='; \
@@ -290,6 +333,38 @@ include $(OUT)/tables.mk
 endif
 
 # --- per table ----------------------------------------------------------------------------
+# A table whose check failed this run is not split or loaded (its stamps stay missing, so the
+# rerun checks it again); checks-passed stops the run once every table is checked.
+skip_if_check_failed = [ ! -e '$(S)/$(1).check-failed' ] || exit 0;
+
+# After a check passes: the manifest's facts (rows, bytes) follow the table's CSV, which the
+# user may have edited to fix bad records (issue 34: the load refused the fixed file, "it holds
+# 10000 records but its manifest says 10001"). Records come from csvcheck's report (quoted
+# newlines counted right); the manifest is rewritten under a lock (tables are checked side by
+# side) and replaced atomically, and the run says what changed.
+export MIGRATE_FACTS := { l = $$0; sub(/^ +/, "", l) } index(l, "\"file\": \"" f "\",") == 1 { hit = 1 } \
+  hit && $$1 == "\"rows\":" { r = $$2; sub(/,$$/, "", r); if (rows != "") sub(/[0-9]+/, rows) } \
+  hit && $$1 == "\"bytes\":" { b = $$2; sub(/,$$/, "", b); if (bytes != "") sub(/[0-9]+/, bytes); hit = 0; \
+    if (rows == "") { print r " " b; exit } } \
+  rows != "" { print }
+manifest_follows = f='csv/$(call fname,$(1))$(CSV_EXT)' && \
+  n=$$(sed -n 's/^  "records": \([0-9][0-9]*\),*$$/\1/p' "$$rep") && \
+  b=$$($(if $(filter .csv.gz,$(CSV_EXT)),gzip -dc,cat) < "$$in" | wc -c | tr -d ' ') && \
+  was=$$(awk -v f="$$f" "$$MIGRATE_FACTS" '$(M)' | sed 's/^ *//') && \
+  if [ -n "$$n" ] && [ -n "$$was" ] && [ "$$was" != "$$n $$b" ]; then \
+    until mkdir '$(S)/manifest.lock' 2>/dev/null; do sleep 1; done; \
+    awk -v f="$$f" -v rows="$$n" -v bytes="$$b" "$$MIGRATE_FACTS" '$(M)' > '$(M).new' && mv -f '$(M).new' '$(M)'; \
+    ok=$$?; rmdir '$(S)/manifest.lock'; [ $$ok = 0 ] || exit 2; \
+    echo "migrate.mk: $$T: $$f changed since the conversion: the manifest now says $$n records, $$b bytes (was $${was%% *} records, $${was\#* } bytes); the load and the verification count those"; \
+  fi
+
+# A load that stopped, in migrate.mk's terms: csvload's words name its own options.
+load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|loaded from another\|changed within the loaded part\|has grown since' "$$err"; then \
+    echo "migrate.mk: $$T: the target's table holds other rows than this CSV (an earlier load of a CSV changed since, or rows written or deleted there). Load into an empty database: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database (or LOAD_FLAGS=--truncate, unless other tables' foreign keys reference it)" >&2; \
+  elif grep -q 'refused\|invalid input\|violates' "$$err"; then \
+    echo "migrate.mk: $$T: the target refused records (above, with their line numbers in $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)): fix or delete them there and rerun the same command" >&2; \
+  else echo "migrate.mk: $$T: the load stopped (above); rerun the same command to resume it" >&2; fi
+
 # check: exit 1 (bad records, kept in bad/) stops the table; CHECK_FLAGS may allow a rate.
 # sort + split: pksort by the primary key into csvsplit. A POSIX shell has no pipefail, so
 # pksort's exit status is written to a file and checked after the pipe: a pksort that fails
@@ -311,30 +386,42 @@ endif
 # key from the manifest and parse it in every record), so the cut runs at copy speed
 # (docs/csvsplit.md, "Cut scan").
 define TABLE_RULES
-$(S)/$(1).checked: $(S)/converted
-	mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv'
-	$$(call name,$(1)) && $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -q \
-	    --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' \
+$(S)/$(1).checked: $(S)/converted $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
+	@echo 'migrate.mk: $(call fname,$(1)): checking'
+	$(Q)mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed' '$$@'
+	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
+	st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -q \
+	    --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$$$rep" \
 	    --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
-	    '$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)'
+	    -- "$$$$in" || st=$$$$?; \
+	case $$$$st in \
+	0) ;; \
+	1|2|3) printf '%s\n' "$(call fname,$(1))" > '$(S)/$(1).check-failed'; \
+	   echo "migrate.mk: $$$$T: the check failed (csvcheck exit $$$$st); the other tables are checked before the run stops" >&2; \
+	   exit 0;; \
+	*) exit $$$$st;; \
+	esac && \
+	$$(call manifest_follows,$(1)) && \
 	touch '$$@'
 
 ifeq ($(TARGET_KIND),postgresql)
-$(S)/$(1).split: $(S)/converted
-	rm -f '$(OUT)/shards/$(call fname,$(1)).json'
-	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
+$(S)/$(1).split: $(S)/converted $(S)/split.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
+	$(Q)rm -f '$(OUT)/shards/$(call fname,$(1)).json'
+	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
 	size=$$$$(LC_ALL=C wc -c < "$$$$in") && \
 	n=$$$$(awk -v s="$$$$size" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
 	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min) n = j; print n }') && \
 	if [ "$$$$n" -gt 1 ]; then \
+	    echo "migrate.mk: $$$$T: cutting into $$$$n chunks"; \
 	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \
 	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
 	fi
-	touch '$$@'
+	$(Q)touch '$$@'
 else
-$(S)/$(1).split: $(S)/$(1).checked
-	mkdir -p '$(OUT)/import'
+$(S)/$(1).split: $(S)/$(1).checked $(S)/split.opts
+	$(Q)$$(call skip_if_check_failed,$(1)) \
+	echo 'migrate.mk: $(call fname,$(1)): sorting and splitting' && mkdir -p '$(OUT)/import' && \
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
 	q=$$$${MIGRATE_IMPORT_URL#"$$$${MIGRATE_IMPORT_URL%%\?*}"} && \
 	shard() { $(CSVSPLIT) -b $(SHARD_SIZE) $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" \
@@ -352,15 +439,21 @@ $(S)/$(1).split: $(S)/$(1).checked
 	else \
 	    echo "migrate.mk: $$$$T: split unsorted ($$$$why)" >&2; \
 	    shard -k 1:text --nulls first -- "$$$$in"; \
-	fi
-	touch '$$@'
+	fi && touch '$$@'
 endif
 
 $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
+	$(Q)$$(call skip_if_check_failed,$(1)) \
 	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
+	if [ -e '$(S)/$(1).loading' ]; then \
+	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
+	else echo "migrate.mk: $$$$T: loading"; fi && \
+	: > '$(S)/$(1).loading' && err='$(S)/$(1).load.err' && st=0 && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
-	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET"
-	touch '$$@'
+	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
+	cat "$$$$err" >&2; \
+	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
+	rm -f "$$$$err" '$(S)/$(1).loading' && touch '$$@'
 endef
 $(foreach t,$(TABLES),$(eval $(call TABLE_RULES,$(t))))
 
@@ -374,7 +467,15 @@ check_turns = $(if $(word 2,$(1)),$(eval $(S)/$(word 2,$(1)).checked: | $(S)/$(w
 $(call check_turns,$(TABLES_BY_SIZE))
 endif
 
-check: $(TABLES:%=$(S)/%.checked)
+check: checks-passed
+
+# Every table's check has run; fails, naming each table whose check failed and what to do.
+checks-passed: $(TABLES:%=$(S)/%.checked)
+	@failed=; for f in '$(S)/'*.check-failed; do [ -e "$$f" ] && failed="$$failed $$(cat "$$f")"; done; \
+	if [ -n "$$failed" ]; then \
+	  for t in $$failed; do echo "migrate.mk: $$t: bad records: they are in $(OUT)/bad/$$t.csv, why in $(OUT)/bad/$$t.why.csv" >&2; done; \
+	  echo "migrate.mk: fix or delete those records in $(OUT)/csv/TABLE.csv (the line numbers are in the .why.csv files) and rerun the same command: the changed tables are checked again, their manifest facts follow the CSV, and they load" >&2; \
+	  exit 1; fi
 split: $(TABLES:%=$(S)/%.split)
 load: $(TABLES:%=$(S)/%.loaded)
 
@@ -382,8 +483,17 @@ load: $(TABLES:%=$(S)/%.loaded)
 # The schema (tables only: no indexes or constraints yet) runs once before any table loads;
 # csvload journals it, so a rerun after a failure skips what completed.
 $(S)/schema: $(S)/converted
-	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
-	touch '$@'
+	@echo 'migrate.mk: creating the tables (schema.sql)'
+	$(Q)err='$(S)/schema.err' && st=0 && \
+	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	cat "$$err" >&2; \
+	if [ "$$st" != 0 ]; then \
+	  if grep -q 'role .* does not exist' "$$err"; then \
+	    echo 'migrate.mk: a role the dump names does not exist on the target: rerun the same command with NO_OWNER=1 (no ALTER ... OWNER TO: the tables belong to the user who loads them) and, if a GRANT or REVOKE names it, NO_PRIVILEGES=1; the conversion is redone with them' >&2; \
+	  elif grep -q 'already exists' "$$err"; then \
+	    echo 'migrate.mk: the target already holds tables of this dump (loaded before, or another database than meant): load into an empty database: createdb a new one and rerun with TARGET= the new database' >&2; \
+	  fi; rm -f "$$err"; exit "$$st"; \
+	fi; rm -f "$$err" && touch '$@'
 
 # postgresql: the indexes and keys were built by each table's load (--build-indexes; those of
 # a table not in the dump's data, LOAD_JOBS tables at a time), then the rest (foreign keys,
@@ -392,20 +502,23 @@ $(S)/schema: $(S)/converted
 # make -j gives a free job slot to the first target it finds ready on its way from the goal,
 # so the schema (a second's work at most) goes first and a table's check goes before a load
 # that became ready at the same moment (the smallest table's check waited behind two loads,
-# and its load started last).
-$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.checked)) $(TABLES:%=$(S)/%.loaded)
-	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
-	touch '$@'
+# and its load started last). checks-passed (order-only: it is phony) stops the run before
+# post-data when a check failed.
+$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.checked)) $(TABLES:%=$(S)/%.loaded) | checks-passed
+	@echo 'migrate.mk: post-data (post.sql: keys, indexes, foreign keys, sequences)'
+	$(Q)$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
+	$(Q)touch '$@'
 
 # Every table's row count against the dump's manifest, and with VERIFY=content every value
 # (exit 1 on any difference).
-$(S)/verified: $(S)/post-data
-	$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
-	touch '$@'
+$(S)/verified: $(S)/post-data $(S)/verify.opts
+	@echo 'migrate.mk: verifying ($(VERIFY))'
+	$(Q)$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+	$(Q)touch '$@'
 
 verify: $(S)/converted
-	$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+	$(Q)$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
 
 # cockroachdb: every table's IMPORT INTO, in one file.
-$(OUT)/import.sql: $(TABLES:%=$(S)/%.split)
-	for t in $(foreach t,$(TABLES),'$(call fname,$(t))'); do cat "$(OUT)/import/$$t.sql"; done > '$@'
+$(OUT)/import.sql: $(TABLES:%=$(S)/%.split) | checks-passed
+	$(Q)for t in $(foreach t,$(TABLES),'$(call fname,$(t))'); do cat "$(OUT)/import/$$t.sql"; done > '$@'

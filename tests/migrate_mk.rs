@@ -5,7 +5,10 @@
 //! redoing the conversion or loading anything twice, a rerun after lost stamps loads nothing
 //! twice, a custom archive in YugabyteDB mode (batches), the PostgreSQL mode's load without
 //! any sort (chunks in the CSV's order, small tables from the CSV), and the CockroachDB
-//! mode's IMPORT INTO statements and sorted, disjoint shards.
+//! mode's IMPORT INTO statements and sorted, disjoint shards. Issue 34's ways a migration
+//! stops, each followed by the remedy it prints to a verified target: bad records in two
+//! tables (fixed in OUT/csv), a missing owner role (NO_OWNER=1), a target that holds the
+//! tables (an empty database), an interrupted load (the rerun resumes).
 
 use crate::support::cli;
 use crate::support::cmd::Cmd;
@@ -788,4 +791,332 @@ fn reused_out_with_another_target_is_refused() {
     must(make(Some(&pg), &forget), "make forget-target");
     must(make(Some(&pg), &vars("dbname=t2")), "make (t2)");
     assert_eq!(fingerprints(&pg, "t2"), fingerprints(&pg, "t1"));
+}
+
+/// The variables of a migration of fixtures/dumps/sample.sql.gz into OUT `out`.
+fn sample_vars(out: &Path, target: &str) -> Vec<String> {
+    vec![
+        var("DUMP", cli::dump_path("sample.sql.gz").to_str().unwrap()),
+        var("OUT", out.to_str().unwrap()),
+        var("TARGET", target),
+    ]
+}
+
+/// Replaces the CSV file's lines for which `edit` returns Some (None keeps the line).
+fn edit_lines(path: &Path, edit: impl Fn(usize, &str) -> Option<Option<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = String::new();
+    for (i, l) in text.lines().enumerate() {
+        match edit(i, l) {
+            None => {
+                out.push_str(l);
+                out.push('\n');
+            }
+            Some(Some(new)) => {
+                out.push_str(&new);
+                out.push('\n');
+            }
+            Some(None) => {}
+        }
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Issue 34 items 2 and 4: a bad value in one table and a duplicate key in another are both
+/// named in one run (every table is checked before the run stops; the checks took turns and
+/// the first failure stopped the rest), with where the bad records are and what to do; fixing
+/// them in OUT/csv (the duplicate's table losing two records) and rerunning the same command
+/// checks again, makes the manifest follow the edited CSV (and says so), loads and verifies
+/// (the load refused the edited file: "it holds 3749 records but its manifest says 3750").
+#[test]
+fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("shop");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vars = sample_vars(&out, "dbname=shop");
+    let mut convert = vars.clone();
+    convert.push("convert".into());
+    must(make(Some(&pg), &convert), "make convert");
+    let orders = out.join("csv/shop.orders.csv");
+    let lines = out.join("csv/shop.order_lines.csv");
+    edit_lines(&orders, |_, l| {
+        l.starts_with("100002,")
+            .then(|| Some(l.replacen("100002,", "x100002,", 1)))
+    });
+    let first_line = std::fs::read_to_string(&lines)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut dup = std::fs::read_to_string(&lines).unwrap();
+    dup.push_str(&first_line);
+    dup.push('\n');
+    std::fs::write(&lines, dup).unwrap();
+
+    let bad = make(Some(&pg), &vars);
+    let err = text(&bad.stderr);
+    assert!(!bad.status.success(), "{err}");
+    for t in ["shop.orders", "shop.order_lines"] {
+        assert!(
+            err.contains(&format!("migrate.mk: {t}: bad records: they are in")),
+            "{t} not named: {err}"
+        );
+        assert!(out.join(format!("bad/{t}.csv")).exists(), "{t}: no bad/");
+    }
+    assert!(
+        err.contains("fix or delete those records in") && err.contains("rerun the same command"),
+        "{err}"
+    );
+    assert!(!out.join(".stamps/post-data").exists());
+
+    // The fix, in the user's terms: the bad id corrected; the duplicate and its original
+    // deleted (3751 records with the duplicate, 3749 after: one fewer than the manifest's).
+    edit_lines(&orders, |_, l| {
+        l.starts_with("x100002,")
+            .then(|| Some(l.replacen("x100002,", "100002,", 1)))
+    });
+    let n = std::fs::read_to_string(&lines).unwrap().lines().count();
+    edit_lines(&lines, |i, _| (i == 0 || i == n - 1).then_some(None));
+    let want = n - 2;
+    let fixed = make(Some(&pg), &vars);
+    let err = text(&fixed.stderr);
+    assert!(fixed.status.success(), "{err}\n{}", text(&fixed.stdout));
+    let said = format!("{}{err}", text(&fixed.stdout));
+    assert!(
+        said.contains(&format!(
+            "shop.order_lines: csv/shop.order_lines.csv changed since the conversion: the manifest now says {want} records"
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines").trim(),
+        want.to_string()
+    );
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.orders WHERE id = 100002").trim(),
+        "1"
+    );
+    assert!(out.join(".stamps/verified").exists());
+}
+
+/// Issue 34 item 3: a dump whose owner role the target lacks stops at the schema with a line
+/// naming NO_OWNER=1; rerunning with it converts again (the conversion stamp ignored
+/// NO_OWNER, so the rerun failed the same way) and says why, and the target is verified.
+#[test]
+fn missing_role_names_no_owner_and_the_option_redoes_the_conversion() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("r");
+    let tmp = tempfile::tempdir().unwrap();
+    let dump = tmp.path().join("d.sql");
+    std::fs::write(
+        &dump,
+        "CREATE TABLE public.t (id integer PRIMARY KEY, v text);\n\n\
+         ALTER TABLE public.t OWNER TO ds_no_such_role;\n\n\
+         COPY public.t (id, v) FROM stdin;\n1\ta\n2\tb\n\\.\n\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let vars = vec![
+        var("DUMP", dump.to_str().unwrap()),
+        var("OUT", out.to_str().unwrap()),
+        var("TARGET", "dbname=r"),
+        var("CONVERT_FLAGS", "--no-dump-check"),
+    ];
+    let o = make(Some(&pg), &vars);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("role \"ds_no_such_role\" does not exist") && err.contains("NO_OWNER=1"),
+        "{err}"
+    );
+    let mut no_owner = vars.clone();
+    no_owner.push(var("NO_OWNER", "1"));
+    let o = make(Some(&pg), &no_owner);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("NO_OWNER changed since the last run (now '1'): the convert step is redone"),
+        "{err}"
+    );
+    assert_eq!(pg.psql("r", "SELECT count(*) FROM t").trim(), "2");
+    // The same options again: nothing is redone.
+    let again = must(make(Some(&pg), &no_owner), "make (same options)");
+    assert!(!again.contains("converting"), "{again}");
+}
+
+/// Issue 34 items 5 and 9: a target that already holds the dump's tables names the way out
+/// (an empty database and forget-target; csvload named only its --truncate), which works; the run prints one short line per step, not the
+/// commands (600-character lines drowned the errors).
+#[test]
+fn loaded_target_names_an_empty_database_and_lines_are_short() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("a");
+    let tmp = tempfile::tempdir().unwrap();
+    let first = make(Some(&pg), &sample_vars(&tmp.path().join("o1"), "dbname=a"));
+    let printed = format!("{}{}", text(&first.stdout), text(&first.stderr));
+    assert!(first.status.success(), "{printed}");
+    for l in printed.lines() {
+        assert!(l.chars().count() <= 200, "a long line: {l}");
+    }
+    assert!(printed.contains("migrate.mk: shop.orders: checking"), "{printed}");
+
+    let o2 = tmp.path().join("o2");
+    let again = make(Some(&pg), &sample_vars(&o2, "dbname=a"));
+    let err = text(&again.stderr);
+    assert!(!again.status.success(), "{err}");
+    // The schema's statements are journaled as run, so the tables' loads are where it stops.
+    assert!(
+        err.contains("Load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target"),
+        "{err}"
+    );
+    // The remedy as printed: a new database, forget-target, the same command with it.
+    pg.createdb("b");
+    let mut forget = sample_vars(&o2, "dbname=b");
+    forget.push("forget-target".into());
+    must(make(Some(&pg), &forget), "make forget-target");
+    must(make(Some(&pg), &sample_vars(&o2, "dbname=b")), "make (b)");
+    assert_eq!(fingerprints(&pg, "b"), fingerprints(&pg, "a"));
+}
+
+/// The pid of a running csvload whose command line holds every one of `words`.
+fn csvload_pid(words: &[&str]) -> Option<i32> {
+    for e in std::fs::read_dir("/proc").ok()? {
+        let e = e.ok()?;
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|&b| b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if args.first().is_some_and(|a| a.ends_with("/csvload"))
+            && words.iter().all(|w| args.iter().any(|a| a.contains(w)))
+        {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Issue 34 item 5: a load interrupted under migrate.mk (Ctrl-C reaching csvload) names its
+/// table, the run says to rerun, and the rerun says the table's load resumes (csvload's own
+/// resume line is hidden by -q) and ends verified. The load is held at a known row by a
+/// trigger waiting for an advisory lock the test holds, so nothing depends on speed.
+#[test]
+fn interrupted_load_names_its_table_and_the_rerun_resumes() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("i");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut vars = sample_vars(&out, "dbname=i");
+    vars.push(var("BATCH_ROWS", "100"));
+    let mut schema = vars.clone();
+    schema.push(out.join(".stamps/schema").to_str().unwrap().into());
+    must(make(Some(&pg), &schema), "make (schema)");
+    pg.psql(
+        "i",
+        "CREATE FUNCTION public.hold_row() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.id = 100750 THEN
+             PERFORM pg_advisory_lock(3535, 3535); PERFORM pg_advisory_unlock(3535, 3535);
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER hold_row BEFORE INSERT ON shop.orders
+           FOR EACH ROW EXECUTE FUNCTION public.hold_row();",
+    );
+    let mut gate = pg.client("psql");
+    gate.args(["-X", "-q", "-d", "i"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
+    let mut gate = gate.spawn().unwrap();
+    {
+        use std::io::Write;
+        let stdin = gate.stdin.as_mut().unwrap();
+        stdin
+            .write_all(b"SELECT pg_advisory_lock(3535, 3535);\n")
+            .unwrap();
+        stdin.flush().unwrap();
+    }
+    let waiting = |granted: bool| {
+        pg.psql(
+            "i",
+            &format!(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 3535 AND granted = {granted}"
+            ),
+        )
+        .trim()
+            == "1"
+    };
+    // Polled for at most two minutes: a bound for a stuck test, not a timing relied on.
+    let wait_for = |what: &str, ready: &dyn Fn() -> bool| {
+        for _ in 0..6000 {
+            if ready() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("never happened: {what}");
+    };
+    wait_for("the gate's lock", &|| waiting(true));
+
+    let o = out.to_str().unwrap().to_string();
+    let first = std::thread::scope(|s| {
+        let run = s.spawn(|| make(Some(&pg), &vars));
+        wait_for("shop.orders's load waiting at row 100750", &|| waiting(false));
+        let pid = csvload_pid(&[&o, "shop.orders"]).expect("the csvload of shop.orders");
+        // SAFETY: a signal to a process of this test's own make.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+        run.join().unwrap()
+    });
+    {
+        drop(gate.stdin.take());
+        crate::support::cmd::wait_timeout(
+            &mut gate,
+            std::time::Duration::from_secs(30),
+            "the lock holder",
+        );
+    }
+    let err = text(&first.stderr);
+    assert!(!first.status.success(), "{err}");
+    assert!(
+        err.contains("csvload: interrupted loading table shop.orders: this run committed 700 rows"),
+        "{err}"
+    );
+    assert!(
+        err.contains("migrate.mk: shop.orders: the load stopped (above); rerun the same command"),
+        "{err}"
+    );
+    let rerun = make(Some(&pg), &vars);
+    let said = format!("{}{}", text(&rerun.stdout), text(&rerun.stderr));
+    assert!(rerun.status.success(), "{said}");
+    assert!(
+        said.contains("migrate.mk: shop.orders: resuming its load"),
+        "{said}"
+    );
+    assert_eq!(
+        pg.psql("i", "SELECT count(*), count(DISTINCT id) FROM shop.orders")
+            .trim(),
+        "1500|1500"
+    );
+    assert!(out.join(".stamps/verified").exists());
 }
