@@ -107,6 +107,41 @@ pub struct Manifest {
     /// When the input was a pg_dump archive: its format, version, compression, versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive: Option<crate::pg::dump::archive::Facts>,
+    /// The enum types the dump declares, so that `csvcheck -m` checks labels without the
+    /// schema file (absent in manifests written before them: csvcheck then needs --ddl).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enums: Vec<EnumDef>,
+    /// The domains the dump declares, in declaration order (a domain over a domain or an
+    /// enum names one declared before it, as pg_dump orders them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<DomainDef>,
+}
+
+/// `CREATE TYPE schema.name AS ENUM (labels)`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EnumDef {
+    /// Schema, unquoted (`null` when the dump did not place it).
+    pub schema: Option<String>,
+    /// Type name, unquoted.
+    pub name: String,
+    /// The labels in declaration order, exactly as stored.
+    pub labels: Vec<String>,
+}
+
+/// `CREATE DOMAIN schema.name AS base_type ...`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DomainDef {
+    /// Schema, unquoted (`null` when the dump did not place it).
+    pub schema: Option<String>,
+    /// Domain name, unquoted.
+    pub name: String,
+    /// The base type as the dump writes it (may be another domain or an enum).
+    pub base_type: String,
+    /// The domain is declared NOT NULL.
+    pub not_null: bool,
+    /// The domain has CHECK constraints (not carried: csvcheck does not evaluate them).
+    #[serde(default)]
+    pub has_check: bool,
 }
 
 /// One table.
@@ -176,6 +211,8 @@ impl Manifest {
             source: source.into(),
             tables: Vec::new(),
             archive: None,
+            enums: Vec::new(),
+            domains: Vec::new(),
         }
     }
 
@@ -244,16 +281,31 @@ impl Manifest {
     }
 
     /// Finds a table by `name` or `schema.name`. A bare name must be unique across schemas.
+    /// The name is read as psql reads one ([`TableName::parse`]: `"app.v2".users`,
+    /// `"Price History"`); where that finds nothing, the unquoted `schema.name` as written
+    /// in the manifest (`app.v2.users`, `public.Price History`) still does, as before.
     pub fn table(&self, name: &str) -> Result<&Table> {
-        let found: Vec<&Table> = self
-            .tables
-            .iter()
-            .filter(|t| t.qualified() == name)
-            .collect();
-        let found = if found.is_empty() {
-            self.tables.iter().filter(|t| t.name == name).collect()
-        } else {
+        let found: Vec<&Table> = match TableName::parse(name) {
+            Ok(n) => self
+                .tables
+                .iter()
+                .filter(|t| n.names(&t.schema, &t.name))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let found = if !found.is_empty() {
             found
+        } else {
+            let exact: Vec<&Table> = self
+                .tables
+                .iter()
+                .filter(|t| t.qualified() == name)
+                .collect();
+            if exact.is_empty() {
+                self.tables.iter().filter(|t| t.name == name).collect()
+            } else {
+                exact
+            }
         };
         match found.as_slice() {
             [t] => Ok(t),
@@ -296,6 +348,106 @@ impl Manifest {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// A table name as given on a command line (`-t`), read as psql and pg_dump read one: parts
+/// separated by dots outside double quotes; a quoted part as written (`""` is one quote),
+/// an unquoted one folded to lower case (ASCII, as PostgreSQL folds identifiers). So
+/// `"app.v2".users` is table `users` of schema `app.v2`, and `MixedCase` is `mixedcase`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableName {
+    /// The schema, when the name has one.
+    pub schema: Option<String>,
+    /// The table.
+    pub name: String,
+    /// An unquoted part held upper case, which the folding lost (for a hint to quote it).
+    pub folded: bool,
+}
+
+impl TableName {
+    /// Parses `[schema.]name`; an error says what is wrong in words.
+    pub fn parse(text: &str) -> std::result::Result<TableName, String> {
+        let mut parts: Vec<String> = vec![String::new()];
+        let mut quoted = vec![false];
+        let (mut in_q, mut folded) = (false, false);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let cur = parts.last_mut().expect("one part");
+            match c {
+                '"' if in_q && chars.peek() == Some(&'"') => {
+                    chars.next();
+                    cur.push('"');
+                }
+                '"' => {
+                    in_q = !in_q;
+                    *quoted.last_mut().expect("one part") = true;
+                }
+                '.' if !in_q => {
+                    parts.push(String::new());
+                    quoted.push(false);
+                }
+                c if in_q => cur.push(c),
+                c => {
+                    folded |= c.is_ascii_uppercase();
+                    cur.push(c.to_ascii_lowercase());
+                }
+            }
+        }
+        if in_q {
+            return Err(format!(
+                "table name '{}' has an unterminated double quote",
+                crate::io::names::Escaped(text)
+            ));
+        }
+        if let Some(i) = parts.iter().position(|p| p.is_empty()) {
+            if !quoted[i] {
+                return Err(format!(
+                    "table name '{}' has an empty part; a name with a dot in it is quoted: '\"app.v2\".users'",
+                    crate::io::names::Escaped(text)
+                ));
+            }
+            return Err(format!(
+                "table name '{}' has an empty quoted part",
+                crate::io::names::Escaped(text)
+            ));
+        }
+        let mut parts = parts.into_iter();
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(name), None, None) => Ok(TableName {
+                schema: None,
+                name,
+                folded,
+            }),
+            (Some(schema), Some(name), None) => Ok(TableName {
+                schema: Some(schema),
+                name,
+                folded,
+            }),
+            _ => Err(format!(
+                "table name '{}' has more than two dot-separated parts; quote a schema or table name that holds a dot, as in SQL: '\"app.v2\".users'",
+                crate::io::names::Escaped(text)
+            )),
+        }
+    }
+
+    /// Whether this names table `name` of schema `schema` (any schema when it has none).
+    pub fn names(&self, schema: &str, name: &str) -> bool {
+        self.name == name && self.schema.as_deref().is_none_or(|s| s == schema)
+    }
+}
+
+/// Whether `-t` text `given` names table `name` of `schema` (`None`: the schema is not
+/// known): read as psql reads it ([`TableName::parse`]), or else as the unquoted
+/// `schema.name` or `name` itself (how `-t` was matched before it was parsed).
+pub fn names_table(given: &str, schema: Option<&str>, name: &str) -> bool {
+    let parsed = TableName::parse(given).is_ok_and(|n| {
+        n.name == name
+            && match (&n.schema, schema) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    });
+    parsed || given == name || schema.is_some_and(|s| given == format!("{s}.{name}"))
 }
 
 /// Resolves a table's `file` against the directory of the manifest at `manifest_path`.
@@ -379,6 +531,56 @@ mod tests {
                 assert!(!err.contains(internal), "{text:?}: {err}");
             }
         }
+    }
+
+    /// `-t` read as psql reads a name (issue 34 item 6: `"app.v2".users` could not be
+    /// named; `Manifest::table` compared the text with `schema.name`).
+    #[test]
+    fn table_names_read_as_psql_reads_them() {
+        let p = |s: &str| TableName::parse(s).map(|t| (t.schema, t.name, t.folded));
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(p("users"), Ok((None, "users".into(), false)));
+        assert_eq!(p("MixedCase"), Ok((None, "mixedcase".into(), true)));
+        assert_eq!(
+            p("\"app.v2\".users"),
+            Ok((some("app.v2"), "users".into(), false))
+        );
+        assert_eq!(
+            p("\"Mixed Case\".\"Price \"\"History\"\"\""),
+            Ok((some("Mixed Case"), "Price \"History\"".into(), false))
+        );
+        assert_eq!(p("ünï.Ab"), Ok((some("ünï"), "ab".into(), true)));
+        for bad in ["app.v2.users", "\"app", "a.", ".a", "\"\".a"] {
+            assert!(p(bad).is_err(), "{bad}");
+        }
+        assert!(p("app.v2.users").unwrap_err().contains("\"app.v2\".users"));
+        let mut m = Manifest::new("d.sql");
+        for (schema, name) in [("app.v2", "users"), ("public", "Price History")] {
+            m.tables.push(Table {
+                schema: schema.into(),
+                name: name.into(),
+                file: None,
+                columns: vec![],
+                primary_key: vec![],
+                rows: 0,
+                bytes: 0,
+                header: false,
+                null: String::new(),
+                compression: None,
+            });
+        }
+        for (given, want) in [
+            ("\"app.v2\".users", "users"),
+            ("app.v2.users", "users"),
+            ("users", "users"),
+            ("\"Price History\"", "Price History"),
+            ("public.Price History", "Price History"),
+        ] {
+            assert_eq!(m.table(given).unwrap().name, want, "{given}");
+        }
+        assert!(m.table("app.users").is_err());
+        assert!(names_table("\"app.v2\".users", None, "users"));
+        assert!(!names_table("other.users", Some("app.v2"), "users"));
     }
 
     #[test]

@@ -100,10 +100,13 @@ pub fn start(tool: &'static str, quiet: bool, inputs: &[Option<&Path>]) {
                 if held.is_none() && begun.elapsed() >= wait {
                     held = TerminalLock::try_take();
                     if held.is_some() {
+                        // Timed from the tool's start, as the bytes it counts are: a bar
+                        // made after a pipeline's wait would otherwise rate them too high.
                         let b = ProgressBar::with_draw_target(
                             total,
                             ProgressDrawTarget::stderr_with_hz(5),
-                        );
+                        )
+                        .with_elapsed(METER.get().map_or(Duration::ZERO, |m| m.start.elapsed()));
                         b.set_style(style(total.is_some()));
                         b.set_prefix(tool);
                         if let Some(m) = METER.get()
@@ -174,33 +177,76 @@ impl TerminalLock {
 
 fn style(sized: bool) -> ProgressStyle {
     let t = if sized {
-        "{prefix}: [{bar:12}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} \
-         ETA {eta} {wide_msg}"
+        "{prefix}: [{bar:12}] {decimal_bytes}/{decimal_total_bytes}{rate}{eta} {wide_msg}"
     } else {
-        "{prefix}: {spinner} {decimal_bytes} {decimal_bytes_per_sec} {wide_msg}"
+        "{prefix}: {spinner} {decimal_bytes}{rate} {wide_msg}"
     };
-    ProgressStyle::with_template(t)
+    measured(t, 0, |r| format!("{}/s", DecimalBytes(r as u64)))
+}
+
+/// No rate and no ETA before this much of the run: the first frames divide what was read
+/// in one go (a mapped file, a first buffer) by almost no time (csvsplit showed `3.78
+/// TB/s`), and before anything is read indicatif's estimate is `ETA 0s`.
+const SOUND_BASE: Duration = Duration::from_secs(1);
+
+/// The mean rate of `done` units over `elapsed`, once there is a sound base for one: a
+/// second of the run gone and something done.
+fn mean_rate(done: u64, elapsed: Duration) -> Option<f64> {
+    (elapsed >= SOUND_BASE && done > 0).then(|| done as f64 / elapsed.as_secs_f64())
+}
+
+/// The time left for `left` more units at the mean rate, when there is one and work is left.
+fn eta(done: u64, left: u64, elapsed: Duration) -> Option<Duration> {
+    let rate = mean_rate(done, elapsed)?;
+    (left > 0).then(|| Duration::from_secs_f64(left as f64 / rate))
+}
+
+/// The one layout of every tool's bar: `template` with `{rate}` (` RATE`, by `rate_text`)
+/// and `{eta}` (` ETA 25s`), each empty until there is a sound base ([`mean_rate`]). The rate
+/// is the mean since the bar's start (its elapsed time) of the progress past `base` (what a
+/// resumed run had done before it began).
+fn measured(template: &str, base: u64, rate_text: fn(f64) -> String) -> ProgressStyle {
+    ProgressStyle::with_template(template)
         .expect("valid template")
         .progress_chars("=> ")
+        .with_key(
+            "rate",
+            move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                if let Some(r) = mean_rate(s.pos().saturating_sub(base), s.elapsed()) {
+                    let _ = write!(w, " {}", rate_text(r));
+                }
+            },
+        )
+        .with_key(
+            "eta",
+            move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let left = s.len().map_or(0, |l| l.saturating_sub(s.pos()));
+                if let Some(e) = eta(s.pos().saturating_sub(base), left, s.elapsed()) {
+                    let _ = write!(w, " ETA {:#}", indicatif::HumanDuration(e));
+                }
+            },
+        )
+}
+
+/// The bar of a tool that counts rows (csvload) in the layout of the others:
+/// `csvload: [=====>      ] 1,000/4,000 rows 966k rows/s ETA 3s MESSAGE`. `done`: rows done
+/// before this run (a resumed load), not counted in the rate.
+pub fn rows_bar(tool: &'static str, total: u64, done: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(measured(
+        "{prefix}: [{bar:12}] {human_pos}/{human_len} rows{rate}{eta} {wide_msg}",
+        done,
+        |r| format!("{} rows/s", round_rate(r)),
+    ));
+    bar.set_prefix(tool);
+    bar.set_position(done.min(total));
+    bar
 }
 
 /// The bar once all input is read: what was read, and the phase, with no ETA.
 fn style_read() -> ProgressStyle {
     ProgressStyle::with_template("{prefix}: {spinner} {decimal_total_bytes} read, {wide_msg}")
         .expect("valid template")
-}
-
-/// A style for a count of rows with its rate rounded to three digits (`966k rows/s`, not
-/// `965,989.0189/s`): `{rate}` in `template` is the rate.
-pub fn rows_style(template: &str) -> ProgressStyle {
-    ProgressStyle::with_template(template)
-        .expect("valid template")
-        .with_key(
-            "rate",
-            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{} rows/s", round_rate(s.per_sec()));
-            },
-        )
 }
 
 /// A rate rounded for people: three significant digits at most, with k, M or G.
@@ -485,6 +531,91 @@ mod tests {
             s.line("csvsplit", 0.0),
             "csvsplit: read 0 B, 0 records; wrote 3 shards, 0 records, 0 B; 0 bad; 0.0 s"
         );
+    }
+
+    /// A terminal in memory: every line the bar drew.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(std::sync::Arc<Mutex<Vec<String>>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            200
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(s)
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            if !s.trim().is_empty() {
+                self.0.lock().unwrap().push(s.to_string());
+            }
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The frame `bar` (with `style`) draws at `pos` of `len`, `elapsed` into the run.
+    fn frame(style: ProgressStyle, len: u64, pos: u64, elapsed: Duration) -> String {
+        let screen = Screen::default();
+        let bar = ProgressBar::with_draw_target(
+            Some(len),
+            ProgressDrawTarget::term_like(Box::new(screen.clone())),
+        )
+        .with_elapsed(elapsed);
+        bar.set_style(style);
+        bar.set_prefix("tool");
+        bar.set_position(pos);
+        bar.set_message("m");
+        bar.tick();
+        let lines = screen.0.lock().unwrap();
+        lines.last().cloned().unwrap_or_default()
+    }
+
+    /// No rate or ETA before a sound base (issue 34 item 9: csvsplit's first frames read
+    /// `3.78 TB/s`, pksort's `ETA 0s` before reading anything); then the mean rate and the
+    /// time left at it. Times are given to the bar, not measured: no test of speed.
+    #[test]
+    fn no_rate_or_eta_before_a_sound_base() {
+        let early = Duration::from_millis(1);
+        for (pos, elapsed) in [(0, early), (0, Duration::from_secs(5)), (3_780_000_000, early)] {
+            let f = frame(style(true), 10_000_000_000, pos, elapsed);
+            assert!(f.starts_with("tool: ["), "{f}");
+            assert!(!f.contains("/s") && !f.contains("ETA"), "{pos} at {elapsed:?}: {f}");
+            let f = frame(style(false), 0, pos, elapsed);
+            assert!(!f.contains("/s"), "{f}");
+        }
+        let f = frame(style(true), 100_000_000, 50_000_000, Duration::from_secs(10));
+        assert!(f.contains(" 5.00 MB/s ETA 10s m"), "{f}");
+        // csvload's bar, in rows, has the same layout; rows done before the run (a resume)
+        // are not counted in its rate.
+        let f = frame(
+            measured(
+                "{prefix}: [{bar:12}] {human_pos}/{human_len} rows{rate}{eta} {wide_msg}",
+                1000,
+                |r| format!("{} rows/s", round_rate(r)),
+            ),
+            5000,
+            3000,
+            Duration::from_secs(2),
+        );
+        assert!(f.starts_with("tool: ["), "{f}");
+        assert!(f.contains("3,000/5,000 rows 1.00k rows/s ETA 2s m"), "{f}");
     }
 
     #[test]

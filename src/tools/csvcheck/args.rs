@@ -8,7 +8,7 @@ use crate::io::error::{Error, Result};
 use crate::io::{cli, input};
 use crate::keys::KeyArg;
 use crate::manifest::Manifest;
-use crate::pg::types::{Catalog, PgType, check_type_name};
+use crate::pg::types::{PgType, check_type_name};
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -39,8 +39,9 @@ pub struct Args {
     pub files: Vec<PathBuf>,
 
     /// Take the schema from a pgdump2csv manifest (--table names the table; optional when
-    /// the manifest has one). With --ddl too (pgdump2csv's --write-schema file), the
-    /// manifest gives the columns and --ddl the enums and domains their types name.
+    /// the manifest has one), with the enum labels and domain bases it carries. With --ddl
+    /// too (pgdump2csv's --write-schema file), the manifest gives the columns and --ddl the
+    /// enums and domains their types name (needed for a manifest from before they were in it).
     #[arg(short = 'm', long, value_name = "FILE", conflicts_with = "columns")]
     pub manifest: Option<PathBuf>,
 
@@ -176,14 +177,15 @@ impl Config {
                 .filter(|k| !t.columns.iter().any(|c| &c.name == *k))
                 .cloned()
                 .collect();
-            // The manifest names enum and domain types but does not hold their labels or
-            // bases: those come from the schema file given with --ddl, when one is.
+            // pgdump2csv's manifest carries the dump's enums and domains; one written before
+            // it did names the types only, and the schema file given with --ddl (which wins
+            // when given) holds their labels and bases.
             let cat = match &a.ddl {
                 Some(d) => {
                     let inp = input::open(Some(d))?;
                     ddl::parse_reader(inp.reader, &inp.name)?.catalog
                 }
-                None => Catalog::default(),
+                None => ddl::manifest_catalog(&man),
             };
             t.columns
                 .iter()

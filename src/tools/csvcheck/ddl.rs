@@ -304,6 +304,38 @@ fn qualified(q: &QName) -> String {
 /// Enters a type under its bare and its qualified name. Names are kept as the lexer folded
 /// them (unquoted ones lower case, quoted ones as written), which is how
 /// [`parse_type`] normalises the type names of columns.
+/// The enums and domains a pgdump2csv manifest carries, as [`parse_reader`] builds them from
+/// the schema file (a manifest written before it carried them gives an empty catalog).
+pub fn manifest_catalog(m: &crate::manifest::Manifest) -> Catalog {
+    let mut catalog = Catalog::default();
+    for e in &m.enums {
+        let name = QName {
+            schema: e.schema.clone(),
+            name: e.name.clone(),
+        };
+        let t = Arc::new(EnumType {
+            name: qualified(&name),
+            labels: e.labels.iter().map(|l| l.clone().into_bytes()).collect(),
+        });
+        register(&mut catalog.enums, &name, t);
+    }
+    // In declaration order: a domain over a domain names one before it.
+    for d in &m.domains {
+        let name = QName {
+            schema: d.schema.clone(),
+            name: d.name.clone(),
+        };
+        let t = Arc::new(Domain {
+            name: qualified(&name),
+            base: parse_type(&d.base_type, &catalog),
+            not_null: d.not_null,
+            has_check: d.has_check,
+        });
+        register(&mut catalog.domains, &name, t);
+    }
+    catalog
+}
+
 fn register<T>(map: &mut HashMap<String, Arc<T>>, q: &QName, v: Arc<T>) {
     map.insert(q.name.clone(), v.clone());
     if let Some(s) = &q.schema {

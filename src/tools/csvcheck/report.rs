@@ -149,7 +149,35 @@ pub(super) fn finish(mut m: Tally, cfg: &Config, columns: &[Column], key: &[usiz
             bad: report.bad,
             bad_word: "bad",
         };
-        print_summary(&report, &line);
+        // What each output holds, in words: `wrote 2 files, 0 records` alone read as
+        // output lost, when the files were the bad records and their reasons and no good
+        // record was to be copied (that is --filter).
+        let show = |p: &std::path::Path| crate::io::names::display_path(p);
+        let mut written = Vec::new();
+        if cfg.filter {
+            written.push(format!("standard output (the {} good records)", report.good));
+        }
+        if let Some(p) = &cfg.bad_rows {
+            written.push(format!("{} (the {} bad records, as read)", show(p), report.bad));
+        }
+        if let Some(p) = &cfg.reasons {
+            written.push(format!("{} (why each bad record is bad)", show(p)));
+        }
+        if let Some(p) = &cfg.report {
+            written.push(format!("{} (the JSON report)", show(p)));
+        } else if cfg.json_stdout {
+            written.push("standard output (the JSON report)".into());
+        }
+        let mut said = String::new();
+        if !written.is_empty() {
+            said = format!("wrote {}", written.join(", "));
+            if !cfg.filter {
+                said.push_str(
+                    "; no good records were copied (not asked: --filter copies them to standard output)",
+                );
+            }
+        }
+        print_summary(&report, &said, &line);
     }
     let mut json = serde_json::to_vec_pretty(&report).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
@@ -170,7 +198,7 @@ pub(super) fn finish(mut m: Tally, cfg: &Config, columns: &[Column], key: &[usiz
 
 /// The report on stderr: problems by check, examples, notes, then the summary line (the
 /// shape every tool shares, see [`crate::io::progress`]) last.
-pub(super) fn print_summary(r: &Report, line: &crate::io::progress::Summary) {
+pub(super) fn print_summary(r: &Report, written: &str, line: &crate::io::progress::Summary) {
     crate::io::progress::clear();
     let mut e = std::io::stderr().lock();
     for (name, st) in &r.checks {
@@ -235,6 +263,9 @@ pub(super) fn print_summary(r: &Report, line: &crate::io::progress::Summary) {
                 _ => "",
             }
         );
+    }
+    if !written.is_empty() {
+        let _ = writeln!(e, "csvcheck: {written}");
     }
     drop(e);
     line.print();

@@ -28,12 +28,15 @@ pub struct Args {
     pub database: String,
 
     /// A manifest to load: pgdump2csv's (every table in it, or those of -t) or csvsplit's
-    /// (one table's shards; name the table with -t). Repeatable.
+    /// (one table's shards, into the table it names; one from a csvsplit that named none
+    /// needs -t). Repeatable.
     #[arg(short = 'm', long, value_name = "FILE")]
     pub manifest: Vec<PathBuf>,
 
-    /// Load only this table (`name` or `schema.name`); repeatable. Names the target table of
-    /// csvsplit manifests (then give exactly one).
+    /// Load only this table (`name` or `schema.name`, read as psql reads a name: unquoted
+    /// parts fold to lower case, `"app.v2".users` quotes a name with a dot or capitals;
+    /// the unquoted `schema.name` as a manifest lists it also matches); repeatable. Names
+    /// the target table of a csvsplit manifest that does not name it (then give exactly one).
     #[arg(short = 't', long, value_name = "TABLE")]
     pub table: Vec<String>,
 
@@ -49,7 +52,10 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub batch_rows: Option<u64>,
 
-    /// The journal table of committed batches, created if missing.
+    /// The journal table of committed batches, created if missing. It stays in the target
+    /// after the load (a rerun resumes from it); drop it once the load is verified and no
+    /// rerun is wanted: `DROP TABLE dumpshard.load_journal; DROP SCHEMA dumpshard;`
+    /// (docs/csvload.md).
     #[arg(
         long,
         value_name = "SCHEMA.TABLE",

@@ -192,8 +192,14 @@ pub fn prepare_table(
     append: bool,
     rules: &super::target::Rules,
 ) -> Result<i64> {
-    let count = count_rows(client, t)
-        .map_err(|e| Error::Usage(format!("table {}: {}", t.display(), server_message(&e))))?;
+    let count = count_rows(client, t).map_err(|e| {
+        Error::Usage(format!(
+            "table {}: {}{}",
+            t.display(),
+            server_message(&e),
+            t.missing_hint(&e)
+        ))
+    })?;
     let journaled = j.rows_of(client, &t.display())?;
     let foreign = client
         .query(

@@ -582,14 +582,8 @@ fn progress_bar(
     for t in &plan.tables {
         done += journal.rows_of(client, &t.display())?.max(0) as u64;
     }
-    let bar = indicatif::ProgressBar::new(total);
-    // The rate rounded (`966k rows/s`), not indicatif's `965,989.0189/s`.
-    let style = crate::io::progress::rows_style(
-        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {rate}, ETA {eta}, {msg}",
-    );
-    bar.set_style(style);
-    bar.set_position(done.min(total));
-    bar.reset_eta();
+    // The layout of the other tools' bars, in rows; the rate rounded (`966k rows/s`).
+    let bar = crate::io::progress::rows_bar("csvload", total, done);
     bar.set_message(format!("tables done 0/{}", plan.tables.len()));
     Ok(bar)
 }
@@ -652,7 +646,8 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
     }
     for (t, x) in plan.tables.iter().zip(extra) {
         let expected = t.expected_rows as i64 + x;
-        let found = load::count_rows(client, t).map_err(|e| server_message(&e));
+        let found = load::count_rows(client, t)
+            .map_err(|e| format!("{}{}", server_message(&e), t.missing_hint(&e)));
         let (shown, ok) = match &found {
             Ok(n) => (n.to_string(), *n == expected),
             Err(m) => (format!("error: {}", crate::io::names::Escaped(m)), false),

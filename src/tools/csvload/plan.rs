@@ -59,6 +59,32 @@ pub struct TablePlan {
     pub expected_rows: u64,
     /// The key's smallest and largest value, where a csvsplit manifest gives them.
     pub key_range: Option<KeyRange>,
+    /// The `-t` that named the table (a csvsplit manifest that does not name it), as given,
+    /// for the hint to quote a name whose capitals it folded.
+    pub given: Option<String>,
+}
+
+/// `schema.name` with each part quoted where SQL needs it, for messages: the parts of
+/// `"app.v2".users` stay apart.
+fn display_parts(schema: Option<&str>, name: &str) -> String {
+    let q = |p: &str| {
+        let plain = p
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+            && p
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if plain {
+            p.to_string()
+        } else {
+            quote_ident(p)
+        }
+    };
+    crate::io::names::display_name(&match schema {
+        Some(s) => format!("{}.{}", q(s), q(name)),
+        None => q(name),
+    })
 }
 
 /// The range of a one-column key, from a csvsplit manifest's per-shard first and last keys.
@@ -81,6 +107,42 @@ impl TablePlan {
             Some(s) => format!("{s}.{}", self.name),
             None => self.name.clone(),
         }
+    }
+
+    /// When the server says the table does not exist (`42P01`) and it was named by a `-t`
+    /// whose capitals were folded (as psql folds `MixedCase` to `mixedcase`): a hint to
+    /// quote it. Empty otherwise.
+    pub fn missing_hint(&self, e: &postgres::Error) -> String {
+        let Some(given) = &self.given else {
+            return String::new();
+        };
+        let folded = manifest::TableName::parse(given).is_ok_and(|n| n.folded);
+        if !folded || e.code() != Some(&postgres::error::SqlState::UNDEFINED_TABLE) {
+            return String::new();
+        }
+        // Each part with capitals quoted, as the user most likely meant it (a name that
+        // already has quotes: said in words).
+        let how = if given.contains('"') {
+            "put each part with capitals in double quotes".to_string()
+        } else {
+            let parts: Vec<String> = given
+                .split('.')
+                .map(|p| {
+                    if p.chars().any(|c| c.is_ascii_uppercase()) {
+                        quote_ident(p)
+                    } else {
+                        p.to_string()
+                    }
+                })
+                .collect();
+            format!("-t '{}'", crate::io::names::Escaped(&parts.join(".")))
+        };
+        format!(
+            " (hint: -t reads {} as {}, folding unquoted capitals to lower case as psql does; \
+             for a name with capitals, quote it: {how})",
+            crate::io::names::Escaped(given),
+            display_parts(self.schema.as_deref(), &self.name),
+        )
     }
 
     /// The quoted, qualified name for SQL.
@@ -123,6 +185,13 @@ pub use super::session::{quote_ident, quote_literal};
 #[derive(Deserialize)]
 struct SplitManifest {
     format: String,
+    /// The table's schema (`null` or absent: not named, or named without one).
+    #[serde(default)]
+    schema: Option<String>,
+    /// The table the shards hold (absent in manifests of csvsplit before it wrote one, and
+    /// when csvsplit had neither --manifest nor -t).
+    #[serde(default)]
+    table: Option<String>,
     header: bool,
     /// With `header`: every shard starts with it (`false`: only shard 0, from
     /// `--no-repeat-header`).
@@ -250,11 +319,14 @@ fn absolute(p: &Path) -> String {
 }
 
 impl Plan {
-    /// Reads the manifests. `tables` (from `-t`) selects tables of pgdump2csv manifests and
-    /// names the table of csvsplit manifests (then exactly one is allowed).
+    /// Reads the manifests. `tables` (from `-t`, read as psql reads a name) selects tables
+    /// of pgdump2csv manifests and of csvsplit manifests that name theirs, and names the
+    /// table of a csvsplit manifest that does not (then exactly one is allowed).
     pub fn build(manifests: &[PathBuf], tables: &[String]) -> Result<Plan> {
         let mut plan = Plan::default();
         let mut selected_found = vec![false; tables.len()];
+        // Tables of csvsplit manifests that no -t selected, for the error that says so.
+        let mut named_elsewhere: Vec<String> = Vec::new();
         for mpath in manifests {
             let bytes = std::fs::read(mpath).map_err(|e| Error::io(mpath, e))?;
             let name = mpath.display().to_string();
@@ -274,7 +346,13 @@ impl Plan {
                                     v.push(found);
                                 }
                                 // Ambiguous here (a bare name in several schemas): say so.
-                                Err(e) if m.tables.iter().any(|x| x.name == *t) => return Err(e),
+                                Err(e)
+                                    if m.tables.iter().any(|x| {
+                                        manifest::names_table(t, Some(&x.schema), &x.name)
+                                    }) =>
+                                {
+                                    return Err(e);
+                                }
                                 Err(_) => {}
                             }
                         }
@@ -297,6 +375,7 @@ impl Plan {
                             null: t.null.clone(),
                             expected_rows: 0,
                             key_range: None,
+                            given: None,
                         });
                         plan.tables[idx].key_range = None;
                         plan.tables[idx].expected_rows += t.rows;
@@ -313,16 +392,39 @@ impl Plan {
                     let m: SplitManifest = serde_json::from_slice(&bytes)
                         .map_err(|e| manifest::json_error(&name, "csvsplit manifest", &e))?;
                     debug_assert_eq!(m.format, "dumpshard-csvsplit");
-                    let [t] = tables else {
-                        return Err(Error::Usage(format!(
-                            "{name} is a csvsplit manifest: give its table with exactly one -t/--table"
-                        )));
+                    let (schema, tname, given) = match (&m.table, tables) {
+                        // The manifest names its table: -t only selects, as for pgdump2csv's.
+                        (Some(n), []) => (m.schema.clone(), n.clone(), None),
+                        (Some(n), ts) => {
+                            let hit = ts
+                                .iter()
+                                .position(|t| manifest::names_table(t, m.schema.as_deref(), n));
+                            let Some(i) = hit else {
+                                named_elsewhere.push(display_parts(m.schema.as_deref(), n));
+                                continue;
+                            };
+                            selected_found[i] = true;
+                            // A -t with the schema the manifest leaves to the search_path.
+                            let schema = m.schema.clone().or_else(|| {
+                                manifest::TableName::parse(&ts[i]).ok().and_then(|t| t.schema)
+                            });
+                            (schema, n.clone(), None)
+                        }
+                        (None, [t]) => {
+                            selected_found[0] = true;
+                            let n = manifest::TableName::parse(t)
+                                .map_err(|e| Error::Usage(format!("-t/--table: {e}")))?;
+                            (n.schema, n.name, Some(t.clone()))
+                        }
+                        (None, _) => {
+                            return Err(Error::Usage(format!(
+                                "{name} is a csvsplit manifest that does not name its table \
+                                 (csvsplit had neither -m/--manifest nor -t/--table): give it with \
+                                 exactly one -t/--table"
+                            )));
+                        }
                     };
-                    selected_found[0] = true;
-                    let (schema, tname) = match t.split_once('.') {
-                        Some((s, n)) => (Some(s.to_string()), n.to_string()),
-                        None => (None, t.clone()),
-                    };
+                    let t = display_parts(schema.as_deref(), &tname);
                     let fresh = plan.tables.len();
                     let columns = m.columns.clone().unwrap_or_default();
                     let idx = plan.table_index(TablePlan {
@@ -332,6 +434,7 @@ impl Plan {
                         null: m.null.clone(),
                         expected_rows: 0,
                         key_range: m.key_range(),
+                        given,
                     });
                     if idx != fresh {
                         // Several manifests feed the table: their ranges are not combined.
@@ -386,9 +489,17 @@ impl Plan {
             super::session::check_text("NULL token", &t.null).map_err(Error::Usage)?;
         }
         if let Some(i) = selected_found.iter().position(|f| !f) {
+            let held = if named_elsewhere.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (the csvsplit manifests name {})",
+                    named_elsewhere.join(", ")
+                )
+            };
             return Err(Error::Usage(format!(
-                "table '{}' is in none of the manifests",
-                tables[i]
+                "table '{}' is in none of the manifests{held}",
+                crate::io::names::Escaped(&tables[i])
             )));
         }
         Ok(plan)
@@ -471,6 +582,7 @@ mod tests {
                 null: String::new(),
                 expected_rows: 0,
                 key_range: None,
+                given: None,
             });
             for k in 0..4 {
                 p.files
@@ -533,6 +645,43 @@ mod tests {
             (k.firsts.clone(), k.lasts.clone()),
             (vec!["1".into()], vec!["3".into()])
         );
+    }
+
+    /// A csvsplit manifest names its table: loaded without -t, selected by -t. One that
+    /// does not takes -t as psql reads it. Before, `-t "app.v2".users` was cut at its first
+    /// dot (schema `"app`, table `v2".users`) and no spelling reached the table.
+    #[test]
+    fn csvsplit_manifests_name_their_table() {
+        let d = tempfile::tempdir().unwrap();
+        let m = |name: &str, table: &str| {
+            let json = format!(
+                r#"{{"format":"dumpshard-csvsplit","version":1,{table}"header":false,"null":"",
+                  "records":1,"shards":[{{"shard":0,"file":"{name}0.csv","records":1}}]}}"#
+            );
+            write(d.path(), &format!("{name}.json"), &json)
+        };
+        let named = m("n", r#""schema":"app.v2","table":"users","#);
+        let bare = m("b", r#""schema":null,"table":"Mixed","#);
+        let none = m("x", "");
+        let p = Plan::build(std::slice::from_ref(&named), &[]).unwrap();
+        assert_eq!(p.tables[0].sql_name(), r#""app.v2"."users""#);
+        for t in ["\"app.v2\".users", "app.v2.users", "users"] {
+            let p = Plan::build(&[named.clone(), bare.clone()], &[t.into()]).unwrap();
+            assert_eq!(p.tables.len(), 1, "{t}");
+            assert_eq!(p.tables[0].sql_name(), r#""app.v2"."users""#, "{t}");
+        }
+        let p = Plan::build(&[named.clone(), bare.clone()], &[]).unwrap();
+        assert_eq!(p.tables[1].sql_name(), r#""Mixed""#);
+        let p = Plan::build(std::slice::from_ref(&bare), &["s.\"Mixed\"".into()]).unwrap();
+        assert_eq!(p.tables[0].sql_name(), r#""s"."Mixed""#);
+        let e = Plan::build(std::slice::from_ref(&named), &["other".into()]).unwrap_err();
+        assert!(e.to_string().contains(r#"name "app.v2".users"#), "{e}");
+        // No table named: -t, as psql reads it.
+        let e = Plan::build(std::slice::from_ref(&none), &[]).unwrap_err();
+        assert!(e.to_string().contains("does not name its table"), "{e}");
+        let p = Plan::build(std::slice::from_ref(&none), &["\"app.v2\".Users".into()]).unwrap();
+        assert_eq!(p.tables[0].sql_name(), r#""app.v2"."users""#);
+        assert!(Plan::build(std::slice::from_ref(&none), &["app.v2.users".into()]).is_err());
     }
 
     /// A csvsplit manifest written from a pgdump2csv manifest names the CSV's columns; the

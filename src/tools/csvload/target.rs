@@ -255,6 +255,7 @@ mod tests {
             null: null.into(),
             expected_rows: 0,
             key_range: None,
+            given: None,
         }
     }
 

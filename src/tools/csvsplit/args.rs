@@ -89,8 +89,9 @@ pub struct Args {
     #[arg(long, value_name = "CMD", conflicts_with = "copy_sql")]
     pub filter: Option<String>,
 
-    /// Shard file names: `{n}` is the 0-based shard number, `{n:04}` zero-pads it to 4
-    /// digits. A name ending in `.gz` makes gzip shards. Missing directories are created.
+    /// Shard file names: `{n:04}` is the 0-based shard number zero-padded to 4 digits
+    /// (`{n:0}`: not padded). A name ending in `.gz` makes gzip shards. Missing directories
+    /// are created.
     #[arg(
         short,
         long,
@@ -150,7 +151,9 @@ pub struct Args {
     pub manifest: Option<PathBuf>,
 
     /// Table name: looked up in --manifest (optional when it has one table), and used in
-    /// --import-sql / --copy-sql.
+    /// --import-sql / --copy-sql. The --write-manifest names the table (its schema and name,
+    /// from --manifest, else from this name read as psql reads one: `"app.v2".users`), so
+    /// csvload needs no -t for the shards.
     #[arg(short = 't', long, value_name = "NAME")]
     pub table: Option<String>,
 
@@ -263,6 +266,9 @@ pub struct Config {
     pub table: Option<Table>,
     /// `--table` as given.
     pub table_name: Option<String>,
+    /// The table the shards hold, for the manifest: the --manifest table's schema and name,
+    /// else `--table` read as psql reads a name (schema `None` when it gives none).
+    pub target: Option<(Option<String>, String)>,
     /// Load statements to print.
     pub sql: SqlOut,
     /// NULL token.
@@ -412,8 +418,19 @@ impl Config {
         if a.filter.as_deref().is_some_and(|f| f.trim().is_empty()) {
             return Err(Error::Usage("--filter: empty command".into()));
         }
+        let target = match (&table, &a.table) {
+            (Some(t), _) => Some((Some(t.schema.clone()), t.name.clone())),
+            // Only the manifest needs the name's parts: the SQL output uses -t as written.
+            (None, Some(n)) if a.write_manifest.is_some() => {
+                let n = crate::manifest::TableName::parse(n)
+                    .map_err(|e| Error::Usage(format!("-t/--table: {e}")))?;
+                Some((n.schema, n.name))
+            }
+            _ => None,
+        };
         let workers = crate::io::cli::threads("--jobs", a.jobs.map(|j| j as usize))?;
         Ok(Config {
+            target,
             input: a.file.filter(|p| !crate::io::stream::is_stdin(p)),
             mode,
             template,

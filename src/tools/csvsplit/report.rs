@@ -1,6 +1,6 @@
 //! What csvsplit reports after the shards are written: warnings about shards psql's `\copy`
 //! cannot load, the `--write-manifest` JSON document (each shard's file, records, bytes,
-//! CRC-32 and key range), and the load statements of `--import-sql`/`--copy-sql`.
+//! CRC-32 and key range, and the table they hold), and the load statements of `--import-sql`/`--copy-sql`.
 
 use super::pipeline::Done;
 use super::{Config, Mode, Split, SqlOut, range, sql};
@@ -18,6 +18,12 @@ struct Report<'a> {
     version: u32,
     generator: String,
     source: String,
+    /// The table the shards hold (csvload loads them into it without -t): its schema
+    /// (`null`: not given, the loader's search_path decides) and name, unquoted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table: Option<&'a str>,
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     limit: Option<u64>,
@@ -155,6 +161,8 @@ pub(super) fn report(cfg: &Config, split: &Split) -> Result<()> {
                 .input
                 .as_ref()
                 .map_or("<stdin>".into(), |p| p.display().to_string()),
+            schema: cfg.target.as_ref().map(|(s, _)| s.as_deref()),
+            table: cfg.target.as_ref().map(|(_, n)| n.as_str()),
             mode,
             limit,
             hash: match &cfg.mode {

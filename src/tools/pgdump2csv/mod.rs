@@ -252,6 +252,9 @@ struct Converter<'c> {
     group_of: HashMap<usize, usize>,
     /// The schema conversion for the target (--target-kind, -O, -x, --report).
     conv: crate::schemaconv::Session,
+    /// The dump's enums and domains, for the manifest.
+    enums: Vec<manifest::EnumDef>,
+    domains: Vec<manifest::DomainDef>,
 }
 
 /// The archive data entries of one output table, converted in order by one worker.
@@ -319,6 +322,8 @@ impl<'c> Converter<'c> {
             groups: Vec::new(),
             group_of: HashMap::new(),
             conv: crate::schemaconv::Session::new(cfg.conversion, cfg.report.is_some()),
+            enums: Vec::new(),
+            domains: Vec::new(),
         })
     }
 
@@ -531,6 +536,8 @@ impl<'c> Converter<'c> {
             let mut m = Manifest::new(&self.buf.name);
             m.archive = self.cfg.archive.clone();
             m.tables = tables;
+            m.enums = std::mem::take(&mut self.enums);
+            m.domains = std::mem::take(&mut self.domains);
             let mut f = AtomicFile::create(mpath)?;
             f.write_all(&m.to_json()).at(mpath)?;
             f.commit()?;

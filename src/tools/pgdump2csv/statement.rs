@@ -208,6 +208,31 @@ impl Converter<'_> {
                         self.defs.apply(&other);
                         session_setting = true;
                     }
+                    // Kept for the manifest (csvcheck -m checks enum labels and domain bases
+                    // with it), and written to the schema as any other statement.
+                    Stmt::CreateEnum { name, labels } => {
+                        let q = self.defs.place(name);
+                        self.enums.push(crate::manifest::EnumDef {
+                            schema: q.schema,
+                            name: q.name,
+                            labels: labels.clone(),
+                        });
+                    }
+                    Stmt::CreateDomain {
+                        name,
+                        base_type,
+                        not_null,
+                        has_check,
+                    } => {
+                        let q = self.defs.place(name);
+                        self.domains.push(crate::manifest::DomainDef {
+                            schema: q.schema,
+                            name: q.name,
+                            base_type: base_type.clone(),
+                            not_null: *not_null,
+                            has_check: *has_check,
+                        });
+                    }
                     Stmt::StdStrings(on) => {
                         self.std_strings = *on;
                         session_setting = true;
@@ -228,8 +253,7 @@ impl Converter<'_> {
                             "COPY that does not read FROM stdin: not something pg_dump writes",
                         ));
                     }
-                    // Everything else, enums and domains included (csvcheck's business, not
-                    // the converter's), goes to the schema as written.
+                    // Everything else goes to the schema as written.
                     _ => {
                         let w = stmt
                             .iter()
