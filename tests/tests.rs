@@ -31,6 +31,7 @@ mod dumpsafe;
 mod fail_closed;
 mod fixtures_csv;
 mod fuzz_regressions;
+mod gzip_padding;
 mod gzpar;
 mod install;
 mod keys_agree;
