@@ -39,6 +39,7 @@ mod layers;
 mod migrate_mk;
 mod pgdump2csv_cli;
 mod pgdump2csv_jobs;
+mod pgdump2csv_patterns_pg;
 mod pgdump2csv_prop;
 mod pipeline_pg;
 mod pksort;
