@@ -763,3 +763,79 @@ fn archive_ddl_is_what_pg_restore_prints() {
         }
     }
 }
+
+/// Issue 34 item 8: empty large objects and empty tables in every archive format and every
+/// compression pg_dump writes (pg_dump 17 `-Fd -Z zstd` writes a 0-byte `blob_N.dat.zst`,
+/// which pgdump2csv refused as "incomplete frame" while pg_restore reads it). For each
+/// pg_dump/pg_restore version, format and compression, converting the archive gives what
+/// converting `pg_restore -f -`'s script of it gives. A compression a pg_dump does not know
+/// (the installed 15 has gzip only) is skipped with a line.
+#[test]
+fn empty_large_objects_and_tables_in_every_compression() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("empties");
+    pg.psql(
+        "empties",
+        "CREATE TABLE public.empty (id int PRIMARY KEY, s text);
+         CREATE TABLE public.docs (id int PRIMARY KEY, doc oid);
+         INSERT INTO public.docs VALUES (1, lo_from_bytea(0, '')), (2, lo_from_bytea(0, 'x')),
+           (3, lo_from_bytea(0, ''));
+         CREATE TABLE public.\"Empty Too\" (x int);",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for (version, bindir) in restore_versions(&pg) {
+        for (format, compressions) in [
+            ("c", &["none", "gzip", "lz4", "zstd"][..]),
+            ("d", &["none", "gzip", "lz4", "zstd"][..]),
+            ("t", &["none"][..]),
+        ] {
+            for z in compressions {
+                let what = format!("pg_dump {version} -F{format} -Z {z}");
+                let archive = t.join(format!("{version}-{format}-{z}"));
+                let o = pg
+                    .client_program(&bindir.join("pg_dump"))
+                    .args(["-F", format, "-Z", z, "-f"])
+                    .arg(&archive)
+                    .arg("empties")
+                    .stdin(Stdio::null())
+                    .output_within()
+                    .unwrap();
+                if !o.status.success() {
+                    let err = String::from_utf8_lossy(&o.stderr);
+                    assert!(
+                        version == "installed" && err.contains("compress"),
+                        "{what}: {err}"
+                    );
+                    eprintln!("SKIPPED: {what}: this pg_dump does not write it: {err}");
+                    continue;
+                }
+                let script = t.join(format!("{version}-{format}-{z}.sql"));
+                let o = pg
+                    .client_program(&bindir.join("pg_restore"))
+                    .arg("-f")
+                    .arg(&script)
+                    .arg(&archive)
+                    .stdin(Stdio::null())
+                    .output_within()
+                    .unwrap();
+                assert!(
+                    o.status.success(),
+                    "pg_restore {version} of {what}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                let plain = t.join(format!("o-{version}-{format}-{z}-restored"));
+                convert(Some(&script), Stdio::null(), &plain, &[]);
+                for j in ["1", "2"] {
+                    let out = t.join(format!("o-{version}-{format}-{z}-j{j}"));
+                    convert(Some(&archive), Stdio::null(), &out, &["-j", j]);
+                    assert_same(&plain, &out, &format!("{what} -j {j}"));
+                    let post = fs::read_to_string(out.join("post.sql")).unwrap();
+                    assert_eq!(post.matches("lo_close(0)").count(), 3, "{what}");
+                    let empty = fs::read(out.join("csv/public.empty.csv")).unwrap();
+                    assert!(empty.is_empty(), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -295,11 +295,18 @@ impl<B: BufRead> BufRead for Counting<B> {
 }
 
 /// gzip members one after another (as pigz and bgzip write them), then optionally zero bytes
-/// (tape padding, which `gzip -t` accepts too); anything else after a member is an error.
+/// to the end of the file (tape padding, which `gzip -dc` and `gzip -t` accept too); anything
+/// else after a member is an error. Zero padding ends the members: a gzip member after it is
+/// trailing garbage, as for `gzip -dc` ("trailing garbage ignored", exit 2), never inflated, so
+/// a `.gz` cannot hold data that `zcat` does not show (issue 35 item 6: when the padding ended
+/// where a read of the file ended, the next member was inflated). This is the one rule of
+/// every gzip path: ISA-L's and the parallel inflate hand what is not a member to this one.
 /// flate2's `MultiGzDecoder` takes any trailing bytes for a broken next member.
 struct GzMembers<R: BufRead> {
     dec: Option<flate2::bufread::GzDecoder<R>>,
     src: Option<R>,
+    /// Zero padding was seen: from here on only zeros, then the end.
+    padding: bool,
 }
 
 impl<R: BufRead> GzMembers<R> {
@@ -307,6 +314,7 @@ impl<R: BufRead> GzMembers<R> {
         GzMembers {
             dec: Some(flate2::bufread::GzDecoder::new(r)),
             src: None,
+            padding: false,
         }
     }
 }
@@ -327,6 +335,13 @@ impl<R: BufRead> Read for GzMembers<R> {
             let buf = src.fill_buf()?;
             match buf.first() {
                 None => return Ok(0),
+                // Whatever the buffer's edges: zeros, then anything, is not padding.
+                Some(&b) if self.padding && b != 0 => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "zero padding after the last gzip member is followed by other bytes",
+                    ));
+                }
                 Some(0x1f) => {
                     self.dec = self.src.take().map(flate2::bufread::GzDecoder::new);
                 }
@@ -339,6 +354,7 @@ impl<R: BufRead> Read for GzMembers<R> {
                         ));
                     }
                     src.consume(zeros);
+                    self.padding = true;
                 }
                 Some(b'"') if buf[1..].starts_with(&crate::io::stream::INCOMPLETE[..8]) => {
                     return Err(io::Error::new(

@@ -1,4 +1,4 @@
-//! Turning untrusted table names into file names, and matching `-t` patterns.
+//! Turning untrusted table names into file names (pg_dump's `-t` patterns: `pattern.rs`).
 //!
 //! File names: `<enc(schema)>.<enc(table)>.csv`, where `enc` keeps `[A-Za-z0-9_-]` and writes
 //! every other byte as `%XX` (uppercase hex). The encoding is injective (`%` itself is encoded)
@@ -65,99 +65,6 @@ fn encode_prefix(name: &str) -> String {
     out
 }
 
-/// A `-t` pattern as pg_dump reads it: `table` or `schema.table`, where unquoted parts are
-/// folded to lower case, `"..."` parts are taken literally, `*` matches any run of characters
-/// and `?` any one character. A pattern without a schema matches tables in every schema.
-#[derive(Debug, Clone)]
-pub struct TablePattern {
-    schema: Option<Vec<Tok>>,
-    table: Vec<Tok>,
-    text: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Lit(char),
-    Star,
-    One,
-}
-
-impl TablePattern {
-    /// Parses a pattern.
-    pub fn parse(p: &str) -> Result<TablePattern, String> {
-        let mut parts: Vec<Vec<Tok>> = vec![Vec::new()];
-        let mut in_quote = false;
-        let mut chars = p.chars().peekable();
-        while let Some(c) = chars.next() {
-            let cur = parts.last_mut().expect("at least one part");
-            if in_quote {
-                if c == '"' {
-                    if chars.peek() == Some(&'"') {
-                        chars.next();
-                        cur.push(Tok::Lit('"'));
-                    } else {
-                        in_quote = false;
-                    }
-                } else {
-                    cur.push(Tok::Lit(c));
-                }
-                continue;
-            }
-            match c {
-                '"' => in_quote = true,
-                '.' => parts.push(Vec::new()),
-                '*' => cur.push(Tok::Star),
-                '?' => cur.push(Tok::One),
-                c => cur.extend(c.to_lowercase().map(Tok::Lit)),
-            }
-        }
-        if in_quote {
-            return Err(format!("unterminated quote in table pattern '{p}'"));
-        }
-        match parts.len() {
-            1 => Ok(TablePattern {
-                schema: None,
-                table: parts.pop().unwrap_or_default(),
-                text: p.into(),
-            }),
-            2 => {
-                let table = parts.pop().unwrap_or_default();
-                let schema = parts.pop();
-                Ok(TablePattern {
-                    schema,
-                    table,
-                    text: p.into(),
-                })
-            }
-            _ => Err(format!(
-                "table pattern '{p}' has too many dots (use schema.table; quote names with dots)"
-            )),
-        }
-    }
-
-    /// The pattern as given.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether a table matches.
-    pub fn matches(&self, schema: &str, table: &str) -> bool {
-        self.schema
-            .as_ref()
-            .is_none_or(|s| glob(s, &schema.chars().collect::<Vec<_>>()))
-            && glob(&self.table, &table.chars().collect::<Vec<_>>())
-    }
-}
-
-fn glob(p: &[Tok], s: &[char]) -> bool {
-    match p.split_first() {
-        None => s.is_empty(),
-        Some((Tok::Star, rest)) => (0..=s.len()).any(|i| glob(rest, &s[i..])),
-        Some((Tok::One, rest)) => !s.is_empty() && glob(rest, &s[1..]),
-        Some((Tok::Lit(c), rest)) => s.first() == Some(c) && glob(rest, &s[1..]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,23 +101,5 @@ mod tests {
         }
         // Short names are unchanged.
         assert_eq!(file_name(&s, "t", "csv"), format!("{}.t.csv", encode(&s)));
-    }
-
-    #[test]
-    fn patterns() {
-        let p = TablePattern::parse("public.ord*").unwrap();
-        assert!(p.matches("public", "orders"));
-        assert!(!p.matches("sales", "orders"));
-        let p = TablePattern::parse("Items").unwrap();
-        assert!(p.matches("sales", "items"));
-        assert!(!p.matches("sales", "Items"));
-        let p = TablePattern::parse("\"Items\"").unwrap();
-        assert!(p.matches("x", "Items"));
-        let p = TablePattern::parse("\"my.table name\"").unwrap();
-        assert!(p.matches("public", "my.table name"));
-        let p = TablePattern::parse("t?").unwrap();
-        assert!(p.matches("s", "t1") && !p.matches("s", "t12"));
-        assert!(TablePattern::parse("a.b.c").is_err());
-        assert!(TablePattern::parse("\"a").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! pgdump2csv's command line: the options ([`Args`]) and what they mean once checked ([`Config`]).
 
 use crate::io::error::{Error, Result};
-use crate::pg::dump::naming::TablePattern;
+use crate::pg::dump::pattern::NamePattern;
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -63,12 +63,14 @@ pub struct Args {
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 
-    /// Only tables matching PATTERN (`table` or `schema.table`; `*` and `?` wildcards;
-    /// unquoted names fold to lower case, "Quoted" ones do not). Repeatable.
+    /// Only tables matching PATTERN, as pg_dump -t reads it: `table` or `schema.table`; outside
+    /// double quotes `*` and `?` are wildcards, letters fold to lower case, and the rest is a
+    /// regular expression (`[0-9]`, `(a|b)`, `+`, `{n}`); "Quoted" parts are literal. Unlike
+    /// pg_dump, a PATTERN without a schema matches tables in every schema. Repeatable.
     #[arg(short = 't', long = "table", value_name = "PATTERN")]
     pub tables: Vec<String>,
 
-    /// Leave out tables matching PATTERN (same syntax as --table). Repeatable.
+    /// Leave out tables matching PATTERN, as pg_dump -T (same syntax as --table). Repeatable.
     #[arg(short = 'T', long = "exclude-table", value_name = "PATTERN")]
     pub exclude: Vec<String>,
 
@@ -130,8 +132,8 @@ pub struct Args {
     )]
     pub post_data_old: Option<PathBuf>,
 
-    /// Only tables in schemas matching PATTERN, as pg_dump -n (`*` and `?` wildcards;
-    /// unquoted names fold to lower case). Repeatable. With --table, as in pg_dump, -n and -N
+    /// Only tables in schemas matching PATTERN, as pg_dump -n (the syntax of --table, without
+    /// the dot). Repeatable. With --table, as in pg_dump, -n and -N
     /// have no effect. A PATTERN ending in `.sql` or holding a `/` is taken for the old
     /// `--schema FILE` (now --write-schema), with a warning.
     #[arg(short = 'n', long = "schema", value_name = "PATTERN")]
@@ -239,13 +241,13 @@ pub struct Config {
     /// Where CSV goes.
     pub dest: Dest,
     /// Include patterns (empty = all).
-    pub include: Vec<TablePattern>,
+    pub include: Vec<NamePattern>,
     /// Exclude patterns.
-    pub exclude: Vec<TablePattern>,
-    /// -n: only tables in these schemas (`SCHEMA.*` patterns; empty = all).
-    pub schemas: Vec<TablePattern>,
+    pub exclude: Vec<NamePattern>,
+    /// -n: only tables in these schemas (empty = all).
+    pub schemas: Vec<NamePattern>,
     /// -N: not tables in these schemas.
-    pub exclude_schemas: Vec<TablePattern>,
+    pub exclude_schemas: Vec<NamePattern>,
     /// Header records.
     pub header: bool,
     /// NULL token.
@@ -293,27 +295,30 @@ impl Config {
         let include = a
             .tables
             .iter()
-            .map(|p| TablePattern::parse(p).map_err(Error::Usage))
+            .map(|p| NamePattern::table(p).map_err(|e| Error::Usage(format!("--table '{p}': {e}"))))
             .collect::<Result<Vec<_>>>()?;
         let exclude = a
             .exclude
             .iter()
-            .map(|p| TablePattern::parse(p).map_err(Error::Usage))
+            .map(|p| {
+                NamePattern::table(p)
+                    .map_err(|e| Error::Usage(format!("--exclude-table '{p}': {e}")))
+            })
             .collect::<Result<Vec<_>>>()?;
-        // A schema pattern is a table pattern for every table of the schema.
-        let in_schema = |p: &String| {
-            TablePattern::parse(&format!("{p}.*"))
-                .map_err(|e| Error::Usage(format!("--schema '{p}': {e}")))
+        let in_schema = |opt: &'static str| {
+            move |p: &String| {
+                NamePattern::schema(p).map_err(|e| Error::Usage(format!("{opt} '{p}': {e}")))
+            }
         };
         let schemas = a
             .schema_pattern
             .iter()
-            .map(in_schema)
+            .map(in_schema("--schema"))
             .collect::<Result<_>>()?;
         let exclude_schemas = a
             .exclude_schema
             .iter()
-            .map(in_schema)
+            .map(in_schema("--exclude-schema"))
             .collect::<Result<_>>()?;
         let dest = match (&a.output_dir, include.is_empty()) {
             (Some(d), _) => Dest::Dir(d.clone()),

@@ -445,10 +445,9 @@ impl<'c> Converter<'c> {
         if self.cfg.include.is_empty() {
             for p in &self.cfg.schemas {
                 if !self.seen.iter().any(|(s, t)| p.matches(s, t)) {
-                    let text = p.text();
                     return Err(Error::Usage(format!(
                         "no matching tables were found for --schema '{}'{}",
-                        text.strip_suffix(".*").unwrap_or(text),
+                        p.text(),
                         self.cfg.no_match_hint()
                     )));
                 }
