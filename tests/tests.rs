@@ -47,5 +47,6 @@ mod roundtrip_pg;
 mod safety;
 mod scale_out;
 mod schemaconv;
+mod schemaconv_versions;
 mod scripts;
 mod vocabulary;
