@@ -522,3 +522,20 @@ verify: $(S)/converted
 # cockroachdb: every table's IMPORT INTO, in one file.
 $(OUT)/import.sql: $(TABLES:%=$(S)/%.split) | checks-passed
 	$(Q)for t in $(foreach t,$(TABLES),'$(call fname,$(t))'); do cat "$(OUT)/import/$$t.sql"; done > '$@'
+
+# --- cockroachdb: what to run next, in order, with the exact commands (issue 33) -------------
+# csvload runs the schema and post-data (it skips pg_dump's \restrict lines, at which
+# `cockroach sql -f` stops up to v26.3); `cockroach sql` runs import.sql (no meta-commands).
+ifeq ($(TARGET_KIND),cockroachdb)
+all: next-steps
+.PHONY: next-steps
+UPLOAD_DEST := $(firstword $(subst ?, ,$(IMPORT_URL)))
+UPLOAD_CMD := $(if $(filter s3://%,$(UPLOAD_DEST)),aws s3 cp --recursive '$(OUT)/shards/' '$(UPLOAD_DEST)/' --exclude '*.json',$(if $(filter gs://%,$(UPLOAD_DEST)),gsutil -m cp -r '$(OUT)/shards/*' '$(UPLOAD_DEST)/',copy each directory of '$(OUT)/shards/' (not the .json files) under '$(UPLOAD_DEST)/'))
+next-steps: $(OUT)/import.sql
+	@printf '%s\n' "migrate.mk: done for CockroachDB; next, in order (TARGET: the cluster's URL):" \
+	  "  1. upload the shards:  $(UPLOAD_CMD)" \
+	  "  2. create the schema:  csvload --schema '$(OUT)/schema.sql' \"\$$TARGET\"" \
+	  "  3. import the shards:  cockroach sql --url \"\$$TARGET\" -f '$(OUT)/import.sql'" \
+	  "  4. run the post-data:  csvload --post-data '$(OUT)/post.sql' \"\$$TARGET\"" \
+	  "  5. verify:             make -f examples/migrate.mk verify OUT='$(OUT)' TARGET=\"\$$TARGET\""
+endif

@@ -115,6 +115,23 @@ fn serve(mut c: TcpStream, version: &str, seen: &Seen) {
         };
         let mut out = Vec::new();
         match h[0] {
+            b'Q' if cstr(&body).contains("current_setting(") => {
+                // A setting read with current_setting(name, true): the fake has it on (as an
+                // older YugabyteDB could have yb_silence_advisory_locks_not_supported_error).
+                seen.lock().unwrap().push(('Q', cstr(&body)));
+                let mut f = vec![0, 1];
+                f.extend_from_slice(b"current_setting\0");
+                f.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+                f.extend_from_slice(&25u32.to_be_bytes());
+                f.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0]);
+                out.extend(msg(b'T', &f));
+                let mut d = vec![0, 1];
+                d.extend_from_slice(&2u32.to_be_bytes());
+                d.extend_from_slice(b"on");
+                out.extend(msg(b'D', &d));
+                out.extend(msg(b'C', b"SELECT 1\0"));
+                out.extend(msg(b'Z', b"I"));
+            }
             b'Q' => {
                 seen.lock().unwrap().push(('Q', cstr(&body)));
                 out.extend(msg(b'C', b"SET\0"));
@@ -236,13 +253,22 @@ fn kind_detected_from_version_and_its_session_statements_sent() {
         "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang",
         &[],
     );
+    // yb_silence_advisory_locks_not_supported_error read, and (on here) turned off with a
+    // warning, before the kind's settings.
     assert_eq!(
         simple(&seen),
         [
             common.clone(),
+            "SELECT pg_catalog.current_setting('yb_silence_advisory_locks_not_supported_error', true)".into(),
+            "SET yb_silence_advisory_locks_not_supported_error = off".into(),
             "SET yb_default_copy_from_rows_per_transaction = 0".into(),
             "SET yb_disable_transactional_writes = off".into(),
         ],
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: yb_silence_advisory_locks_not_supported_error was on")
+            && err.matches("was on").count() == 1,
         "{err}"
     );
     assert!(
@@ -266,7 +292,54 @@ fn kind_detected_from_version_and_its_session_statements_sent() {
         "{err}"
     );
     assert!(err.contains("batches of 500 records"), "{err}");
-    assert_eq!(simple(&seen).len(), 3, "{seen:?}");
+    assert_eq!(simple(&seen).len(), 5, "{seen:?}");
+}
+
+/// A `--schema` script converted for a newer release than the server (its
+/// `-- dumpshard-target:` line) is refused before anything runs; one for the server's own
+/// release goes on (and fails later only because the fake server runs nothing).
+#[test]
+fn script_for_a_newer_release_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_with = |header: &str| -> String {
+        let s = dir.path().join("s.sql");
+        std::fs::write(&s, format!("\\restrict k\n\n-- dumpshard-target: {header}\nCREATE TABLE public.a (x INT8);\n\n\\unrestrict k\n")).unwrap();
+        let (port, seen, stop, h) = fake_server("CockroachDB CCL v24.3.2 (x86_64-pc-linux-gnu)");
+        let mut c = Command::new(env!("CARGO_BIN_EXE_csvload"));
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("PG") {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", dir.path())
+            .args(["--io-timeout", "0", "--schema"])
+            .arg(&s)
+            .arg(format!(
+                "host=127.0.0.1 port={port} user=u dbname=d sslmode=disable connect_timeout=10"
+            ));
+        let o = run(c);
+        stop.store(true, Ordering::SeqCst);
+        h.join().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let seen = seen.lock().unwrap().clone();
+        let err = text(&o.stderr);
+        if err.contains("was converted for") {
+            assert!(
+                !seen.iter().any(|(_, q)| q.contains("CREATE TABLE")),
+                "{seen:?}"
+            );
+        }
+        err
+    };
+    let err = run_with("cockroachdb:25.2");
+    assert!(
+        err.contains("s.sql was converted for cockroachdb:25.2")
+            && err.contains("the server is cockroachdb:24.3")
+            && err.contains("--target-version cockroachdb:24.3"),
+        "{err}"
+    );
+    let err = run_with("cockroachdb:24.3");
+    assert!(!err.contains("was converted for"), "{err}");
 }
 
 /// `--target-kind cockroachdb` against a real PostgreSQL: the CockroachDB load path runs for

@@ -325,7 +325,7 @@ fn cockroachdb_import_statements() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    must(
+    let said = must(
         make(
             None,
             &[
@@ -372,6 +372,27 @@ fn cockroachdb_import_statements() {
     assert!(!post.contains("PRIMARY KEY"), "{post}");
     let report = std::fs::read_to_string(out.join("schema-report.html")).unwrap();
     assert!(report.contains("crdb-pk-moved") && report.contains("crdb-domain"));
+    // It ends by saying what to run next, in order, with the exact commands (issue 33).
+    let o = out.to_str().unwrap();
+    let steps = [
+        format!(
+            "1. upload the shards:  aws s3 cp --recursive '{o}/shards/' 's3://bkt/mig/' --exclude '*.json'"
+        ),
+        format!("2. create the schema:  csvload --schema '{o}/schema.sql' \"$TARGET\""),
+        format!("3. import the shards:  cockroach sql --url \"$TARGET\" -f '{o}/import.sql'"),
+        format!("4. run the post-data:  csvload --post-data '{o}/post.sql' \"$TARGET\""),
+        format!(
+            "5. verify:             make -f examples/migrate.mk verify OUT='{o}' TARGET=\"$TARGET\""
+        ),
+    ];
+    let at: Vec<usize> = steps
+        .iter()
+        .map(|s| {
+            said.find(s.as_str())
+                .unwrap_or_else(|| panic!("{s:?} not in:\n{said}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{said}");
 }
 
 /// CockroachDB's IMPORT gets sorted, non-overlapping shards (what the sort and split are

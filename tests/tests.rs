@@ -51,6 +51,7 @@ mod roundtrip_pg;
 mod safety;
 mod scale_out;
 mod schemaconv;
+mod schemaconv_versions;
 mod scripts;
 mod table_names_pg;
 mod vocabulary;

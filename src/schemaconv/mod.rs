@@ -17,10 +17,12 @@
 pub mod report;
 pub mod rules;
 mod table;
+pub mod version;
 
 use crate::pg::dump::sql::{Spanned, Tok, tokenize};
-use rules::{Action, Rule, Target};
+use rules::{Action, Impact, Rule, Target};
 use std::collections::HashMap;
+use version::TargetVersion;
 
 /// What the schema is written for (`--target-kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -67,6 +69,15 @@ pub struct Options {
     pub no_privileges: bool,
     /// --yb-sharding.
     pub yb_sharding: YbSharding,
+    /// --target-version (CockroachDB and YugabyteDB; their default when not given).
+    pub version: Option<TargetVersion>,
+}
+
+impl Options {
+    /// The release's order key for the rules (0 for PostgreSQL, whose rules hold always).
+    pub fn key(&self) -> u32 {
+        self.version.map_or(0, |v| v.key())
+    }
 }
 
 /// Which output file a statement belongs to.
@@ -114,6 +125,10 @@ pub struct Change {
     pub reason: &'static str,
     /// The vendor page the rule comes from.
     pub doc: &'static str,
+    /// What the change does to the data or the schema's meaning.
+    pub impact: Impact,
+    /// The releases the rule holds for, in words.
+    pub versions: String,
 }
 
 /// The report's line for one statement of the dump.
@@ -131,6 +146,23 @@ pub struct Entry {
     pub action: Outcome,
     /// The rules applied (empty for unknown statements).
     pub changes: Vec<Change>,
+    /// The worst impact of its changes; an unknown statement counts as a blocker (the
+    /// target may refuse it).
+    pub impact: Impact,
+}
+
+impl Entry {
+    fn set_impact(&mut self) {
+        self.impact = if self.action == Outcome::Unknown {
+            Impact::Blocker
+        } else {
+            self.changes
+                .iter()
+                .map(|c| c.impact)
+                .max()
+                .unwrap_or(Impact::None)
+        };
+    }
 }
 
 /// One statement held for the deferred conversion.
@@ -244,10 +276,13 @@ impl Session {
             object,
             action: Outcome::Unknown,
             changes: Vec::new(),
+            impact: Impact::None,
         };
+        let ver = self.opts.version;
         if let Some(r) = flag_rule {
             entry.action = Outcome::Dropped;
-            entry.changes.push(change(r));
+            entry.changes.push(change(r, ver));
+            entry.set_impact();
             self.entries.push(entry);
             if self.deferred() {
                 self.text(dest, lead);
@@ -258,10 +293,11 @@ impl Session {
             return Now::Replace(dropped_comment(r));
         }
         if !self.deferred() {
-            if let Some(r) = rules::find(Target::Postgresql, &entry.kind) {
+            if let Some(r) = rules::find(Target::Postgresql, 0, &entry.kind) {
                 entry.action = Outcome::Kept;
-                entry.changes.push(change(r));
+                entry.changes.push(change(r, ver));
             }
+            entry.set_impact();
             self.entries.push(entry);
             return Now::Write;
         }
@@ -296,7 +332,7 @@ impl Session {
             TargetKind::Cockroachdb => Target::Cockroachdb,
             TargetKind::Yugabytedb => Target::Yugabytedb,
         };
-        rules::find(target, &kind).is_none_or(|r| r.action == Action::Keep)
+        rules::find(target, self.opts.key(), &kind).is_none_or(|r| r.action == Action::Keep)
     }
 
     /// Converts what was held (deferred mode) and returns the text of the schema and
@@ -311,7 +347,7 @@ impl Session {
             _ => Target::Yugabytedb,
         };
         let items = std::mem::take(&mut self.items);
-        let mut conv = table::Tables::new(target, self.opts.yb_sharding);
+        let mut conv = table::Tables::new(target, self.opts.yb_sharding, self.opts.version);
         // First pass: what later statements tell about earlier ones (primary keys, domains).
         for it in &items {
             if let Item::Stmt(_, h) = it {
@@ -335,6 +371,7 @@ impl Session {
                         conv.convert(&e.kind, &toks, &h.stmt, h.table.as_ref());
                     e.action = action;
                     e.changes = changes;
+                    e.set_impact();
                     let mut t = h.lead;
                     match action {
                         Outcome::Dropped => {
@@ -362,28 +399,78 @@ impl Session {
         &self.entries
     }
 
-    /// How many statements the target's rules dropped or did not know (what --strict
-    /// refuses); what -O and -x leave out was asked for and does not count.
+    /// How many statements block the load or change what the schema means (what --strict
+    /// refuses): blockers, statements unknown to the rules, changes of meaning. Statements
+    /// left out or rewritten without changing anything (pg_dump's header `SET`s, keys moved
+    /// inline) and what -O and -x leave out do not count.
     pub fn strict_failures(&self) -> usize {
         self.entries
             .iter()
-            .filter(|e| match e.action {
-                Outcome::Unknown => true,
-                Outcome::Dropped => !e
-                    .changes
-                    .iter()
-                    .any(|c| c.rule.starts_with("no-owner") || c.rule.starts_with("no-privileges")),
-                _ => false,
-            })
+            .filter(|e| e.impact != Impact::None)
             .count()
     }
 }
 
-fn change(r: &'static Rule) -> Change {
+/// The report's record of rule `r` applied for release `v`.
+pub(crate) fn change(r: &'static Rule, v: Option<TargetVersion>) -> Change {
     Change {
         rule: r.id,
         reason: r.reason,
         doc: r.doc,
+        impact: r.impact,
+        versions: holds_text(r, v),
+    }
+}
+
+/// The accepted releases of `v`'s kind that rule `r` holds for, in words.
+fn holds_text(r: &Rule, v: Option<TargetVersion>) -> String {
+    let Some(v) = v else {
+        return "every release".into();
+    };
+    let series: Vec<TargetVersion> = match v.kind {
+        TargetKind::Cockroachdb => version::CRDB_SERIES
+            .iter()
+            .map(|&(major, minor)| TargetVersion {
+                kind: v.kind,
+                major,
+                minor,
+            })
+            .collect(),
+        _ => version::YB_SERIES
+            .iter()
+            .map(|&(major, minor, _, _)| TargetVersion {
+                kind: v.kind,
+                major,
+                minor,
+            })
+            .collect(),
+    };
+    let mut covered: Vec<TargetVersion> = series
+        .into_iter()
+        .filter(|s| r.holds_for(s.key()))
+        .collect();
+    covered.sort_by_key(|s| s.key());
+    match (covered.first(), covered.last()) {
+        (Some(a), Some(b)) if r.holds == rules::ALL => {
+            format!(
+                "{} {}.{} to {}.{} (every accepted release)",
+                v.kind.name(),
+                a.major,
+                a.minor,
+                b.major,
+                b.minor
+            )
+        }
+        (Some(a), Some(b)) if a == b => format!("{} {}.{}", v.kind.name(), a.major, a.minor),
+        (Some(a), Some(b)) => format!(
+            "{} {}.{} to {}.{}",
+            v.kind.name(),
+            a.major,
+            a.minor,
+            b.major,
+            b.minor
+        ),
+        _ => "none".into(),
     }
 }
 

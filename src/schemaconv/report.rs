@@ -3,6 +3,8 @@
 //! and SVG. Both carry the same numbers; the page marks each with an `id` so a test can
 //! compare them.
 
+use super::rules::Impact;
+use super::version::TargetVersion;
 use super::{Entry, Outcome, TargetKind, YbSharding, summary};
 use crate::manifest::Table;
 use serde_json::json;
@@ -13,6 +15,8 @@ pub struct Report<'a> {
     pub source: &'a str,
     /// The target.
     pub target: TargetKind,
+    /// --target-version.
+    pub version: Option<TargetVersion>,
     /// -O, -x, --yb-sharding.
     pub no_owner: bool,
     /// -x.
@@ -54,6 +58,28 @@ fn shards(bytes: u64, size: u64) -> u64 {
 
 fn count(entries: &[Entry], o: Outcome) -> usize {
     entries.iter().filter(|e| e.action == o).count()
+}
+
+/// The entries that change something, in the order a reader must see them: blockers (and
+/// statements unknown to the rules), then changes of meaning, then statements dropped or
+/// rewritten without changing anything; dump order within each.
+fn by_impact(entries: &[Entry]) -> Vec<&Entry> {
+    let mut v: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.action != Outcome::Kept || e.impact != Impact::None)
+        .collect();
+    v.sort_by_key(|e| std::cmp::Reverse(e.impact));
+    v
+}
+
+fn brief(e: &Entry) -> serde_json::Value {
+    json!({
+        "line": e.line,
+        "kind": e.kind,
+        "object": e.object,
+        "action": e.action.word(),
+        "rules": e.changes.iter().map(|c| c.rule).collect::<Vec<_>>(),
+    })
 }
 
 const OUTCOMES: [Outcome; 4] = [
@@ -104,6 +130,13 @@ impl Report<'_> {
             "generator": concat!("pgdump2csv ", env!("CARGO_PKG_VERSION")),
             "source": self.source,
             "target_kind": self.target.name(),
+            "target_version": self.version.map(|v| v.label()),
+            "problems": {
+                "note": "blockers (and statements unknown to the rules) first, then changes of meaning, then what was dropped or rewritten without changing anything; --strict refuses the first two",
+                "blockers": self.entries.iter().filter(|e| e.impact == Impact::Blocker).map(brief).collect::<Vec<_>>(),
+                "changes_of_meaning": self.entries.iter().filter(|e| e.impact == Impact::Meaning).map(brief).collect::<Vec<_>>(),
+                "dropped_no_change": self.entries.iter().filter(|e| e.impact == Impact::None && e.action == Outcome::Dropped).map(brief).collect::<Vec<_>>(),
+            },
             "options": {
                 "no_owner": self.no_owner,
                 "no_privileges": self.no_privileges,
@@ -149,7 +182,7 @@ impl Report<'_> {
         h.push_str("</head><body>\n");
         h.push_str(&format!(
             "<h1>Schema report for {}</h1>\n<p>Dump <code>{}</code>; written by pgdump2csv {}; options: -O {}, -x {}{}.</p>\n",
-            esc(self.target.name()),
+            esc(&self.version.map_or(self.target.name().to_string(), |v| v.label())),
             esc(self.source),
             env!("CARGO_PKG_VERSION"),
             yes(self.no_owner),
@@ -192,17 +225,18 @@ impl Report<'_> {
             h.push_str("</tr>\n");
         }
         h.push_str("</table>\n");
-        // Changes and problems.
+        // Changes and problems: blockers first, then changes of meaning, then the rest.
         h.push_str("<h2>Changes and problems</h2>\n");
-        let changes: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.action != Outcome::Kept)
-            .collect();
+        h.push_str(&format!(
+            "<p><span id=\"count-blockers\">{}</span> blockers, <span id=\"count-meaning\">{}</span> changes of meaning (what --strict refuses), then what changes nothing.</p>\n",
+            self.entries.iter().filter(|e| e.impact == Impact::Blocker).count(),
+            self.entries.iter().filter(|e| e.impact == Impact::Meaning).count()
+        ));
+        let changes = by_impact(self.entries);
         if changes.is_empty() {
             h.push_str("<p>None: every statement is kept as the dump has it.</p>\n");
         } else {
-            h.push_str("<table id=\"changes\"><tr><th>line</th><th>file</th><th>kind</th><th>object</th><th>action</th><th>rule and reason</th></tr>\n");
+            h.push_str("<table id=\"changes\"><tr><th>impact</th><th>line</th><th>file</th><th>kind</th><th>object</th><th>action</th><th>rule and reason</th></tr>\n");
             for e in changes {
                 let why = if e.changes.is_empty() {
                     "unknown to the rules: kept as the dump has it; check it against the target's documentation".to_string()
@@ -211,9 +245,10 @@ impl Report<'_> {
                         .iter()
                         .map(|c| {
                             format!(
-                                "<a href=\"{}\">{}</a>: {}",
+                                "<a href=\"{}\">{}</a> ({}): {}",
                                 esc(c.doc),
                                 esc(c.rule),
+                                esc(&c.versions),
                                 esc(c.reason)
                             )
                         })
@@ -221,7 +256,8 @@ impl Report<'_> {
                         .join("<br>")
                 };
                 h.push_str(&format!(
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
+                    "<tr><td class=\"impact\">{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
+                    e.impact.word(),
                     e.line,
                     match e.file {
                         super::Dest::Schema => "schema",

@@ -33,6 +33,49 @@ pub enum Action {
     Drop,
 }
 
+/// What a rule's change does to the data or to what the schema means, for the report's
+/// order and for `--strict` (which refuses [`Impact::Blocker`] and [`Impact::Meaning`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Impact {
+    /// Changes nothing the schema creates or the data holds (a header `SET` left out, a key
+    /// moved into its `CREATE TABLE`, a type spelled as the target spells it).
+    None,
+    /// The statement runs, but something means something else than in the source: values
+    /// held as text, a constraint or a type's operators lost, rows no longer seen through a
+    /// parent.
+    Meaning,
+    /// The target refuses the statement, or loses data or a constraint with it.
+    Blocker,
+}
+
+impl Impact {
+    /// The words in the report.
+    pub fn word(self) -> &'static str {
+        match self {
+            Impact::None => "no change",
+            Impact::Meaning => "change of meaning",
+            Impact::Blocker => "blocker",
+        }
+    }
+}
+
+/// The releases a rule holds for, as [`super::version::TargetVersion::key`] values
+/// (`since..=until`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holds {
+    /// First release key it holds for (0: every release accepted).
+    pub since: u32,
+    /// Last release key it holds for (`u32::MAX`: every later release accepted).
+    pub until: u32,
+}
+
+/// Every accepted release.
+pub const ALL: Holds = Holds {
+    since: 0,
+    until: u32::MAX,
+};
+
 /// One rule.
 #[derive(Debug)]
 pub struct Rule {
@@ -48,6 +91,10 @@ pub struct Rule {
     pub reason: &'static str,
     /// The documentation page it rests on, with the version in the link.
     pub doc: &'static str,
+    /// What it does to the data or the schema's meaning.
+    pub impact: Impact,
+    /// The releases it holds for.
+    pub holds: Holds,
 }
 
 const PG_RESTORE: &str = "https://www.postgresql.org/docs/17/app-pgrestore.html";
@@ -62,9 +109,47 @@ const YB_COMPAT: &str =
 const YB_VOYAGER_PG: &str =
     "https://docs.yugabyte.com/stable/yugabyte-voyager/known-issues/postgresql/";
 const YB_INHERIT: &str = "https://docs.yugabyte.com/stable/api/ysql/the-sql-language/ddl-inherit/";
+const CRDB_SQL_Y: &str =
+    "https://github.com/cockroachdb/cockroach/blob/release-26.2/pkg/sql/parser/sql.y";
+const CRDB_TYPES: &str = "https://www.cockroachlabs.com/docs/v26.2/data-types";
+const CRDB_INT: &str = "https://www.cockroachlabs.com/docs/v26.2/int";
+const CRDB_JSONB: &str = "https://www.cockroachlabs.com/docs/v26.2/jsonb";
+const CRDB_TRIGGERS_24_3: &str = "https://www.cockroachlabs.com/docs/v24.3/triggers";
+const CRDB_SESSION_VARS: &str = "https://www.cockroachlabs.com/docs/v24.3/session-variables";
+const YB_COMPAT_2024_2: &str =
+    "https://docs.yugabyte.com/v2024.2/explore/ysql-language-features/postgresql-compatibility/";
+
+/// CockroachDB before v24.3 (only v24.1 is accepted there).
+const CRDB_BEFORE_24_3: Holds = Holds {
+    since: 0,
+    until: 2402,
+};
+/// CockroachDB v24.3 and later.
+const CRDB_FROM_24_3: Holds = Holds {
+    since: 2403,
+    until: u32::MAX,
+};
+/// YugabyteDB on PostgreSQL 11 (2.20, 2024.1, 2024.2): release keys up to 2024-12.
+pub const YB_PG11: Holds = Holds {
+    since: 0,
+    until: 202412,
+};
+/// YugabyteDB before 2026.1 (whose stable docs are the first to describe INHERITS).
+pub const YB_BEFORE_2026_1: Holds = Holds {
+    since: 0,
+    until: 202605,
+};
+/// YugabyteDB 2026.1 and later.
+const YB_FROM_2026_1: Holds = Holds {
+    since: 202606,
+    until: u32::MAX,
+};
 
 macro_rules! rule {
     ($id:literal, $t:ident, $m:literal, $a:ident, $r:literal, $d:expr) => {
+        rule!($id, $t, $m, $a, None, ALL, $r, $d)
+    };
+    ($id:literal, $t:ident, $m:literal, $a:ident, $i:ident, $h:expr, $r:literal, $d:expr) => {
         Rule {
             id: $id,
             target: Target::$t,
@@ -72,6 +157,8 @@ macro_rules! rule {
             action: Action::$a,
             reason: $r,
             doc: $d,
+            impact: Impact::$i,
+            holds: $h,
         }
     };
 }
@@ -162,6 +249,14 @@ pub static RULES: &[Rule] = &[
         CRDB_SET
     ),
     rule!(
+        "crdb-check-function-bodies",
+        Cockroachdb,
+        "SET check_function_bodies",
+        Keep,
+        "CockroachDB implements check_function_bodies; its default (on) would make CREATE FUNCTION check bodies that pg_dump writes before the tables they use",
+        CRDB_SESSION_VARS
+    ),
+    rule!(
         "crdb-set-session",
         Cockroachdb,
         "SET *",
@@ -186,6 +281,34 @@ pub static RULES: &[Rule] = &[
         "https://www.cockroachlabs.com/docs/v26.2/create-sequence"
     ),
     rule!(
+        "crdb-identity",
+        Cockroachdb,
+        "ALTER TABLE ADD IDENTITY",
+        Rewrite,
+        "ALTER TABLE ... ALTER COLUMN ... ADD GENERATED ... AS IDENTITY is a syntax error up to v26.2 (sql.y has no such ALTER COLUMN form): written as CREATE SEQUENCE with the identity's name and options, the column's DEFAULT nextval() and the sequence OWNED BY the column; pg_dump's setval() then sets its value",
+        CRDB_SQL_Y
+    ),
+    rule!(
+        "crdb-exclude",
+        Cockroachdb,
+        "ALTER TABLE ADD EXCLUDE",
+        Drop,
+        Blocker,
+        ALL,
+        "CockroachDB has no exclusion constraints (not in sql.y's constraint_elem): the constraint is left out and not enforced",
+        CRDB_SQL_Y
+    ),
+    rule!(
+        "crdb-range-type",
+        Cockroachdb,
+        "CREATE TYPE AS RANGE",
+        Drop,
+        Meaning,
+        ALL,
+        "CockroachDB has no range types (CREATE TYPE takes ENUM and composite forms only): the type is left out and its columns hold the range's text form (rule crdb-range-column)",
+        "https://www.cockroachlabs.com/docs/v26.2/create-type"
+    ),
+    rule!(
         "crdb-table",
         Cockroachdb,
         "CREATE TABLE",
@@ -206,6 +329,8 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "ALTER TABLE ATTACH PARTITION",
         Drop,
+        Meaning,
+        ALL,
         "PostgreSQL's declarative partitions become tables of their own, each with its own rows (CockroachDB's PARTITION BY is a different feature: it places ranges of one table's primary key)",
         CRDB_PARTITION
     ),
@@ -222,6 +347,8 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "ALTER TABLE INHERIT",
         Drop,
+        Meaning,
+        ALL,
         "CockroachDB does not support table inheritance",
         CRDB_COMPAT
     ),
@@ -230,8 +357,8 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE DOMAIN",
         Drop,
-        "CockroachDB v26.2 has no domains (CREATE DOMAIN arrives in v26.3): each column of the domain gets its base type, NOT NULL and CHECK instead (rule crdb-domain-column)",
-        CRDB_COMPAT
+        "CockroachDB has no domains up to v26.2 (sql.y answers CREATE DOMAIN with an unimplemented error, cockroach#27796): each column of the domain gets its base type, NOT NULL and CHECK instead (rule crdb-domain-column)",
+        CRDB_SQL_Y
     ),
     rule!(
         "crdb-domain-alter",
@@ -410,10 +537,22 @@ pub static RULES: &[Rule] = &[
         "https://www.cockroachlabs.com/docs/v26.2/stored-procedures"
     ),
     rule!(
+        "crdb-trigger-none",
+        Cockroachdb,
+        "CREATE TRIGGER",
+        Drop,
+        Blocker,
+        CRDB_BEFORE_24_3,
+        "CockroachDB has triggers from v24.3 on: before it the trigger is left out and does not fire",
+        CRDB_TRIGGERS_24_3
+    ),
+    rule!(
         "crdb-trigger",
         Cockroachdb,
         "CREATE TRIGGER",
         Keep,
+        None,
+        CRDB_FROM_24_3,
         "row-level BEFORE/AFTER triggers with PL/pgSQL functions exist since v24.3; statement-level, INSTEAD OF, REFERENCING and UPDATE OF triggers do not: review each one",
         "https://www.cockroachlabs.com/docs/v26.2/triggers"
     ),
@@ -440,6 +579,34 @@ pub static RULES: &[Rule] = &[
         "ALTER TABLE ADD PRIMARY KEY",
         Drop,
         "the primary key is declared in the table's CREATE TABLE instead (rule yb-pk-inline): YugabyteDB stores rows by their primary key, so adding one later rewrites the table, and it cannot be added to a partitioned table at all",
+        YB_VOYAGER_PG
+    ),
+    rule!(
+        "yb-set-access-method",
+        Yugabytedb,
+        "SET default_table_access_method",
+        Drop,
+        "YSQL tables are stored in DocDB whatever the setting, and releases on PostgreSQL 11 (2.20 to 2024.2) refuse it (42704; yb-voyager strips it too)",
+        YB_VOYAGER_PG
+    ),
+    rule!(
+        "yb-exclude",
+        Yugabytedb,
+        "ALTER TABLE ADD EXCLUDE",
+        Drop,
+        Blocker,
+        ALL,
+        "YSQL does not support exclusion constraints (issue 3944 in its unsupported-features table): the constraint is left out and not enforced",
+        YB_COMPAT
+    ),
+    rule!(
+        "yb-inherit-flat",
+        Yugabytedb,
+        "ALTER TABLE INHERIT",
+        Drop,
+        Meaning,
+        YB_BEFORE_2026_1,
+        "INHERITS is refused before 2026.1 ('INHERITS not supported yet', issue 5956), so the child is flattened (rule yb-inherits-flat) and the link left out",
         YB_VOYAGER_PG
     ),
     rule!(
@@ -511,6 +678,90 @@ pub static RULES: &[Rule] = &[
 /// Sub-rules the `CREATE TABLE` converter applies (named in the report beside the statement).
 pub static TABLE_RULES: &[Rule] = &[
     rule!(
+        "crdb-int-width",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        "integer and smallint are written INT4 and INT2: CockroachDB's INTEGER is INT8 unless default_int_size is 4, which would widen the column",
+        CRDB_INT
+    ),
+    rule!(
+        "crdb-json-text",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB's JSON is JSONB, which drops duplicate keys, key order and white space; the column is text holding the JSON as written, so the data stays as dumped, but it is not checked as JSON and JSON operators need a cast (::JSONB)",
+        CRDB_JSONB
+    ),
+    rule!(
+        "crdb-cidr-inet",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB has no cidr (its data-types page lists INET only): the column is INET, which accepts every cidr value, but does not refuse host bits and prints a /32 or /128 network without its mask",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-macaddr-text",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        "CockroachDB has no macaddr/macaddr8: the column is text with a CHECK that the value is PostgreSQL's output form (lower-case hex pairs joined by ':'), which is what the dump holds",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-geometric-text",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB has no geometric types (point, line, lseg, box, path, polygon, circle; its GEOMETRY is the spatial type): the column is text holding PostgreSQL's text form, without the geometric operators",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-xml-text",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB has no xml type: the column is text holding the document as dumped, no longer checked as XML",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-type-unsupported",
+        Cockroachdb,
+        "CREATE TABLE",
+        Keep,
+        Blocker,
+        ALL,
+        "a column type that is not on CockroachDB's data-types page (money, pg_lsn, txid_snapshot, ...) or not created by the dump (an extension's type): the statement is kept as written and CockroachDB will refuse it",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-typed-table",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        "a typed table (CREATE TABLE ... OF type, not in sql.y) is written with the type's attributes as its columns, so it can be created and its primary key declared inline; the link to the type is left out",
+        CRDB_SQL_Y
+    ),
+    rule!(
+        "crdb-identity-always",
+        Cockroachdb,
+        "ALTER TABLE ADD IDENTITY",
+        Rewrite,
+        Meaning,
+        ALL,
+        "GENERATED ALWAYS becomes a DEFAULT: an INSERT that gives the column a value is no longer refused",
+        CRDB_SQL_Y
+    ),
+    rule!(
         "crdb-pk-inline",
         Cockroachdb,
         "CREATE TABLE",
@@ -523,6 +774,8 @@ pub static TABLE_RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE TABLE",
         Rewrite,
+        Meaning,
+        ALL,
         "CockroachDB does not support table inheritance: the parents' columns are written into the table and INHERITS is left out; its rows stay its own (a query on the parent no longer sees them)",
         CRDB_COMPAT
     ),
@@ -531,6 +784,8 @@ pub static TABLE_RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE TABLE",
         Rewrite,
+        Meaning,
+        ALL,
         "PostgreSQL's PARTITION BY is left out: the partitioned table and each partition become tables of their own (rule crdb-attach-partition)",
         CRDB_PARTITION
     ),
@@ -547,6 +802,8 @@ pub static TABLE_RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE TABLE",
         Rewrite,
+        Meaning,
+        ALL,
         "CockroachDB has no range types: the column becomes text holding PostgreSQL's text form of the range ('[1,5)'), which nothing checks",
         CRDB_COMPAT
     ),
@@ -563,8 +820,38 @@ pub static TABLE_RULES: &[Rule] = &[
         Yugabytedb,
         "CREATE TABLE",
         Keep,
-        "INHERITS is kept: YSQL's current (stable) documentation describes table inheritance, while yb-voyager's known issues say older releases refuse it ('INHERITS not supported yet'): check your version",
+        None,
+        YB_FROM_2026_1,
+        "INHERITS is kept: YSQL's stable documentation (2026.1) describes table inheritance",
         YB_INHERIT
+    ),
+    rule!(
+        "yb-inherits-flat",
+        Yugabytedb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        YB_BEFORE_2026_1,
+        "releases before 2026.1 refuse INHERITS ('INHERITS not supported yet', issue 5956): the parents' columns are written into the table and INHERITS is left out; its rows stay its own (a query on the parent no longer sees them)",
+        YB_VOYAGER_PG
+    ),
+    rule!(
+        "yb-generated-pg11",
+        Yugabytedb,
+        "CREATE TABLE",
+        Rewrite,
+        Blocker,
+        YB_PG11,
+        "GENERATED ALWAYS AS (...) STORED is PostgreSQL 12 syntax, refused by YSQL on PostgreSQL 11 (2.20 to 2024.2; issue 10695): the column is created plain, and since pg_dump leaves generated columns out of the data it stays NULL until computed (UPDATE the table SET the column to its expression after the load)",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-typed-table",
+        Yugabytedb,
+        "CREATE TABLE",
+        Rewrite,
+        "a typed table (CREATE TABLE ... OF type) is written with the type's attributes as its columns, so its primary key can be declared inline (YSQL stores rows by it); the link to the type is left out",
+        YB_CREATE_TABLE
     ),
     rule!(
         "crdb-pk-alter-kept",
@@ -598,11 +885,27 @@ pub fn matches(pattern: &str, kind: &str) -> bool {
     go(&p, &k)
 }
 
-/// The first rule of `target` matching `kind` (the -O/-x rules are not among them).
-pub fn find(target: Target, kind: &str) -> Option<&'static Rule> {
+impl Holds {
+    /// Whether the release with order key `key` is in the range.
+    pub fn covers(&self, key: u32) -> bool {
+        self.since <= key && key <= self.until
+    }
+}
+
+impl Rule {
+    /// Whether the rule holds for the release with order key `key` (PostgreSQL and -O/-x
+    /// rules hold for every release).
+    pub fn holds_for(&self, key: u32) -> bool {
+        self.holds.covers(key)
+    }
+}
+
+/// The first rule of `target` matching `kind` that holds for the release with order key
+/// `key` (the -O/-x rules are not among them).
+pub fn find(target: Target, key: u32, kind: &str) -> Option<&'static Rule> {
     RULES
         .iter()
-        .find(|r| r.target == target && matches(r.matcher, kind))
+        .find(|r| r.target == target && r.holds_for(key) && matches(r.matcher, kind))
 }
 
 /// The -O/-x rule that drops `kind`, if the flag asking for it is given.
@@ -643,6 +946,33 @@ mod tests {
         assert!(matches("*", "LISTEN"));
     }
 
+    /// A rule whose releases are limited has a counterpart on the other side of the
+    /// boundary, so every accepted release finds a rule for the statement.
+    #[test]
+    fn version_boundaries_have_both_sides() {
+        let id = |t, key, kind| find(t, key, kind).map(|r| r.id);
+        assert_eq!(
+            id(Target::Cockroachdb, 2401, "CREATE TRIGGER"),
+            Some("crdb-trigger-none")
+        );
+        assert_eq!(
+            id(Target::Cockroachdb, 2403, "CREATE TRIGGER"),
+            Some("crdb-trigger")
+        );
+        assert_eq!(
+            id(Target::Yugabytedb, 202412, "ALTER TABLE INHERIT"),
+            Some("yb-inherit-flat")
+        );
+        assert_eq!(
+            id(Target::Yugabytedb, 202606, "ALTER TABLE INHERIT"),
+            Some("yb-alter")
+        );
+        assert_eq!(
+            id(Target::Cockroachdb, 2403, "SET check_function_bodies"),
+            Some("crdb-check-function-bodies")
+        );
+    }
+
     /// Every rule cites a versioned page and has a unique id.
     #[test]
     fn rules_cite_versioned_pages() {
@@ -651,7 +981,10 @@ mod tests {
             assert!(ids.insert(r.id), "duplicate rule id {}", r.id);
             assert!(
                 r.doc.contains("/v26.")
+                    || r.doc.contains("/v24.3/")
+                    || r.doc.contains("/release-26.2/")
                     || r.doc.contains("/docs/17/")
+                    || r.doc.contains("docs.yugabyte.com/v2024.2/")
                     || r.doc.contains("docs.yugabyte.com/stable/"),
                 "{}: {}",
                 r.id,

@@ -5,10 +5,11 @@
 //! pg_dump wrote it.
 
 use super::rules::{self, Action, Target};
+use super::version::TargetVersion;
 use super::{Change, Outcome, TableFacts, YbSharding, kw, name_at};
-use crate::pg::dump::sql::{Spanned, Tok};
+use crate::pg::dump::sql::{Spanned, Tok, tokenize};
 use crate::pg::types::RANGE_TYPES;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A piece of a domain's CHECK expression: text as written, or the `VALUE` keyword.
 enum Piece {
@@ -26,6 +27,14 @@ struct Domain {
 pub(super) struct Tables {
     target: Target,
     sharding: YbSharding,
+    /// --target-version.
+    version: Option<TargetVersion>,
+    /// Composite types: attribute name and definition, as written (for typed tables).
+    composites: HashMap<String, Vec<(String, String)>>,
+    /// Enum and composite types the dump creates (names as written).
+    user_types: HashSet<String>,
+    /// Range types the dump creates.
+    ranges: HashSet<String>,
     domains: HashMap<String, Domain>,
     /// Primary keys added by ALTER TABLE: constraint name and key columns, as written.
     pks: HashMap<(String, String), (String, Vec<String>)>,
@@ -86,10 +95,18 @@ fn ident(t: &Spanned) -> Option<String> {
 }
 
 impl Tables {
-    pub(super) fn new(target: Target, sharding: YbSharding) -> Tables {
+    pub(super) fn new(
+        target: Target,
+        sharding: YbSharding,
+        version: Option<TargetVersion>,
+    ) -> Tables {
         Tables {
             target,
             sharding,
+            version,
+            composites: HashMap::new(),
+            user_types: HashSet::new(),
+            ranges: HashSet::new(),
             domains: HashMap::new(),
             pks: HashMap::new(),
             columns: HashMap::new(),
@@ -97,7 +114,22 @@ impl Tables {
         }
     }
 
-    /// First pass: remembers domains and primary keys added by ALTER TABLE.
+    /// The release's order key (0 without a version: every rule holds).
+    fn key(&self) -> u32 {
+        self.version.map_or(0, |v| v.key())
+    }
+
+    /// The report's record of rule `id` (a sub-rule of the table converter).
+    fn sub(&self, id: &str) -> Change {
+        super::change(rules::table_rule(id), self.version)
+    }
+
+    /// Whether `INHERITS` is written out (CockroachDB always; YugabyteDB before 2026.1).
+    fn flatten_inherits(&self) -> bool {
+        self.target == Target::Cockroachdb || rules::YB_BEFORE_2026_1.covers(self.key())
+    }
+
+    /// First pass: remembers domains, types and primary keys added by ALTER TABLE.
     pub(super) fn learn(
         &mut self,
         kind: &str,
@@ -106,6 +138,32 @@ impl Tables {
         facts: Option<&TableFacts>,
     ) {
         match kind {
+            "CREATE TYPE AS ENUM" => {
+                self.user_types.insert(name_at(toks, src, 2).0);
+            }
+            "CREATE TYPE AS RANGE" => {
+                self.ranges.insert(name_at(toks, src, 2).0);
+            }
+            "CREATE TYPE AS composite" => {
+                let (name, after) = name_at(toks, src, 2);
+                self.user_types.insert(name.clone());
+                let open = after + 1;
+                if toks.get(after).is_some_and(|t| t.tok.is_kw("as"))
+                    && toks.get(open).is_some_and(|t| t.tok.is_op("("))
+                    && let Some(close) = close_of(toks, open)
+                {
+                    let attrs = items(toks, open, close)
+                        .into_iter()
+                        .map(|(a, b)| {
+                            (
+                                ident(&toks[a]).unwrap_or_default(),
+                                text(src, toks[a].start, toks[b - 1].end),
+                            )
+                        })
+                        .collect();
+                    self.composites.insert(name, attrs);
+                }
+            }
             "CREATE DOMAIN" => {
                 let (name, mut i) = name_at(toks, src, 2);
                 if toks.get(i).is_some_and(|t| t.tok.is_kw("as")) {
@@ -205,7 +263,7 @@ impl Tables {
         src: &[u8],
         facts: Option<&TableFacts>,
     ) -> (Outcome, Vec<Change>, Vec<u8>) {
-        let Some(r) = rules::find(self.target, kind) else {
+        let Some(r) = rules::find(self.target, self.key(), kind) else {
             return (Outcome::Unknown, Vec::new(), src.to_vec());
         };
         // A key is only left out of post-data once it is in its CREATE TABLE: a table created
@@ -213,26 +271,28 @@ impl Tables {
         if kind == "ALTER TABLE ADD PRIMARY KEY"
             && !facts.is_some_and(|f| self.inlined.contains(&f.key))
         {
-            let r = rules::table_rule(if self.target == Target::Cockroachdb {
+            let c = self.sub(if self.target == Target::Cockroachdb {
                 "crdb-pk-alter-kept"
             } else {
                 "yb-pk-alter-kept"
             });
-            let c = Change {
-                rule: r.id,
-                reason: r.reason,
-                doc: r.doc,
-            };
             return (Outcome::Kept, vec![c], src.to_vec());
         }
-        let main = Change {
-            rule: r.id,
-            reason: r.reason,
-            doc: r.doc,
-        };
+        let main = super::change(r, self.version);
         match r.action {
             Action::Keep => (Outcome::Kept, vec![main], src.to_vec()),
             Action::Drop => (Outcome::Dropped, vec![main], Vec::new()),
+            Action::Rewrite if r.id == "crdb-identity" => match identity(toks, src) {
+                Some((text, always)) => {
+                    let mut changes = vec![main];
+                    if always {
+                        changes.push(self.sub("crdb-identity-always"));
+                    }
+                    (Outcome::Rewritten, changes, text.into_bytes())
+                }
+                // A form pg_dump does not write: left as it is, for the reader to judge.
+                None => (Outcome::Unknown, Vec::new(), src.to_vec()),
+            },
             Action::Rewrite => {
                 let (subs, out) = match facts {
                     Some(f) => self.create_table(toks, src, f),
@@ -240,14 +300,7 @@ impl Tables {
                 };
                 let rewritten = out.is_some();
                 let mut changes = vec![main];
-                changes.extend(subs.into_iter().map(|id| {
-                    let r = rules::table_rule(id);
-                    Change {
-                        rule: r.id,
-                        reason: r.reason,
-                        doc: r.doc,
-                    }
-                }));
+                changes.extend(subs.into_iter().map(|id| self.sub(id)));
                 match out {
                     Some(t) if rewritten => (Outcome::Rewritten, changes, t),
                     _ => (Outcome::Kept, changes, src.to_vec()),
@@ -273,6 +326,9 @@ impl Tables {
             i += 3;
         }
         let (_, after) = name_at(toks, src, i);
+        if toks.get(after).is_some_and(|t| t.tok.is_kw("of")) {
+            return self.typed_table(toks, src, after, f);
+        }
         let open = after;
         if !toks.get(open).is_some_and(|t| t.tok.is_op("(")) {
             return (applied, None);
@@ -321,15 +377,25 @@ impl Tables {
             let name = ident(&toks[a]).unwrap_or_default();
             let el = if crdb {
                 match self.column_for_crdb(toks, src, a, b) {
-                    Some((new, id)) => {
-                        changed = true;
-                        if !applied.contains(&id) {
-                            applied.push(id);
+                    Some((new, ids, rewritten)) => {
+                        changed |= rewritten;
+                        for id in ids {
+                            if !applied.contains(&id) {
+                                applied.push(id);
+                            }
                         }
                         new
                     }
                     None => el,
                 }
+            } else if rules::YB_PG11.covers(self.key())
+                && let Some(new) = strip_generated(toks, src, a, b)
+            {
+                changed = true;
+                if !applied.contains(&"yb-generated-pg11") {
+                    applied.push("yb-generated-pg11");
+                }
+                new
             } else {
                 el
             };
@@ -343,7 +409,7 @@ impl Tables {
                 && toks.get(j + 1).is_some_and(|t| t.tok.is_op("("))
                 && let Some(c) = close_of(toks, j + 1)
             {
-                if crdb {
+                if self.flatten_inherits() {
                     let known: Option<Vec<&Vec<(String, String)>>> =
                         f.parents.iter().map(|p| self.columns.get(p)).collect();
                     if let Some(parents) = known {
@@ -363,7 +429,11 @@ impl Tables {
                         }
                         cols = flat;
                         removals.push((toks[j].start, toks[c].end));
-                        applied.push("crdb-inherits");
+                        applied.push(if crdb {
+                            "crdb-inherits"
+                        } else {
+                            "yb-inherits-flat"
+                        });
                         changed = true;
                     }
                 } else {
@@ -479,15 +549,16 @@ impl Tables {
         Some(s)
     }
 
-    /// A column definition (tokens `a..b`) rewritten for CockroachDB (domain or range type),
-    /// with the sub-rule applied; `None` when it stays as written.
+    /// A column definition (tokens `a..b`) for CockroachDB: its text, the sub-rules that
+    /// apply and whether the text changed; `None` when it stays as written and no rule
+    /// applies.
     fn column_for_crdb(
         &self,
         toks: &[Spanned],
         src: &[u8],
         a: usize,
         b: usize,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(String, Vec<&'static str>, bool)> {
         let mut i = a + 1;
         let start = i;
         let mut depth = 0;
@@ -528,7 +599,19 @@ impl Tables {
             String::new()
         };
         if let Some(d) = self.domains.get(&ty) {
-            let mut s = format!("{name} {}{rest}", d.base);
+            let mut ids = vec!["crdb-domain-column"];
+            let base = match self.crdb_type(&d.base) {
+                Some((t, _, id)) if id != "crdb-type-unsupported" => {
+                    ids.push(id);
+                    t
+                }
+                Some((_, _, id)) => {
+                    ids.push(id);
+                    d.base.clone()
+                }
+                None => d.base.clone(),
+            };
+            let mut s = format!("{name} {base}{rest}");
             let has_nn = toks[i..b]
                 .windows(2)
                 .any(|w| w[0].tok.is_kw("not") && w[1].tok.is_kw("null"));
@@ -544,16 +627,262 @@ impl Tables {
                     }
                 }
             }
-            return Some((s, "crdb-domain-column"));
+            return Some((s, ids, true));
         }
-        let bare = ty.strip_prefix("pg_catalog.").unwrap_or(&ty);
+        let (new_ty, check, id) = self.crdb_type(&ty)?;
+        if id == "crdb-type-unsupported" {
+            return Some((text(src, toks[a].start, toks[b - 1].end), vec![id], false));
+        }
+        let mut s = format!("{name} {new_ty}{rest}");
+        if let Some(c) = check {
+            s.push_str(&format!(" CHECK ({name} ~ '{c}')"));
+        }
+        Some((s, vec![id], true))
+    }
+
+    /// A column type as CockroachDB must be told it: the new type, a regular expression
+    /// the value must match (for a CHECK), and the sub-rule; `None` when it is written as
+    /// it is. Types from CockroachDB's data-types page (v24.3 to v26.2:
+    /// <https://www.cockroachlabs.com/docs/v26.2/data-types>) stay; the others are mapped or
+    /// reported as blockers.
+    fn crdb_type(&self, ty: &str) -> Option<(String, Option<&'static str>, &'static str)> {
+        let bare = ty.strip_prefix("pg_catalog.").unwrap_or(ty);
         let (elem, array) = match bare.strip_suffix("[]") {
             Some(e) => (e, "[]"),
             None => (bare, ""),
         };
-        if RANGE_TYPES.contains(&elem.to_ascii_lowercase().as_str()) {
-            return Some((format!("{name} text{array}{rest}"), "crdb-range-column"));
+        if self.user_types.contains(elem) || self.domains.contains_key(elem) {
+            return None;
         }
-        None
+        if self.ranges.contains(elem) {
+            return Some((format!("text{array}"), None, "crdb-range-column"));
+        }
+        // The type's name without its modifiers: `timestamp(3) with time zone`.
+        let mut base = String::new();
+        let mut depth = 0;
+        for c in elem.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ if depth == 0 => base.push(c.to_ascii_lowercase()),
+                _ => {}
+            }
+        }
+        let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
+        let to = |t: &str, id| Some((format!("{t}{array}"), None, id));
+        match base.as_str() {
+            "integer" | "int" | "int4" => to("INT4", "crdb-int-width"),
+            "smallint" | "int2" => to("INT2", "crdb-int-width"),
+            "json" => to("text", "crdb-json-text"),
+            "cidr" => to("INET", "crdb-cidr-inet"),
+            "xml" => to("text", "crdb-xml-text"),
+            "macaddr" | "macaddr8" if !array.is_empty() => to("text", "crdb-macaddr-text"),
+            "macaddr" => Some((
+                "text".into(),
+                Some("^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"),
+                "crdb-macaddr-text",
+            )),
+            "macaddr8" => Some((
+                "text".into(),
+                Some("^[0-9a-f]{2}(:[0-9a-f]{2}){7}$"),
+                "crdb-macaddr-text",
+            )),
+            "point" | "line" | "lseg" | "box" | "path" | "polygon" | "circle" => {
+                to("text", "crdb-geometric-text")
+            }
+            b if RANGE_TYPES.contains(&b) || b.ends_with("multirange") => {
+                to("text", "crdb-range-column")
+            }
+            "bigint"
+            | "int8"
+            | "boolean"
+            | "bool"
+            | "bytea"
+            | "text"
+            | "character varying"
+            | "varchar"
+            | "character"
+            | "char"
+            | "\"char\""
+            | "name"
+            | "numeric"
+            | "decimal"
+            | "real"
+            | "float4"
+            | "double precision"
+            | "float8"
+            | "date"
+            | "time"
+            | "time without time zone"
+            | "time with time zone"
+            | "timetz"
+            | "timestamp"
+            | "timestamp without time zone"
+            | "timestamp with time zone"
+            | "timestamptz"
+            | "uuid"
+            | "inet"
+            | "jsonb"
+            | "bit"
+            | "bit varying"
+            | "varbit"
+            | "oid"
+            | "tsvector"
+            | "tsquery"
+            | "regclass"
+            | "regtype"
+            | "regproc"
+            | "regprocedure"
+            | "regnamespace"
+            | "regrole"
+            | "citext" => None,
+            b if b.starts_with("interval") => None,
+            _ => Some((ty.to_string(), None, "crdb-type-unsupported")),
+        }
     }
+
+    /// A typed table (`CREATE TABLE t OF type [(col WITH OPTIONS ..., constraint)]`)
+    /// written with the type's attributes as columns, then converted as any table; `None`
+    /// when the type is not in the dump.
+    fn typed_table(
+        &mut self,
+        toks: &[Spanned],
+        src: &[u8],
+        of: usize,
+        f: &TableFacts,
+    ) -> (Vec<&'static str>, Option<Vec<u8>>) {
+        let (ty, after) = name_at(toks, src, of + 1);
+        let Some(attrs) = self.composites.get(&ty) else {
+            return (Vec::new(), None);
+        };
+        let mut cols: Vec<(String, String)> = attrs.clone();
+        let mut constraints = Vec::new();
+        let mut rest = after;
+        if toks.get(after).is_some_and(|t| t.tok.is_op("("))
+            && let Some(close) = close_of(toks, after)
+        {
+            for (a, b) in items(toks, after, close) {
+                let with = toks.get(a + 1).is_some_and(|t| t.tok.is_kw("with"))
+                    && toks.get(a + 2).is_some_and(|t| t.tok.is_kw("options"));
+                match ident(&toks[a]) {
+                    Some(n) if with && a + 3 < b => {
+                        let opts = text(src, toks[a + 3].start, toks[b - 1].end);
+                        if let Some(c) = cols.iter_mut().find(|(m, _)| *m == n) {
+                            c.1.push(' ');
+                            c.1.push_str(&opts);
+                        }
+                    }
+                    _ => constraints.push(text(src, toks[a].start, toks[b - 1].end)),
+                }
+            }
+            rest = close + 1;
+        }
+        let body: Vec<String> = cols
+            .into_iter()
+            .map(|(_, e)| e)
+            .chain(constraints)
+            .collect();
+        let mut flat = src[..toks[of - 1].end].to_vec();
+        flat.extend_from_slice(b" (\n    ");
+        flat.extend_from_slice(body.join(",\n    ").as_bytes());
+        flat.extend_from_slice(b"\n)");
+        let tail_at = if rest > 0 {
+            toks[rest - 1].end
+        } else {
+            src.len()
+        };
+        flat.extend_from_slice(&src[tail_at..]);
+        let id = if self.target == Target::Cockroachdb {
+            "crdb-typed-table"
+        } else {
+            "yb-typed-table"
+        };
+        let Ok(toks2) = tokenize(&flat, true) else {
+            return (Vec::new(), None);
+        };
+        let (mut applied, out) = self.create_table(&toks2, &flat, f);
+        applied.insert(0, id);
+        (applied, Some(out.unwrap_or(flat)))
+    }
+}
+
+/// A column definition (tokens `a..b`) without its `GENERATED ALWAYS AS (...) STORED`
+/// clause; `None` when it has none (an identity's `GENERATED ... AS IDENTITY` stays).
+fn strip_generated(toks: &[Spanned], src: &[u8], a: usize, b: usize) -> Option<String> {
+    let g = (a..b).find(|&i| {
+        toks[i].tok.is_kw("generated")
+            && toks.get(i + 1).is_some_and(|t| t.tok.is_kw("always"))
+            && toks.get(i + 2).is_some_and(|t| t.tok.is_kw("as"))
+            && toks.get(i + 3).is_some_and(|t| t.tok.is_op("("))
+    })?;
+    let c = close_of(toks, g + 3)?;
+    if !toks.get(c + 1).is_some_and(|t| t.tok.is_kw("stored")) || c + 1 >= b {
+        return None;
+    }
+    let mut s = text(src, toks[a].start, toks[g - 1].end);
+    if c + 2 < b {
+        s.push_str(&text(src, toks[c + 1].end, toks[b - 1].end));
+    }
+    Some(s)
+}
+
+/// `ALTER TABLE t ALTER COLUMN c ADD GENERATED {ALWAYS|BY DEFAULT} AS IDENTITY (SEQUENCE
+/// NAME s options)` as a sequence, a default and its owner (the statements end with `;`),
+/// and whether it was ALWAYS; `None` for any other form.
+fn identity(toks: &[Spanned], src: &[u8]) -> Option<(String, bool)> {
+    let t = toks.iter().position(|t| t.tok.is_kw("table"))?;
+    let mut i = t + 1;
+    if toks.get(i).is_some_and(|t| t.tok.is_kw("if")) {
+        i += 2;
+    }
+    if toks.get(i).is_some_and(|t| t.tok.is_kw("only")) {
+        i += 1;
+    }
+    let (table, after) = name_at(toks, src, i);
+    let mut j = after;
+    if !toks.get(j).is_some_and(|t| t.tok.is_kw("alter")) {
+        return None;
+    }
+    j += 1;
+    if toks.get(j).is_some_and(|t| t.tok.is_kw("column")) {
+        j += 1;
+    }
+    let col = text(src, toks.get(j)?.start, toks[j].end);
+    let g = (j..toks.len()).find(|&k| toks[k].tok.is_kw("generated"))?;
+    let always = toks.get(g + 1).is_some_and(|t| t.tok.is_kw("always"));
+    let open = (g..toks.len()).find(|&k| toks[k].tok.is_op("("))?;
+    let close = close_of(toks, open)?;
+    let n = (open..close).find(|&k| {
+        toks[k].tok.is_kw("sequence") && toks.get(k + 1).is_some_and(|t| t.tok.is_kw("name"))
+    })?;
+    let (seq, seq_end) = name_at(toks, src, n + 2);
+    if seq.is_empty() {
+        return None;
+    }
+    // The options without `SEQUENCE NAME s`, each as written.
+    let mut opts = String::new();
+    if n > open + 1 {
+        opts.push_str(&text(src, toks[open + 1].start, toks[n - 1].end));
+    }
+    if seq_end < close {
+        if !opts.is_empty() {
+            opts.push(' ');
+        }
+        opts.push_str(&text(src, toks[seq_end].start, toks[close - 1].end));
+    }
+    // One option a line, as pg_dump writes them.
+    let opts = opts
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n    ");
+    let lit = seq.replace('\'', "''");
+    Some((
+        format!(
+            "CREATE SEQUENCE {seq}{}{opts};\nALTER TABLE {table} ALTER COLUMN {col} SET DEFAULT nextval('{lit}'::regclass);\nALTER SEQUENCE {seq} OWNED BY {table}.{col};",
+            if opts.is_empty() { "" } else { "\n    " }
+        ),
+        always,
+    ))
 }

@@ -102,6 +102,7 @@ pub fn run(a: Args) -> Result<()> {
     let mut client = target.connect()?;
     let rules = target::resolve(&mut client, a.target_kind)?.rules();
     rules.setup(&mut client)?;
+    target::check_scripts(&mut client, a.schema.iter().chain(&a.post_data))?;
     if !a.quiet
         && let Some(n) = rules.note(rules.batch_rows(a.batch_rows))
     {

@@ -9,6 +9,7 @@
 
 use super::plan::{TablePlan, quote_ident, quote_literal};
 use crate::io::error::{Error, Result};
+use crate::schemaconv::version::{TargetVersion, read_header};
 use postgres::Client;
 
 /// The kind of server csvload loads into.
@@ -62,6 +63,10 @@ pub struct Rules {
     /// transaction before each DDL statement, and schema changes are not transactional): then
     /// each statement runs on its own and the journal row follows the last.
     pub scripts_in_transaction: bool,
+    /// Settings turned off for the session when the server has them and they are on (read
+    /// with `current_setting(name, true)`, which is NULL where the setting does not exist),
+    /// with a warning naming each.
+    pub off_if_on: &'static [&'static str],
 }
 
 const POSTGRESQL: Rules = Rules {
@@ -72,6 +77,7 @@ const POSTGRESQL: Rules = Rules {
     copy_options: CopyOptions::Parenthesized,
     truncate_in_transaction: true,
     scripts_in_transaction: true,
+    off_if_on: &[],
 };
 
 const COCKROACHDB: Rules = Rules {
@@ -91,6 +97,7 @@ const COCKROACHDB: Rules = Rules {
     // Its TRUNCATE page: "TRUNCATE is a schema change, and as such is not transactional".
     truncate_in_transaction: false,
     scripts_in_transaction: false,
+    off_if_on: &[],
 };
 
 const YUGABYTEDB: Rules = Rules {
@@ -112,7 +119,18 @@ const YUGABYTEDB: Rules = Rules {
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
     truncate_in_transaction: true,
-    scripts_in_transaction: true,
+    // "Each DDL statement is a transaction in YSQL": transactional DDL is off by default on
+    // every release this supports (ysql_yb_ddl_transaction_block_enabled, preview in 2025.1),
+    // so a DDL statement inside BEGIN commits on its own and a failed script leaves the
+    // statements before it, as on CockroachDB: run statement by statement, journal row last
+    // (https://docs.yugabyte.com/stable/architecture/transactions/transactional-ddl/ is no
+    // longer a preview only from 2025.2 on).
+    scripts_in_transaction: false,
+    // On (older releases offered it before advisory locks existed), pg_try_advisory_lock
+    // answers true without locking, so csvload would believe it holds a lock it does not.
+    // Off, a release without advisory locks refuses the call, which super::lock takes as
+    // "no locks" and the journal's primary key guards instead; a release with them locks.
+    off_if_on: &["yb_silence_advisory_locks_not_supported_error"],
 };
 
 impl TargetKind {
@@ -151,6 +169,43 @@ impl Rules {
     /// Sends [`Rules::session_sql`] on `client` (after session.rs's settings, which
     /// `conn::Target::connect` sends). A refused statement is exit 2 with the server's words.
     pub fn setup(&self, client: &mut Client) -> Result<()> {
+        for name in self.off_if_on {
+            // A simple query with the name as a literal: the setting need not exist.
+            let q = format!(
+                "SELECT pg_catalog.current_setting({}, true)",
+                quote_literal(name)
+            );
+            let on = client
+                .simple_query(&q)
+                .map_err(|e| {
+                    Error::Usage(format!(
+                        "reading {name} for --target-kind {}: {}",
+                        self.kind.name(),
+                        super::server_message(&e)
+                    ))
+                })?
+                .iter()
+                .any(|m| {
+                    matches!(m, postgres::SimpleQueryMessage::Row(r)
+                        if r.get(0).is_some_and(|v| v.eq_ignore_ascii_case("on")))
+                });
+            if on {
+                let set = format!("SET {name} = off");
+                client
+                    .batch_execute(&set)
+                    .map_err(|e| Error::Usage(format!("{set}: {}", super::server_message(&e))))?;
+                // Every connection checks; the warning is said once.
+                static SAID: std::sync::atomic::AtomicBool =
+                    std::sync::atomic::AtomicBool::new(false);
+                if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    eprintln!(
+                        "csvload: warning: {name} was on for this role or database (advisory \
+                         locks would answer true without locking); set off for csvload's \
+                         sessions"
+                    );
+                }
+            }
+        }
         for s in self.session_sql {
             client.batch_execute(s).map_err(|e| {
                 Error::Usage(format!(
@@ -209,6 +264,59 @@ impl Rules {
             )),
         }
     }
+}
+
+/// Refuses a script converted for a newer release than the server: `script` is the target
+/// its first lines name (pgdump2csv's `-- dumpshard-target:` line), `server` the server's
+/// `version()` text. A script for another kind, or a server whose release is not read from
+/// `version()`, is not compared (tests load CockroachDB schemas into PostgreSQL).
+pub fn script_fits(
+    script: Option<TargetVersion>,
+    server: &str,
+    path: &str,
+) -> std::result::Result<(), String> {
+    let (Some(want), Some(have)) = (script, TargetVersion::from_server(server)) else {
+        return Ok(());
+    };
+    if want.kind != have.kind || want.key() <= have.key() {
+        return Ok(());
+    }
+    Err(format!(
+        "{path} was converted for {} (its first lines say so), but the server is {} ({}): \
+         convert the dump again with pgdump2csv --target-version {}",
+        want.label(),
+        have.label(),
+        crate::io::names::Escaped(server.chars().take(80).collect::<String>().as_str()),
+        have.label()
+    ))
+}
+
+/// [`script_fits`] for each script, against the server's `version()`.
+pub fn check_scripts<'a>(
+    client: &mut Client,
+    scripts: impl Iterator<Item = &'a std::path::PathBuf>,
+) -> Result<()> {
+    let scripts: Vec<_> = scripts.collect();
+    if scripts.is_empty() {
+        return Ok(());
+    }
+    let v: String = client
+        .query_one("SELECT version()", &[])
+        .map_err(|e| Error::Usage(super::server_message(&e)))?
+        .get(0);
+    for p in scripts {
+        let head = read_head(p).map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+        script_fits(read_header(&head), &v, &p.display().to_string()).map_err(Error::Usage)?;
+    }
+    Ok(())
+}
+
+/// The first 4 KiB of a file (where pgdump2csv's header line is).
+fn read_head(p: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut b = Vec::with_capacity(4096);
+    std::fs::File::open(p)?.take(4096).read_to_end(&mut b)?;
+    Ok(b)
 }
 
 /// The kind to load with: `given` (`--target-kind`) or the one `version()` names. When both
@@ -364,7 +472,39 @@ mod tests {
         assert!(TargetKind::Yugabytedb.rules().truncate_in_transaction);
         assert!(TargetKind::Postgresql.rules().scripts_in_transaction);
         assert!(!TargetKind::Cockroachdb.rules().scripts_in_transaction);
-        assert!(TargetKind::Yugabytedb.rules().scripts_in_transaction);
+        // YSQL's DDL is not transactional by default: statement by statement.
+        assert!(!TargetKind::Yugabytedb.rules().scripts_in_transaction);
+    }
+
+    /// A script converted for a newer release is refused; the same release, an older one,
+    /// another kind or an unreadable version() pass.
+    #[test]
+    fn script_newer_than_server_refused() {
+        let v = |s| Some(TargetVersion::parse(s, None).unwrap());
+        let crdb = "CockroachDB CCL v24.3.2 (x86_64-pc-linux-gnu)";
+        let e = script_fits(v("cockroachdb:25.2"), crdb, "s.sql").unwrap_err();
+        assert!(
+            e.contains("s.sql was converted for cockroachdb:25.2")
+                && e.contains("the server is cockroachdb:24.3")
+                && e.contains("--target-version cockroachdb:24.3"),
+            "{e}"
+        );
+        assert!(script_fits(v("cockroachdb:24.3"), crdb, "s.sql").is_ok());
+        assert!(script_fits(v("cockroachdb:24.1"), crdb, "s.sql").is_ok());
+        assert!(script_fits(v("cockroachdb:26.2"), "PostgreSQL 15.8 on x", "s.sql").is_ok());
+        assert!(script_fits(None, crdb, "s.sql").is_ok());
+        let yb = "PostgreSQL 11.2-YB-2024.2.3.0-b0 on x86_64";
+        assert!(script_fits(v("yugabytedb:2025.1"), yb, "s.sql").is_err());
+        // 2.25 came out after 2024.2: a 2.25 server takes a 2024.2 schema.
+        assert!(
+            script_fits(
+                v("yugabytedb:2024.2"),
+                "PostgreSQL 15.2-YB-2.25.0.0-b489",
+                "s.sql"
+            )
+            .is_ok()
+        );
+        assert!(script_fits(v("yugabytedb:2.25"), yb, "s.sql").is_err());
     }
 
     #[test]

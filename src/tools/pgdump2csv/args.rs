@@ -199,13 +199,18 @@ pub struct Args {
     /// cockroachdb or yugabytedb (primary keys inside CREATE TABLE, and each other statement
     /// kept, rewritten or dropped by a table of rules citing the vendor's documentation; see
     /// --report). The DDL (not the data) is then held in memory until the end of the dump.
-    #[arg(
-        long = "target-kind",
-        value_name = "KIND",
-        value_enum,
-        default_value = "postgresql"
-    )]
-    pub target_kind: crate::schemaconv::TargetKind,
+    /// Default: postgresql, or the kind --target-version names.
+    #[arg(long = "target-kind", value_name = "KIND", value_enum)]
+    pub target_kind: Option<crate::schemaconv::TargetKind>,
+
+    /// The release the schema is for, KIND:SERIES or SERIES with --target-kind:
+    /// cockroachdb:24.1, 24.3, 25.1, 25.2, 25.3, 25.4, 26.1, 26.2; yugabytedb:2.20, 2024.1,
+    /// 2024.2, 2.25, 2025.1, 2025.2, 2026.1. Default: the oldest release the vendor still
+    /// supports, cockroachdb:24.3 and yugabytedb:2024.2. The rules that hold for it decide
+    /// (the report says which releases each holds for); the files record it on their first
+    /// lines, and csvload refuses them on an older server.
+    #[arg(long = "target-version", value_name = "KIND:VERSION")]
+    pub target_version: Option<String>,
 
     /// With --target-kind yugabytedb, how primary keys are sharded: hash (`PRIMARY KEY (a
     /// HASH, b ASC)`: spreads writes, no range scans on the first column), range (`(a ASC, b
@@ -342,6 +347,18 @@ impl Config {
                 "--null must not contain a quote, comma, CR or LF".into(),
             ));
         }
+        let version = match &a.target_version {
+            Some(v) => Some(
+                crate::schemaconv::version::TargetVersion::parse(v, a.target_kind)
+                    .map_err(Error::Usage)?,
+            ),
+            None => None,
+        };
+        let target = a
+            .target_kind
+            .or(version.map(|v| v.kind))
+            .unwrap_or(crate::schemaconv::TargetKind::Postgresql);
+        let version = version.or(crate::schemaconv::version::default_for(target));
         Ok(Config {
             dump: a.dump,
             dest,
@@ -361,10 +378,11 @@ impl Config {
             quiet: a.quiet,
             verbose: a.verbose,
             conversion: crate::schemaconv::Options {
-                target: a.target_kind,
+                target,
                 no_owner: a.no_owner,
                 no_privileges: a.no_privileges,
                 yb_sharding: a.yb_sharding,
+                version,
             },
             strict: a.strict,
             report: a.report,

@@ -286,7 +286,12 @@ impl<'c> Converter<'c> {
         for (f, key) in [(&mut schema, &schema_key), (&mut post, &post_key)] {
             if let Some(f) = f {
                 let name = f.dest().to_path_buf();
-                write!(f, "\\restrict {key}\n\n").at(name)?;
+                write!(f, "\\restrict {key}\n\n").at(&name)?;
+                // The release the files are for: csvload refuses them on an older server.
+                if let Some(v) = &cfg.conversion.version {
+                    let line = crate::schemaconv::version::header_line(v);
+                    f.write_all(line.as_bytes()).at(name)?;
+                }
             }
         }
         if let Dest::Dir(d) = &cfg.dest {

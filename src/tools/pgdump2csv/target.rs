@@ -85,6 +85,7 @@ impl Converter<'_> {
             let r = Report {
                 source: &self.buf.name,
                 target: o.target,
+                version: o.version,
                 no_owner: o.no_owner,
                 no_privileges: o.no_privileges,
                 yb_sharding: (o.target == TargetKind::Yugabytedb).then_some(o.yb_sharding),
@@ -104,8 +105,8 @@ impl Converter<'_> {
             return Err(Error::file(
                 &self.buf.name,
                 format!(
-                    "--strict: {n} statement(s) dropped or unknown to the rules for {} (see --report); --write-schema and --write-post-data not written",
-                    o.target.name()
+                    "--strict: {n} statement(s) block the load or change what the schema means on {} (blockers, changes of meaning, statements unknown to the rules: see --report); --write-schema and --write-post-data not written",
+                    o.version.map_or(o.target.name().to_string(), |v| v.label())
                 ),
             ));
         }
