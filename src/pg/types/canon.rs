@@ -1,7 +1,8 @@
 //! Canonical forms of values, for `csvload --verify content`: two texts of one type that the
 //! type's input function reads as the same value give the same bytes, so a value in a CSV
 //! file and the same value printed back by a server (under other session settings, or by
-//! another server) hash alike.
+//! another server) hash alike; texts the server keeps apart (a numeric's scale, jsonb's
+//! `1.0` and `1`) stay apart.
 //!
 //! Each type's form is listed in docs/csvload.md ("Content verification"). A value the
 //! type's form cannot read (or a type without a form) is compared as its exact text.
@@ -9,12 +10,114 @@
 use super::datetime::parse_dt;
 use super::{PgType, is_space, trim};
 
+/// How a column's values are put in canonical form: a type csvcheck knows, or one of the
+/// structured types only verification reads (ranges, multiranges, composites: their text
+/// holds values of other types, e.g. a `tstzrange`'s bounds carry the dump session's zone
+/// offset), and arrays of any of them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Form {
+    /// A type of the type table (domains read as their base type).
+    Base(PgType),
+    /// A range over the subtype: `empty`, or the bounds (each absent or a subtype value)
+    /// and their inclusivity.
+    Range(Box<Form>),
+    /// A multirange: its ranges, in the order written (the server prints them sorted and
+    /// merged, as a dump holds them).
+    Multirange(Box<Form>),
+    /// A composite type's fields, in order.
+    Composite(Vec<Form>),
+    /// An array of the element form.
+    Array(Box<Form>),
+}
+
+impl Form {
+    /// The form of a type of the type table; `tstzrange`, `int4multirange`, ... (the
+    /// built-in ranges, which the type table keeps as unknown names) as ranges.
+    pub fn of(t: PgType) -> Form {
+        match t {
+            PgType::Array(e) => Form::Array(Box::new(Form::of(*e))),
+            PgType::Domain(d) => Form::of(d.base.clone()),
+            PgType::Unknown(name) => {
+                builtin_range(&name).unwrap_or(Form::Base(PgType::Unknown(name)))
+            }
+            t => Form::Base(t),
+        }
+    }
+
+    /// The form of a type name as a manifest or `format_type` writes it (built-in types only:
+    /// enums, domains and composites are resolved by the caller, which knows the schema).
+    pub fn from_name(name: &str) -> Form {
+        Form::of(super::parse_type(name, &super::Catalog::default()))
+    }
+
+    /// True when the form knows nothing of the type (its values compare as exact text).
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Form::Base(PgType::Unknown(_)))
+    }
+
+    /// How values of this form are compared: a short phrase for docs and reports; `None`
+    /// when they (or some part of them) are compared as exact text because csvload has no
+    /// canonical form for the type.
+    pub fn kind(&self) -> Option<&'static str> {
+        match self {
+            Form::Base(t) => canon_kind(t),
+            Form::Range(s) | Form::Multirange(s) => s.kind().map(|_| "bound by bound"),
+            Form::Composite(f) => {
+                for x in f {
+                    x.kind()?;
+                }
+                Some("field by field")
+            }
+            Form::Array(e) => e.kind().map(|_| "element by element"),
+        }
+    }
+
+    /// The type's name for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Form::Base(t) => t.name(),
+            Form::Range(s) => format!("range of {}", s.name()),
+            Form::Multirange(s) => format!("multirange of {}", s.name()),
+            Form::Composite(f) => {
+                let n: Vec<String> = f.iter().map(Form::name).collect();
+                format!("composite ({})", n.join(", "))
+            }
+            Form::Array(e) => format!("{}[]", e.name()),
+        }
+    }
+}
+
+/// The built-in range and multirange types by name (any case, `pg_catalog.` or not).
+fn builtin_range(name: &str) -> Option<Form> {
+    let n = name.trim().trim_matches('"').to_ascii_lowercase();
+    let n = n.strip_prefix("pg_catalog.").unwrap_or(&n);
+    let (sub, multi) = match n.strip_suffix("multirange") {
+        Some(s) => (s, true),
+        None => (n.strip_suffix("range")?, false),
+    };
+    let sub = match sub {
+        "int4" => PgType::Int4,
+        "int8" => PgType::Int8,
+        "num" => PgType::Numeric(None),
+        "ts" => PgType::Timestamp,
+        "tstz" => PgType::TimestampTz,
+        "date" => PgType::Date,
+        _ => return None,
+    };
+    let sub = Box::new(Form::Base(sub));
+    Some(if multi {
+        Form::Multirange(sub)
+    } else {
+        Form::Range(sub)
+    })
+}
+
 /// How values of `t` are compared: a short phrase for docs and reports; `None` when they are
 /// compared as exact text because csvload has no canonical form for the type.
 pub fn canon_kind(t: &PgType) -> Option<&'static str> {
     Some(match t {
         PgType::Int2 | PgType::Int4 | PgType::Int8 => "integer value",
-        PgType::Numeric(_) => "decimal value (trailing zeros of the scale ignored)",
+        PgType::Numeric(_) => "decimal value and scale",
         PgType::Float4 => "float4 bits",
         PgType::Float8 => "float8 bits",
         PgType::Bool => "true/false",
@@ -24,7 +127,7 @@ pub fn canon_kind(t: &PgType) -> Option<&'static str> {
         PgType::Timestamp => "microseconds",
         PgType::TimestampTz => "UTC instant in microseconds",
         PgType::Uuid => "128-bit value",
-        PgType::Jsonb => "jsonb value (keys sorted, duplicates dropped, numbers by value)",
+        PgType::Jsonb => "jsonb value (keys sorted, duplicates dropped, numbers as numeric)",
         PgType::Bytea => "bytes (hex or escape form)",
         PgType::Char(_) | PgType::Bpchar => "text without trailing spaces",
         PgType::Text | PgType::Varchar(_) | PgType::Enum(_) | PgType::Json => "exact text",
@@ -38,9 +141,30 @@ pub fn canon_kind(t: &PgType) -> Option<&'static str> {
     })
 }
 
-/// Appends the canonical form of the non-NULL value `v` of type `t` to `out`. Values the type's
+/// Appends the canonical form of the non-NULL value `v` of form `f` to `out`. Values the
 /// form cannot read are appended as their exact text behind a different tag, so they still
 /// compare equal to the same text and unequal to any canonical value.
+pub fn canonical_form(f: &Form, v: &[u8], out: &mut Vec<u8>) {
+    let mark = out.len();
+    out.push(b'c');
+    let ok = match f {
+        Form::Base(t) => canon_into(t, v, out),
+        Form::Range(s) => range(s, v, out),
+        Form::Multirange(s) => multirange(s, v, out),
+        Form::Composite(fields) => composite(fields, v, out),
+        // An array of a type without a form is its exact text: its elements' delimiter or
+        // quoting may not be the one assumed here (`box` arrays use `;`).
+        Form::Array(e) if e.is_unknown() => false,
+        Form::Array(e) => array(e, v, out),
+    };
+    if !ok {
+        out.truncate(mark);
+        out.push(b'x');
+        out.extend_from_slice(v);
+    }
+}
+
+/// [`canonical_form`] of a type of the type table.
 pub fn canonical(t: &PgType, v: &[u8], out: &mut Vec<u8>) {
     let mark = out.len();
     out.push(b'c');
@@ -60,7 +184,7 @@ fn canon_into(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
             }
             None => false,
         },
-        PgType::Numeric(_) => numeric(v, out),
+        PgType::Numeric(m) => numeric(v, m.map(|(_, s)| s.max(0) as u32), out),
         PgType::Float4 => match parse_float::<f32>(v) {
             Some(f) => {
                 let b = if f.is_nan() { f32::NAN } else { f };
@@ -95,7 +219,11 @@ fn canon_into(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
             None => false,
         },
         PgType::Jsonb => {
-            let mut p = Json { s: v, i: 0 };
+            let mut p = Json {
+                s: v,
+                i: 0,
+                members: Vec::new(),
+            };
             p.ws();
             if !p.value(out, 0) {
                 return false;
@@ -119,7 +247,13 @@ fn canon_into(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
             true
         }
         PgType::Domain(d) => canon_into(&d.base, v, out),
-        PgType::Array(e) => array(e, v, out),
+        PgType::Array(e) => {
+            let e = Form::of((**e).clone());
+            if e.is_unknown() {
+                return false;
+            }
+            array(&e, v, out)
+        }
     }
 }
 
@@ -142,9 +276,14 @@ fn boolean(v: &[u8]) -> Option<bool> {
     }
 }
 
-/// `numeric`: sign, significant digits, decimal exponent; `NaN` and the infinities by name.
-/// Written straight into `out` (no allocation per value: this runs for every numeric field).
-fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
+/// `numeric`: sign, significant digits, decimal exponent and the display scale, as
+/// `numeric_in` keeps them: the scale is part of the value's text (`1.0` and `1.00` print
+/// differently, and `scale()` tells them apart), so it is part of the canonical form. The
+/// scale is the digits after the point less the exponent (`1.50e1` is `15.0`), or the
+/// column's typmod scale (`typmod`), to which the input is rounded. `NaN` and the infinities
+/// by name. Written straight into `out` (no allocation per value: this runs for every
+/// numeric field).
+fn numeric(v: &[u8], typmod: Option<u32>, out: &mut Vec<u8>) -> bool {
     let s = trim(v);
     let (neg, rest) = match s.first() {
         Some(b'-') => (true, &s[1..]),
@@ -173,7 +312,7 @@ fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
     if int.is_empty() && frac.is_empty() {
         return false;
     }
-    let mut exp: i64 = -(frac.len() as i64);
+    let mut e10: i64 = 0;
     if let Some((&e, t)) = tail.split_first()
         && matches!(e, b'e' | b'E')
     {
@@ -186,16 +325,23 @@ fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
             return false;
         }
         let e = t.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
-        exp += if eneg { -e } else { e };
+        e10 = if eneg { -e } else { e };
         tail = &[];
     }
     if !tail.is_empty() {
         return false;
     }
+    let scale = match typmod {
+        Some(s) => s as i64,
+        None => (frac.len() as i64 - e10).max(0),
+    };
+    let mut exp = e10 - frac.len() as i64;
     // The digits are int then frac; drop leading and trailing zeros.
     let all = || int.iter().chain(frac.iter());
     let Some(lead) = all().position(|&d| d != b'0') else {
+        // Zero has no sign (`-0.000` prints `0.000`).
         out.push(b'0');
+        out.extend_from_slice(&(scale as i32).to_le_bytes());
         return true;
     };
     let total = int.len() + frac.len();
@@ -207,9 +353,9 @@ fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
             .expect("a non-zero digit");
     exp += (total - 1 - trail) as i64;
     out.push(if neg { b'-' } else { b'+' });
+    out.extend_from_slice(&(scale as i32).to_le_bytes());
+    out.extend_from_slice(&(exp as i32).to_le_bytes());
     out.extend(all().skip(lead).take(trail + 1 - lead));
-    out.push(b'e');
-    let _ = std::io::Write::write_fmt(out, format_args!("{exp}"));
     true
 }
 
@@ -312,7 +458,7 @@ fn bytea(v: &[u8], out: &mut Vec<u8>) -> bool {
 
 /// An array literal, element by element: the optional `[l:u]=` dimensions as written, then
 /// `{`, each element (NULL, or its canonical form with its length), `}` per level.
-fn array(elem: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
+fn array(elem: &Form, v: &[u8], out: &mut Vec<u8>) -> bool {
     let mut s = trim(v);
     if s.first() == Some(&b'[') {
         let Some(eq) = s.iter().position(|&b| b == b'=') else {
@@ -322,13 +468,21 @@ fn array(elem: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
         s = trim(&s[eq + 1..]);
     }
     let mut i = 0;
-    if !array_level(elem, s, &mut i, out, 0) {
+    let mut val = Vec::new();
+    if !array_level(elem, s, &mut i, out, &mut val, 0) {
         return false;
     }
     i == s.len()
 }
 
-fn array_level(elem: &PgType, s: &[u8], i: &mut usize, out: &mut Vec<u8>, depth: usize) -> bool {
+fn array_level(
+    elem: &Form,
+    s: &[u8],
+    i: &mut usize,
+    out: &mut Vec<u8>,
+    val: &mut Vec<u8>,
+    depth: usize,
+) -> bool {
     if depth > 6 || s.get(*i) != Some(&b'{') {
         return false;
     }
@@ -345,71 +499,95 @@ fn array_level(elem: &PgType, s: &[u8], i: &mut usize, out: &mut Vec<u8>, depth:
         out.push(b'}');
         return true;
     }
-    let mut val = Vec::new();
     loop {
         skip(i);
         match s.get(*i) {
             Some(b'{') => {
-                if !array_level(elem, s, i, out, depth + 1) {
+                if !array_level(elem, s, i, out, val, depth + 1) {
                     return false;
                 }
             }
             Some(b'"') => {
                 *i += 1;
-                val.clear();
-                loop {
-                    match s.get(*i) {
-                        None => return false,
-                        Some(b'"') => {
-                            *i += 1;
-                            break;
-                        }
-                        Some(b'\\') => {
-                            let Some(&b) = s.get(*i + 1) else {
-                                return false;
-                            };
-                            val.push(b);
-                            *i += 2;
-                        }
-                        Some(&b) => {
-                            val.push(b);
-                            *i += 1;
+                let start = *i;
+                // Most quoted elements hold no backslash: hand the slice on as it is.
+                let Some(n) = memchr::memchr2(b'"', b'\\', &s[start..]) else {
+                    return false;
+                };
+                if s[start + n] == b'"' {
+                    *i = start + n + 1;
+                    element(elem, &s[start..start + n], out);
+                } else {
+                    val.clear();
+                    loop {
+                        match s.get(*i) {
+                            None => return false,
+                            Some(b'"') => {
+                                *i += 1;
+                                break;
+                            }
+                            Some(b'\\') => {
+                                let Some(&b) = s.get(*i + 1) else {
+                                    return false;
+                                };
+                                val.push(b);
+                                *i += 2;
+                            }
+                            Some(&b) => {
+                                val.push(b);
+                                *i += 1;
+                            }
                         }
                     }
+                    element(elem, val, out);
                 }
-                element(elem, &val, out);
             }
             Some(b',' | b'}') | None => return false,
             Some(_) => {
-                val.clear();
-                let mut keep = 0;
+                let start = *i;
                 let mut escaped = false;
                 loop {
                     match s.get(*i) {
                         None | Some(b'"' | b'{') => return false,
                         Some(b',' | b'}') => break,
                         Some(b'\\') => {
-                            let Some(&b) = s.get(*i + 1) else {
-                                return false;
-                            };
-                            val.push(b);
-                            *i += 2;
                             escaped = true;
-                            keep = val.len();
+                            *i += 2;
                         }
-                        Some(&b) => {
-                            val.push(b);
-                            *i += 1;
-                        }
+                        Some(_) => *i += 1,
                     }
                 }
-                while val.len() > keep && val.last().is_some_and(|&b| is_space(b)) {
-                    val.pop();
+                if *i > s.len() {
+                    return false;
                 }
-                if !escaped && val.eq_ignore_ascii_case(b"null") {
-                    out.push(b'N');
+                if !escaped {
+                    // Trailing spaces are not part of an unquoted element.
+                    let raw = &s[start..*i];
+                    let n = raw.iter().rposition(|&b| !is_space(b)).map_or(0, |j| j + 1);
+                    let raw = &raw[..n];
+                    if raw.eq_ignore_ascii_case(b"null") {
+                        out.push(b'N');
+                    } else {
+                        element(elem, raw, out);
+                    }
                 } else {
-                    element(elem, &val, out);
+                    val.clear();
+                    let mut keep = 0;
+                    let mut j = start;
+                    while j < *i {
+                        if s[j] == b'\\' {
+                            val.push(s[j + 1]);
+                            j += 2;
+                            keep = val.len();
+                        } else {
+                            val.push(s[j]);
+                            j += 1;
+                        }
+                    }
+                    while val.len() > keep && val.last().is_some_and(|&b| is_space(b)) {
+                        val.pop();
+                    }
+                    element(elem, val, out);
                 }
             }
         }
@@ -426,12 +604,167 @@ fn array_level(elem: &PgType, s: &[u8], i: &mut usize, out: &mut Vec<u8>, depth:
     }
 }
 
-fn element(elem: &PgType, v: &[u8], out: &mut Vec<u8>) {
-    let mut e = Vec::with_capacity(v.len() + 1);
-    canonical(elem, v, &mut e);
+/// One element, field or bound: `V`, its canonical form's length, the form (written in
+/// place, its length filled in after: no buffer per value).
+fn element(elem: &Form, v: &[u8], out: &mut Vec<u8>) {
     out.push(b'V');
-    out.extend_from_slice(&(e.len() as u32).to_le_bytes());
-    out.extend_from_slice(&e);
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    canonical_form(elem, v, out);
+    let n = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+}
+
+/// A field of a composite or a bound of a range as `record_in` and `range_in` read it:
+/// unquoted bytes up to a delimiter in `ends`, `"..."` parts (`""` inside is one quote) and
+/// backslash escapes anywhere; whitespace is kept (the field's input function decides).
+/// Returns the unescaped text in `val` and whether anything was there at all (an empty
+/// field is NULL in a composite, an absent bound in a range); `None` when the text ends
+/// unterminated.
+fn delimited(s: &[u8], i: &mut usize, ends: &[u8], val: &mut Vec<u8>) -> Option<bool> {
+    val.clear();
+    let start = *i;
+    let mut quoted = false;
+    loop {
+        let &b = s.get(*i)?;
+        if !quoted && ends.contains(&b) {
+            return Some(*i > start);
+        }
+        *i += 1;
+        match b {
+            b'\\' => {
+                val.push(*s.get(*i)?);
+                *i += 1;
+            }
+            b'"' if quoted && s.get(*i) == Some(&b'"') => {
+                val.push(b'"');
+                *i += 1;
+            }
+            b'"' => quoted = !quoted,
+            _ => val.push(b),
+        }
+    }
+}
+
+/// A range literal (`range_in`): `empty`, or `[`/`(`, the lower bound, `,`, the upper
+/// bound, `]`/`)`, each bound in its subtype's form (a `tstzrange` bound written under any
+/// session time zone is its UTC instant). An absent bound is infinite and never inclusive.
+fn range(sub: &Form, v: &[u8], out: &mut Vec<u8>) -> bool {
+    let s = trim(v);
+    if s.eq_ignore_ascii_case(b"empty") {
+        out.push(b'E');
+        return true;
+    }
+    let mut i = 0;
+    let mut val = Vec::new();
+    range_at(sub, s, &mut i, out, &mut val) && i == s.len()
+}
+
+fn range_at(sub: &Form, s: &[u8], i: &mut usize, out: &mut Vec<u8>, val: &mut Vec<u8>) -> bool {
+    if s.get(*i..*i + 5)
+        .is_some_and(|w| w.eq_ignore_ascii_case(b"empty"))
+    {
+        *i += 5;
+        out.push(b'E');
+        return true;
+    }
+    let lower_inc = match s.get(*i) {
+        Some(b'[') => true,
+        Some(b'(') => false,
+        _ => return false,
+    };
+    *i += 1;
+    let Some(has_lower) = delimited(s, i, b",", val) else {
+        return false;
+    };
+    let flag =
+        |out: &mut Vec<u8>, has: bool, inc: bool| out.push(b'0' + has as u8 * (1 + inc as u8));
+    flag(out, has_lower, lower_inc);
+    if has_lower {
+        element(sub, val, out);
+    }
+    *i += 1; // the comma
+    let Some(has_upper) = delimited(s, i, b")]", val) else {
+        return false;
+    };
+    let upper_inc = s[*i] == b']';
+    *i += 1;
+    flag(out, has_upper, upper_inc);
+    if has_upper {
+        element(sub, val, out);
+    }
+    true
+}
+
+/// A multirange literal (`multirange_in`): `{`, ranges separated by commas, `}`.
+fn multirange(sub: &Form, v: &[u8], out: &mut Vec<u8>) -> bool {
+    let s = trim(v);
+    let Some(inner) = s.strip_prefix(b"{").and_then(|x| x.strip_suffix(b"}")) else {
+        return false;
+    };
+    out.push(b'{');
+    let mut i = 0;
+    let mut val = Vec::new();
+    let skip = |i: &mut usize| {
+        while inner.get(*i).is_some_and(|&b| is_space(b)) {
+            *i += 1;
+        }
+    };
+    skip(&mut i);
+    if i == inner.len() {
+        out.push(b'}');
+        return true;
+    }
+    loop {
+        skip(&mut i);
+        if !range_at(sub, inner, &mut i, out, &mut val) {
+            return false;
+        }
+        skip(&mut i);
+        match inner.get(i) {
+            None => break,
+            Some(b',') => i += 1,
+            _ => return false,
+        }
+    }
+    out.push(b'}');
+    true
+}
+
+/// A composite literal (`record_in`): `(`, fields separated by commas, `)`; an empty field
+/// is NULL (`""` is the empty string); each field in its type's form (a `timestamptz` field
+/// is its UTC instant).
+fn composite(fields: &[Form], v: &[u8], out: &mut Vec<u8>) -> bool {
+    let s = trim(v);
+    if s.first() != Some(&b'(') {
+        return false;
+    }
+    let mut i = 1;
+    let mut val = Vec::new();
+    out.push(b'(');
+    for (k, f) in fields.iter().enumerate() {
+        let Some(any) = delimited(s, &mut i, b",)", &mut val) else {
+            return false;
+        };
+        if any {
+            element(f, &val, out);
+        } else {
+            out.push(b'N');
+        }
+        let want = if k + 1 == fields.len() { b')' } else { b',' };
+        if s.get(i) != Some(&want) {
+            return false;
+        }
+        i += 1;
+    }
+    if fields.is_empty() {
+        if s.get(i) != Some(&b')') {
+            return false;
+        }
+        i += 1;
+    }
+    out.push(b')');
+    i == s.len()
 }
 
 /// jsonb's canonical form: objects' keys sorted (by length, then bytes, as jsonb stores
@@ -439,6 +772,20 @@ fn element(elem: &PgType, v: &[u8], out: &mut Vec<u8>) {
 struct Json<'a> {
     s: &'a [u8],
     i: usize,
+    /// The members of the objects being read, innermost last: where each one's canonical
+    /// bytes start and end in `out` (one list for all levels: no buffer per member).
+    members: Vec<(usize, usize)>,
+}
+
+/// The key of a member written at `m` in `out`: its length (4 bytes) and bytes.
+fn member_key(out: &[u8], m: (usize, usize)) -> &[u8] {
+    let n = u32::from_le_bytes(out[m.0..m.0 + 4].try_into().expect("4 bytes")) as usize;
+    &out[m.0 + 4..m.0 + 4 + n]
+}
+
+/// jsonb's key order: shorter first, then by bytes.
+fn key_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    (a.len(), a).cmp(&(b.len(), b))
 }
 
 impl Json<'_> {
@@ -459,28 +806,33 @@ impl Json<'_> {
         match self.s.get(self.i) {
             Some(b'{') => {
                 self.i += 1;
-                let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+                out.push(b'{');
+                let mark = out.len();
+                let base = self.members.len();
                 self.ws();
                 if self.s.get(self.i) == Some(&b'}') {
                     self.i += 1;
                 } else {
                     loop {
                         self.ws();
-                        let mut k = Vec::new();
-                        if !self.string(&mut k) {
+                        // Each member straight into `out`: key length, key, value.
+                        let at = out.len();
+                        out.extend_from_slice(&[0; 4]);
+                        if !self.string(out) {
                             return false;
                         }
+                        let n = (out.len() - at - 4) as u32;
+                        out[at..at + 4].copy_from_slice(&n.to_le_bytes());
                         self.ws();
                         if self.s.get(self.i) != Some(&b':') {
                             return false;
                         }
                         self.i += 1;
                         self.ws();
-                        let mut v = Vec::new();
-                        if !self.value(&mut v, depth + 1) {
+                        if !self.value(out, depth + 1) {
                             return false;
                         }
-                        members.push((k, v));
+                        self.members.push((at, out.len()));
                         self.ws();
                         match self.s.get(self.i) {
                             Some(b',') => self.i += 1,
@@ -492,18 +844,30 @@ impl Json<'_> {
                         }
                     }
                 }
-                // Stable sort keeps input order among equal keys; the last one wins.
-                members.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
-                out.push(b'{');
-                for j in 0..members.len() {
-                    if members.get(j + 1).is_some_and(|n| n.0 == members[j].0) {
-                        continue;
+                // jsonb's own output (and a dump of a jsonb column) has its keys sorted and
+                // unique: nothing to do. Otherwise sort (stably: the last of equal keys is
+                // the one kept) and write again.
+                let ms = &self.members[base..];
+                let sorted = ms
+                    .windows(2)
+                    .all(|w| key_order(member_key(out, w[0]), member_key(out, w[1])).is_lt());
+                if !sorted {
+                    let mut idx: Vec<usize> = (0..ms.len()).collect();
+                    idx.sort_by(|&a, &b| key_order(member_key(out, ms[a]), member_key(out, ms[b])));
+                    let all = out[mark..].to_vec();
+                    out.truncate(mark);
+                    for (j, &k) in idx.iter().enumerate() {
+                        let m = ms[k];
+                        if idx.get(j + 1).is_some_and(|&n| {
+                            member_key(&all, (ms[n].0 - mark, 0))
+                                == member_key(&all, (m.0 - mark, 0))
+                        }) {
+                            continue;
+                        }
+                        out.extend_from_slice(&all[m.0 - mark..m.1 - mark]);
                     }
-                    let (k, v) = &members[j];
-                    out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                    out.extend_from_slice(k);
-                    out.extend_from_slice(v);
                 }
+                self.members.truncate(base);
                 out.push(b'}');
                 true
             }
@@ -534,13 +898,14 @@ impl Json<'_> {
                 true
             }
             Some(b'"') => {
-                let mut k = Vec::new();
-                if !self.string(&mut k) {
+                out.push(b's');
+                let at = out.len();
+                out.extend_from_slice(&[0; 4]);
+                if !self.string(out) {
                     return false;
                 }
-                out.push(b's');
-                out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                out.extend_from_slice(&k);
+                let n = (out.len() - at - 4) as u32;
+                out[at..at + 4].copy_from_slice(&n.to_le_bytes());
                 true
             }
             Some(b't') => self.word(b"true", b't', out),
@@ -556,7 +921,7 @@ impl Json<'_> {
                     self.i += 1;
                 }
                 out.push(b'#');
-                if !numeric(&self.s[st..self.i], out) {
+                if !numeric(&self.s[st..self.i], None, out) {
                     return false;
                 }
                 out.push(b';');
@@ -590,9 +955,13 @@ impl Json<'_> {
         }
         self.i += 1;
         loop {
-            let Some(&b) = self.s.get(self.i) else {
+            // The plain run up to the next quote or backslash in one copy.
+            let Some(n) = memchr::memchr2(b'"', b'\\', &self.s[self.i..]) else {
                 return false;
             };
+            out.extend_from_slice(&self.s[self.i..self.i + n]);
+            self.i += n;
+            let b = self.s[self.i];
             self.i += 1;
             match b {
                 b'"' => return true,
@@ -659,10 +1028,10 @@ mod tests {
     fn equal_values_in_other_spellings() {
         same(&PgType::Int4, " +007", "7");
         differ(&PgType::Int4, "7", "8");
-        same(&PgType::Numeric(None), "1.50", "1.5");
+        same(&PgType::Numeric(None), "1.50", "15.0e-1");
         same(&PgType::Numeric(None), "1e2", "100");
-        same(&PgType::Numeric(None), "-0.0", "0");
-        same(&PgType::Numeric(None), "  007.100e+1 ", "71");
+        same(&PgType::Numeric(None), "-0.0", "0.0");
+        same(&PgType::Numeric(None), "  007.100e+1 ", "71.00");
         same(&PgType::Numeric(None), "-Infinity", "-inf");
         differ(&PgType::Numeric(None), "Infinity", "-Infinity");
         same(&PgType::Numeric(None), ".5", "0.5");
@@ -704,7 +1073,7 @@ mod tests {
         same(
             &PgType::Jsonb,
             r#"{"b":1, "a":[1.0,"x"]}"#,
-            r#"{"a": [1, "\u0078"], "b": 1}"#,
+            r#"{"a": [10e-1, "\u0078"], "b": 1}"#,
         );
         same(&PgType::Jsonb, r#"{"a":1,"a":2}"#, r#"{"a":2}"#);
         differ(&PgType::Jsonb, r#"{"a":1}"#, r#"{"a":"1"}"#);
@@ -720,5 +1089,112 @@ mod tests {
         // Unreadable values are their text, never equal to a canonical value.
         same(&PgType::Int4, "x", "x");
         differ(&PgType::Int4, "x", "y");
+    }
+
+    #[test]
+    fn numeric_scale_is_part_of_the_value() {
+        // Issue 35 item 3: PostgreSQL keeps the scale (`1.0` and `1.00` print differently).
+        let n = PgType::Numeric(None);
+        differ(&n, "1.0", "1.00");
+        differ(&n, "1", "1.0");
+        differ(&n, "0", "0.00");
+        same(&n, "1.50e1", "15.0");
+        same(&n, "-0.00", "0.00");
+        // A typmod's scale is what the column keeps: `1.5` is stored as `1.50`.
+        let n2 = PgType::Numeric(Some((12, 2)));
+        same(&n2, "1.5", "1.50");
+        differ(&n2, "1.234", "1.23");
+        // jsonb keeps a number's scale too; ranges agree with plain numerics.
+        differ(&PgType::Jsonb, "1.0", "1");
+        let nr = Form::from_name("numrange");
+        let cf = |v: &str| {
+            let mut o = Vec::new();
+            canonical_form(&nr, v.as_bytes(), &mut o);
+            o
+        };
+        assert_ne!(cf("[1.0,2)"), cf("[1.00,2)"));
+        assert_eq!(cf("[1.0,2)"), cf(" [\"1.0\",2) "));
+    }
+
+    fn cf(f: &Form, v: &str) -> Vec<u8> {
+        let mut o = Vec::new();
+        canonical_form(f, v.as_bytes(), &mut o);
+        o
+    }
+
+    #[test]
+    fn ranges_composites_and_their_arrays_by_instant() {
+        // Issue 35 item 1: one instant written under Europe/Paris, Asia/Kathmandu,
+        // America/St_Johns and UTC.
+        let r = Form::from_name("tstzrange");
+        let a = cf(&r, r#"["2020-01-01 12:00:00+01","2020-01-02 00:00:00+01")"#);
+        assert_eq!(
+            a,
+            cf(
+                &r,
+                r#"["2020-01-01 16:45:00+05:45","2020-01-02 04:45:00+05:45")"#
+            )
+        );
+        assert_eq!(
+            a,
+            cf(
+                &r,
+                r#"["2020-01-01 07:30:00-03:30","2020-01-01 19:30:00-03:30")"#
+            )
+        );
+        assert_eq!(
+            a,
+            cf(&r, r#"["2020-01-01 11:00:00+00","2020-01-01 23:00:00+00")"#)
+        );
+        assert_ne!(
+            a,
+            cf(&r, r#"["2020-01-01 11:00:00+00","2020-01-01 23:00:00+00"]"#)
+        );
+        assert_ne!(
+            a,
+            cf(&r, r#"["2020-01-01 11:00:01+00","2020-01-01 23:00:00+00")"#)
+        );
+        assert_eq!(cf(&r, "(,)"), cf(&r, "[,]"));
+        assert_eq!(cf(&r, "empty"), cf(&r, " EMPTY"));
+        assert_ne!(cf(&r, "empty"), cf(&r, "(,)"));
+        let m = Form::from_name("tstzmultirange");
+        assert_eq!(
+            cf(
+                &m,
+                r#"{["2020-01-01 12:00:00+01",infinity), ("1900-01-01 00:00:00+00:09:21","1901-01-01 00:00:00+00:09:21"]}"#
+            ),
+            cf(
+                &m,
+                r#"{["2020-01-01 11:00:00+00",infinity),("1899-12-31 23:50:39+00","1900-12-31 23:50:39+00"]}"#
+            )
+        );
+        assert_eq!(cf(&m, "{}"), cf(&m, " { } "));
+        let comp = Form::Composite(vec![
+            Form::from_name("integer"),
+            Form::from_name("timestamptz"),
+            Form::from_name("text"),
+        ]);
+        let c1 = cf(&comp, r#"(1,"2020-01-01 12:00:00+01","a ""b"" \\c")"#);
+        assert_eq!(
+            c1,
+            cf(&comp, r#"( 1,"2020-01-01 11:00:00+00",a\ \"b\"\ "\\c")"#)
+        );
+        assert_ne!(cf(&comp, "(1,,)"), cf(&comp, r#"(1,,"")"#));
+        assert_ne!(
+            c1,
+            cf(&comp, r#"(1,"2020-01-01 12:00:00+00","a ""b"" \\c")"#)
+        );
+        let arr = Form::Array(Box::new(comp.clone()));
+        assert_eq!(
+            cf(&arr, r#"{"(1,\"2020-01-01 12:00:00+01\",x)",NULL}"#),
+            cf(&arr, r#"{"(1,\"2020-01-01 06:00:00-05\",x)",NULL}"#)
+        );
+        let ra = Form::from_name("tstzrange[]");
+        assert_eq!(
+            cf(&ra, r#"{"[\"2020-01-01 12:00:00+01\",)"}"#),
+            cf(&ra, r#"{"[\"2020-01-01 11:00:00+00\",)"}"#)
+        );
+        // Unreadable text stays text.
+        assert_eq!(cf(&r, "[a"), b"x[a");
     }
 }

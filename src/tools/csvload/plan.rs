@@ -53,6 +53,9 @@ pub struct TablePlan {
     pub name: String,
     /// Column names for the COPY column list (empty: all columns in table order).
     pub columns: Vec<String>,
+    /// The manifest's type of each column (as the dump wrote it), where it says: content
+    /// verification compares values by these types, not the target's (issue 35).
+    pub types: Vec<Option<String>>,
     /// The NULL token.
     pub null: String,
     /// Rows the manifests say the table gets.
@@ -372,6 +375,7 @@ impl Plan {
                             schema: Some(t.schema.clone()),
                             name: t.name.clone(),
                             columns: t.column_names(),
+                            types: t.columns.iter().map(|c| c.type_name.clone()).collect(),
                             null: t.null.clone(),
                             expected_rows: 0,
                             key_range: None,
@@ -431,6 +435,7 @@ impl Plan {
                         schema,
                         name: tname,
                         columns: columns.clone(),
+                        types: Vec::new(),
                         null: m.null.clone(),
                         expected_rows: 0,
                         key_range: m.key_range(),
@@ -579,6 +584,7 @@ mod tests {
                 schema: None,
                 name: name.to_string(),
                 columns: vec![],
+                types: vec![],
                 null: String::new(),
                 expected_rows: 0,
                 key_range: None,

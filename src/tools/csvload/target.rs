@@ -360,6 +360,7 @@ mod tests {
             schema: Some("s".into()),
             name: "t".into(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
+            types: Vec::new(),
             null: null.into(),
             expected_rows: 0,
             key_range: None,

@@ -23,7 +23,8 @@ use super::{load, server_message};
 use crate::csv::records::{ChunkReader, Field, split_fields, strip_terminator};
 use crate::io::error::{Error, Result};
 use crate::io::names::Escaped;
-use crate::pg::types::{Catalog, PgType, canon, parse_type};
+use crate::pg::types::PgType;
+use crate::pg::types::canon::{self, Form};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::sync::Mutex;
@@ -56,10 +57,15 @@ pub const SESSION: &str = "SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'post
 pub struct Shape {
     /// Column names, in the CSV's order.
     pub names: Vec<String>,
-    /// Their types.
-    pub types: Vec<PgType>,
+    /// The forms their values are compared in: the manifest's types where it names them
+    /// (the CSV holds values of those types; a target column of another type that cannot
+    /// hold them exactly must show as a difference, issue 35), else the target's.
+    pub types: Vec<Form>,
     /// Indexes (into `names`) of the primary key's columns; empty: buckets by whole record.
     pub key: Vec<usize>,
+    /// Columns whose target type is not the manifest's: `c (double precision in the
+    /// manifest, real on the target)`.
+    pub retyped: Vec<String>,
 }
 
 /// A multiset digest: record count and the wrapping sum of the records' hashes, in all and
@@ -158,7 +164,7 @@ impl Hasher {
             self.buf.extend_from_slice(&[0; 4]);
             let v = f.value(body);
             match shape.types.get(i) {
-                Some(t) => canon::canonical(t, &v, &mut self.buf),
+                Some(t) => canon::canonical_form(t, &v, &mut self.buf),
                 None => self.buf.extend_from_slice(&v),
             }
             let n = (self.buf.len() - at - 4) as u32;
@@ -175,7 +181,7 @@ impl Hasher {
                         self.key.push(1);
                         let at = self.key.len();
                         self.key.extend_from_slice(&[0; 4]);
-                        canon::canonical(&shape.types[k], &v, &mut self.key);
+                        canon::canonical_form(&shape.types[k], &v, &mut self.key);
                         let n = (self.key.len() - at - 4) as u32;
                         self.key[at..at + 4].copy_from_slice(&n.to_le_bytes());
                     }
@@ -241,32 +247,29 @@ fn scan<R: Read>(
     Ok(n)
 }
 
-/// Reads the table's columns, types and primary key from the target's catalog. Columns the
-/// catalog does not describe (a server without `pg_attribute`) are compared as text.
+/// Reads the table's columns, types and primary key from the target's catalog, and puts
+/// each column's values in the form of the manifest's type (or the target's, where the
+/// manifest names none). Columns the catalog does not describe (a server without
+/// `pg_attribute`) are compared as text.
 pub fn shape(client: &mut postgres::Client, t: &TablePlan) -> Result<Shape> {
     let rows = client
         .query(
-            "SELECT a.attname::text, \
-                    format_type(CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE a.atttypid END, \
-                                CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END), \
-                    t.typtype::text = 'e', \
+            "SELECT a.attname::text, a.atttypid::int8, a.atttypmod, \
+                    format_type(a.atttypid, a.atttypmod), \
                     EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = a.attrelid \
                             AND i.indisprimary AND a.attnum = ANY (i.indkey)) \
-             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid \
+             FROM pg_catalog.pg_attribute a \
              WHERE a.attrelid = $1::text::regclass AND a.attnum > 0 AND NOT a.attisdropped \
              ORDER BY a.attnum",
             &[&t.sql_name()],
         )
         .map_err(|e| Error::Usage(format!("table {}: {}", t.display(), server_message(&e))))?;
-    let cat: Vec<(String, PgType, bool)> = rows
+    let mut cache = HashMap::new();
+    let cat: Vec<(String, Form, String, bool)> = rows
         .iter()
         .map(|r| {
-            let ty = if r.get::<_, bool>(2) {
-                PgType::Text
-            } else {
-                parse_type(&r.get::<_, String>(1), &Catalog::default())
-            };
-            (r.get(0), ty, r.get(3))
+            let form = describe(client, r.get(1), r.get(2), &mut cache, 0);
+            (r.get(0), form, r.get(3), r.get(4))
         })
         .collect();
     let names: Vec<String> = if t.columns.is_empty() {
@@ -276,23 +279,177 @@ pub fn shape(client: &mut postgres::Client, t: &TablePlan) -> Result<Shape> {
     };
     let mut types = Vec::with_capacity(names.len());
     let mut key = Vec::new();
+    let mut retyped = Vec::new();
     for (i, n) in names.iter().enumerate() {
-        match cat.iter().find(|c| &c.0 == n) {
-            Some((_, ty, pk)) => {
-                types.push(ty.clone());
-                if *pk {
-                    key.push(i);
-                }
-            }
-            None => types.push(PgType::Unknown("(not in the catalog)".into())),
+        let manifest = t.types.get(i).and_then(|m| m.as_deref());
+        let found = cat.iter().find(|c| &c.0 == n);
+        if let Some((_, _, _, true)) = found {
+            key.push(i);
         }
+        let form = match (manifest, found) {
+            (Some(m), Some((_, target, tname, _))) => {
+                let mf = manifest_form(client, m, &mut cache);
+                if !comparable(&mf, target) {
+                    retyped.push(format!("{n} ({m} in the manifest, {tname} on the target)"));
+                }
+                mf
+            }
+            (Some(m), None) => manifest_form(client, m, &mut cache),
+            (None, Some((_, target, _, _))) => target.clone(),
+            (None, None) => Form::Base(PgType::Unknown("(not in the catalog)".into())),
+        };
+        types.push(form);
     }
-    let pk_cols = cat.iter().filter(|c| c.2).count();
+    let pk_cols = cat.iter().filter(|c| c.3).count();
     if key.len() != pk_cols {
         // Part of the key is not loaded: buckets by whole record.
         key.clear();
     }
-    Ok(Shape { names, types, key })
+    Ok(Shape {
+        names,
+        types,
+        key,
+        retyped,
+    })
+}
+
+/// Whether values of forms `a` and `b` compare alike: equal forms, where two types without a
+/// form (compared as exact text either way) count as alike.
+fn comparable(a: &Form, b: &Form) -> bool {
+    match (a, b) {
+        (Form::Base(PgType::Unknown(_)), Form::Base(PgType::Unknown(_))) => true,
+        (Form::Range(x), Form::Range(y))
+        | (Form::Multirange(x), Form::Multirange(y))
+        | (Form::Array(x), Form::Array(y)) => comparable(x, y),
+        (Form::Composite(x), Form::Composite(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| comparable(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+/// The form of a manifest's type name: a built-in type by its name; an enum, domain,
+/// composite or range of the dump's schema as the target's catalog describes the type of
+/// that name (the schema was loaded from the same dump).
+fn manifest_form(
+    client: &mut postgres::Client,
+    name: &str,
+    cache: &mut HashMap<(i64, i32), Form>,
+) -> Form {
+    let f = Form::from_name(name);
+    if f.kind().is_some() {
+        return f;
+    }
+    match client.query_opt("SELECT to_regtype($1)::oid::int8", &[&name]) {
+        Ok(Some(r)) => match r.get::<_, Option<i64>>(0) {
+            Some(oid) => describe(client, oid, -1, cache, 0),
+            None => f,
+        },
+        _ => f,
+    }
+}
+
+/// The form of type `oid` with modifier `typmod` on the target: domains as their base,
+/// enums as text, ranges and multiranges by their subtype, composites by their fields,
+/// arrays by their element, the rest by name ([`Form::from_name`]). A catalog that cannot
+/// answer (another server kind) gives an unknown type, compared as exact text.
+fn describe(
+    client: &mut postgres::Client,
+    oid: i64,
+    typmod: i32,
+    cache: &mut HashMap<(i64, i32), Form>,
+    depth: usize,
+) -> Form {
+    if let Some(f) = cache.get(&(oid, typmod)) {
+        return f.clone();
+    }
+    let f = describe_uncached(client, oid, typmod, cache, depth);
+    cache.insert((oid, typmod), f.clone());
+    f
+}
+
+fn describe_uncached(
+    client: &mut postgres::Client,
+    oid: i64,
+    typmod: i32,
+    cache: &mut HashMap<(i64, i32), Form>,
+    depth: usize,
+) -> Form {
+    let unknown = |n: String| Form::Base(PgType::Unknown(n));
+    if depth > 8 {
+        return unknown(format!("(type {oid} nested too deeply)"));
+    }
+    let row = client.query_opt(
+        "SELECT t.typtype::text, t.typcategory::text, t.typelem::int8, t.typbasetype::int8, \
+                t.typtypmod, t.typrelid::int8, format_type(t.oid, $2) \
+         FROM pg_catalog.pg_type t WHERE t.oid = $1::int8::oid",
+        &[&oid, &typmod],
+    );
+    let Ok(Some(r)) = row else {
+        return unknown(format!("(type {oid})"));
+    };
+    let (typtype, category, elem, base, base_mod, rel, name): (
+        String,
+        String,
+        i64,
+        i64,
+        i32,
+        i64,
+        String,
+    ) = (
+        r.get(0),
+        r.get(1),
+        r.get(2),
+        r.get(3),
+        r.get(4),
+        r.get(5),
+        r.get(6),
+    );
+    match typtype.as_str() {
+        "d" => describe(client, base, base_mod, cache, depth + 1),
+        "e" => Form::Base(PgType::Text),
+        "r" | "m" => {
+            let col = if typtype == "r" {
+                "rngtypid"
+            } else {
+                "rngmultitypid"
+            };
+            let sql = format!(
+                "SELECT rngsubtype::int8 FROM pg_catalog.pg_range WHERE {col} = $1::int8::oid"
+            );
+            match client.query_opt(&sql, &[&oid]) {
+                Ok(Some(r)) => {
+                    let sub = Box::new(describe(client, r.get(0), -1, cache, depth + 1));
+                    if typtype == "r" {
+                        Form::Range(sub)
+                    } else {
+                        Form::Multirange(sub)
+                    }
+                }
+                _ => unknown(name),
+            }
+        }
+        "c" => {
+            let fields = client.query(
+                "SELECT a.atttypid::int8, a.atttypmod FROM pg_catalog.pg_attribute a \
+                 WHERE a.attrelid = $1::int8::oid AND a.attnum > 0 AND NOT a.attisdropped \
+                 ORDER BY a.attnum",
+                &[&rel],
+            );
+            match fields {
+                Ok(rows) => Form::Composite(
+                    rows.iter()
+                        .map(|f| describe(client, f.get(0), f.get(1), cache, depth + 1))
+                        .collect(),
+                ),
+                Err(_) => unknown(name),
+            }
+        }
+        _ if category == "A" && elem != 0 => {
+            Form::Array(Box::new(describe(client, elem, typmod, cache, depth + 1)))
+        }
+        _ => Form::from_name(&name),
+    }
 }
 
 /// `COPY (SELECT <columns> FROM t) TO STDOUT (FORMAT csv, NULL '')`: NULL unquoted and
@@ -325,6 +482,8 @@ struct Diffs {
 struct DiffEntry {
     n: [u64; 2],
     text: [Option<String>; 2],
+    /// Each side's record as read, to name the columns that differ.
+    raw: [Option<Vec<u8>>; 2],
     key: Vec<u8>,
     key_text: String,
 }
@@ -342,6 +501,7 @@ impl Pass<'_> {
                 if e.text[side].is_none() {
                     let s = String::from_utf8_lossy(strip_terminator(rec));
                     e.text[side] = Some(printable(&s));
+                    e.raw[side] = Some(strip_terminator(rec).to_vec());
                     if e.key_text.is_empty() && !shape.key.is_empty() {
                         e.key = h.key().to_vec();
                         e.key_text = h.key_text(shape, rec);
@@ -350,6 +510,83 @@ impl Pass<'_> {
             }
         }
     }
+}
+
+/// The columns in which records `recs` (the CSV side's, whose NULL is `nulls[0]`, and the
+/// target's) differ in canonical form, each with its two values: a long record is cut in
+/// its printed line, so the change may not show there (issue 35 item 4).
+fn column_lines(shape: &Shape, nulls: [&[u8]; 2], recs: [&[u8]; 2], lines: &mut Vec<String>) {
+    let mut fields = [Vec::new(), Vec::new()];
+    for s in 0..2 {
+        if split_fields(recs[s], &mut fields[s]).is_err() {
+            return;
+        }
+    }
+    let value = |s: usize, i: usize| -> Option<Option<std::borrow::Cow<'_, [u8]>>> {
+        let f = fields[s].get(i)?;
+        Some((f.quoted || f.raw(recs[s]) != nulls[s]).then(|| f.value(recs[s])))
+    };
+    let n = fields[0].len().max(fields[1].len());
+    for i in 0..n {
+        let (a, b) = (value(0, i), value(1, i));
+        let canon = |v: &Option<Option<std::borrow::Cow<'_, [u8]>>>| -> Option<Option<Vec<u8>>> {
+            let v = v.as_ref()?;
+            Some(v.as_ref().map(|v| {
+                let mut o = Vec::new();
+                match shape.types.get(i) {
+                    Some(t) => canon::canonical_form(t, v, &mut o),
+                    None => o.extend_from_slice(v),
+                }
+                o
+            }))
+        };
+        if canon(&a) == canon(&b) {
+            continue;
+        }
+        let name = shape.names.get(i).map_or("(extra field)", String::as_str);
+        let text = |v: &Option<Option<std::borrow::Cow<'_, [u8]>>>| match v {
+            None => "(no such field)".to_string(),
+            Some(None) => "NULL".to_string(),
+            Some(Some(v)) => String::from_utf8_lossy(v).into_owned(),
+        };
+        let (ta, tb) = (text(&a), text(&b));
+        let at = first_difference(&ta, &tb);
+        lines.push(format!("  column {name}: csv    {}", excerpt(&ta, at)));
+        lines.push(format!("  column {name}: target {}", excerpt(&tb, at)));
+    }
+}
+
+/// The character index where `a` and `b` first differ.
+fn first_difference(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// A value for a message: control characters escaped; one longer than 200 characters cut
+/// to a window around character `at` (where it differs from the other side's), `…` marking
+/// what is left out.
+fn excerpt(v: &str, at: usize) -> String {
+    let n = v.chars().count();
+    let (from, to) = if n <= 200 {
+        (0, n)
+    } else {
+        let from = at.saturating_sub(80).min(n.saturating_sub(200));
+        (from, (from + 200).min(n))
+    };
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    for c in v.chars().skip(from).take(to - from) {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    if to < n {
+        out.push('…');
+    }
+    out
 }
 
 /// A record for a message: control characters escaped, at most 300 characters.
@@ -411,6 +648,7 @@ struct Report {
     ok: bool,
     lines: Vec<String>,
     text_cols: Vec<String>,
+    retyped: Vec<String>,
 }
 
 /// Compares one table's content: both sides at once, then, if they differ and `diff` > 0, a
@@ -422,7 +660,7 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
         .names
         .iter()
         .zip(&shape.types)
-        .filter(|(_, ty)| canon::canon_kind(ty).is_none())
+        .filter(|(_, ty)| ty.kind().is_none())
         .map(|(n, ty)| format!("{n} ({})", ty.name()))
         .collect();
     let two = |client: &mut postgres::Client, a: &mut Pass, b: &mut Pass| -> Result<(u64, u64)> {
@@ -450,6 +688,7 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
             ok: true,
             lines: Vec::new(),
             text_cols,
+            retyped: shape.retyped,
         });
     }
     let differing = da.differing(&db);
@@ -484,6 +723,7 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
             let x = da.map.entry(h).or_default();
             x.n[1] += e.n[1];
             x.text[1] = e.text[1].clone();
+            x.raw[1] = e.raw[1].clone();
             if x.key_text.is_empty() {
                 x.key = e.key;
                 x.key_text = e.key_text;
@@ -533,11 +773,12 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
                 e.text[side].as_deref().unwrap_or("")
             )
         };
+        // Without a key, one record on each side is one row changed.
+        let lone = only[0].len() == 1 && only[1].len() == 1;
         while shown < diff && (i < only[0].len() || j < only[1].len()) {
             let a = only[0].get(i);
             let b = only[1].get(j);
-            let same_key =
-                matches!((a, b), (Some(a), Some(b)) if !a.key.is_empty() && a.key == b.key);
+            let same_key = matches!((a, b), (Some(a), Some(b)) if (!a.key.is_empty() || lone) && a.key == b.key);
             let take_a = match (a, b) {
                 (Some(a), Some(b)) => a.key <= b.key,
                 (Some(_), None) => true,
@@ -551,7 +792,11 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
                 lines.push(show(a, 0));
                 i += 1;
                 if same_key {
-                    lines.push(show(b.expect("present"), 1));
+                    let b = b.expect("present");
+                    lines.push(show(b, 1));
+                    if let (Some(x), Some(y)) = (&a.raw[0], &b.raw[1]) {
+                        column_lines(&shape, [t.null.as_bytes(), b""], [x, y], &mut lines);
+                    }
                     j += 1;
                 }
             } else {
@@ -571,6 +816,7 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
         ok: false,
         lines,
         text_cols,
+        retyped: shape.retyped,
     })
 }
 
@@ -644,6 +890,15 @@ pub fn content(target: &Target, plan: &Plan, jobs: usize, diff: u64, quiet: bool
             // Keys and values from the files and the target: one line each on the terminal,
             // their control characters escaped (a value cannot repaint a row as "ok").
             writeln!(out, "{}", Escaped(l)).map_err(w)?;
+        }
+        if !r.retyped.is_empty() {
+            // Not only without -q: this says why a table differs, or that it was compared
+            // by types the target does not have.
+            eprintln!(
+                "csvload: warning: {}: compared by the manifest's types, which the target's columns do not have (a value the target's type does not keep exactly is a difference): {}",
+                Escaped(t.display()),
+                Escaped(r.retyped.join(", "))
+            );
         }
         if !quiet && !r.text_cols.is_empty() {
             eprintln!(
