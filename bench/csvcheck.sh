@@ -5,9 +5,12 @@
 # Needs: hyperfine; python3 with the duckdb package (pip install duckdb); a release build
 # (cargo build --release; set CARGO_TARGET_DIR if you use one); the data
 # (python3 bench/gen_customer.py 2000000 bench/data/customer.csv). Installs nothing.
-# Knobs: DATA=path THREADS=2 RUNS=3.
+# Knobs: DATA=path THREADS=2 RUNS=3, SHAPE (a data shape of bench/gen_corpus.py, bench/corpus.sh:
+# its main table, DDL and manifest; DuckDB gets the column types from the manifest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/corpus.sh
+DDL=${DDL:-bench/customer.sql} TABLE=${TABLE:-customer}
 DATA=${DATA:-bench/data/customer.csv}
 BIN=${CARGO_TARGET_DIR:-target}/release/csvcheck
 THREADS=${THREADS:-2}
@@ -25,10 +28,10 @@ trap 'rm -rf "$out"' EXIT
 echo "input: $DATA ($size bytes), threads: $THREADS, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat "$DATA" >/dev/null # page cache
 hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$out/r.json" \
-    -n "csvcheck typed+pk" "$BIN --ddl bench/customer.sql --table customer -j $THREADS -q $DATA" \
-    -n "csvcheck typed, no pk" "$BIN --ddl bench/customer.sql --table customer --no-key-check -j $THREADS -q $DATA" \
+    -n "csvcheck typed+pk" "$BIN --ddl $DDL --table $TABLE -j $THREADS -q $DATA" \
+    -n "csvcheck typed, no pk" "$BIN --ddl $DDL --table $TABLE --no-key-check -j $THREADS -q $DATA" \
     -n "csvcheck structure" "$BIN -j $THREADS -q $DATA" \
-    -n "duckdb typed+rejects" "python3 bench/csvcheck_duckdb.py $DATA $THREADS"
+    -n "duckdb typed+rejects" "python3 bench/csvcheck_duckdb.py $DATA $THREADS ${SHAPE:+$MANIFEST}"
 python3 - "$out/r.json" "$size" <<'PY'
 import json, sys
 res = json.load(open(sys.argv[1]))["results"]

@@ -2,7 +2,9 @@
 """DuckDB side of bench/csvcheck.sh: reads the customer CSV with the table's column types and
 store_rejects, and prints the number of rejected rows.
 
-usage: csvcheck_duckdb.py CSV [THREADS]
+usage: csvcheck_duckdb.py CSV [THREADS] [MANIFEST]
+
+With MANIFEST (a bench/gen_corpus.py table's), the column types are the manifest's.
 
 Every column is materialised (CREATE TABLE AS SELECT *): a bare count(*) would let DuckDB's
 projection pushdown skip the casts, so nothing would be validated. allow_quoted_nulls is
@@ -26,6 +28,20 @@ types = [
     ("c_ytd_payment", "DECIMAL(24,12)"), ("c_payment_cnt", "INTEGER"),
     ("c_delivery_cnt", "INTEGER"), ("c_data", "VARCHAR"),
 ]
+if len(sys.argv) > 3:
+    import json, re
+
+    def duck(t):
+        # PostgreSQL's type name as DuckDB's: numbers and times typed, the rest text.
+        for pg, dk in (("integer", "INTEGER"), ("bigint", "BIGINT"), ("timestamp with time zone", "TIMESTAMPTZ"),
+                       ("timestamp without time zone", "TIMESTAMP"), ("jsonb", "JSON")):
+            if t == pg:
+                return dk
+        m = re.fullmatch(r"numeric\((\d+),(\d+)\)", t)
+        return f"DECIMAL({m[1]},{m[2]})" if m else "VARCHAR"
+
+    table = json.load(open(sys.argv[3]))["tables"][0]
+    types = [(c["name"], duck(c["type"])) for c in table["columns"]]
 columns = "{" + ", ".join(f"'{n}': '{t}'" for n, t in types) + "}"
 con = duckdb.connect()
 con.execute(f"SET threads = {threads}")

@@ -4,7 +4,7 @@
 # Needs: hyperfine, GNU coreutils split, gzip (and pigz for the extra reference row), a
 # release build (cargo build --release), and the data:
 #   python3 bench/gen_customer.py 2000000 bench/data/customer.csv
-# Environment: DATA (input CSV), CSVSPLIT (binary; default $CARGO_TARGET_DIR/release/csvsplit),
+# Environment: SHAPE (a data shape of bench/gen_corpus.py, see bench/corpus.sh), DATA (input CSV), CSVSPLIT (binary; default $CARGO_TARGET_DIR/release/csvsplit),
 # RUNS (default 3), OUT (scratch directory on the disk to measure; default a new temp dir).
 # Installs nothing. Run it on an otherwise idle machine: 2-core numbers are noisy, and with
 # sched autogroup (/proc/sys/kernel/sched_autogroup_enabled) a session only gets its fair
@@ -12,6 +12,7 @@
 # sessions are busy (docs/benchmarks.md, "csvsplit", says how the published figures were taken).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/corpus.sh
 DATA=${DATA:-bench/data/customer.csv}
 BIN=${CSVSPLIT:-${CARGO_TARGET_DIR:-target}/release/csvsplit}
 RUNS=${RUNS:-3}

@@ -15,11 +15,15 @@
 # PostgreSQL server binaries (bench/pgserver.sh finds them). Data: DATA (default
 # bench/data/customer.csv from gen_customer.py, with its manifest); the dump made from it is
 # kept beside it (DATA without .csv plus .dump.sql and .dump.sql.gz, gzip -6).
+# SHAPE (a data shape of bench/gen_corpus.py, see bench/corpus.sh) takes the shape's main table,
+# its DDL, key and dump (of all the shape's tables) instead.
 # Env: RUNS (default 3), OUT (scratch directory, default a new one under $TMPDIR), ONLY (a
 # regular expression: only the rows whose name matches, and their floors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. bench/corpus.sh
+DDL=${DDL:-bench/customer.sql}
 DATA=$(realpath -m "${DATA:-bench/data/customer.csv}")
 MANIFEST=${DATA%.csv}.manifest.json
 BIN=$(realpath -m "${BIN:-${CARGO_TARGET_DIR:-target}/release}")
@@ -38,10 +42,12 @@ chmod 755 "$OUT"
 . bench/pgserver.sh
 trap 'pg_stop; rm -rf "$OUT"' EXIT
 pg_start "$OUT/pg"
-T=public.customer
+T=${T:-public.customer}
 
-DUMP=${DATA%.csv}.dump.sql
-if [ ! -s "$DUMP" ] || [ ! -s "$DUMP.gz" ]; then
+DUMP=${DUMP:-${DATA%.csv}.dump.sql}
+if [ -n "${SHAPE:-}" ] && [ ! -s "$DUMP.gz" ]; then
+    gzip -6 -c "$DUMP" >"$DUMP.gz.tmp" && mv "$DUMP.gz.tmp" "$DUMP.gz"
+elif [ ! -s "$DUMP" ] || [ ! -s "$DUMP.gz" ]; then
     $PSQL -d postgres -c "CREATE DATABASE src"
     $PSQL -d src -f bench/customer.sql >/dev/null
     $PSQL -d src -c "\\copy $T FROM '$DATA' CSV"
@@ -49,7 +55,7 @@ if [ ! -s "$DUMP" ] || [ ! -s "$DUMP.gz" ]; then
     gzip -6 -c "$DUMP" >"$DUMP.gz.tmp" && mv "$DUMP.gz.tmp" "$DUMP.gz"
 fi
 $PSQL -d postgres -c "CREATE DATABASE bench"
-$PSQL -d bench -f bench/customer.sql >/dev/null
+$PSQL -d bench -f "$DDL" >/dev/null
 mkdir -p "$OUT/shards"
 "$BIN/csvsplit" -q -n 8 -m "$MANIFEST" -t $T -o "$OUT/shards/c-{n}.csv" \
     --write-manifest "$OUT/shards/m.json" "$DATA"
@@ -62,7 +68,7 @@ copies() { # the server-side COPY of shards $@, one session
     for i in "$@"; do s="$s -c \"COPY $T FROM '$OUT/shards/c-$i.csv' (FORMAT csv)\""; done
     echo "$PSQL -d bench $s"
 }
-K='-k 3:int,2:int,1:int'
+K=${K:-'-k 3:int,2:int,1:int'}
 P="rm -rf $OUT/o && mkdir -p $OUT/o"
 
 # row NAME COMMAND PREPARATION (untimed); COMMAND may be a pipe.
@@ -87,7 +93,7 @@ row "pksort in memory" "$BIN/pksort -q $K -S 2G -o $OUT/o/s.csv $DATA" "$P"
 row "pigz -6 -p 2 csv" "pigz -6 -p 2 -c $DATA > /dev/null" "true"
 row "csvsplit -b 64M .gz -j 2" "$BIN/csvsplit -q -b 64M -j 2 -o $OUT/o/p-{n:04}.csv.gz $DATA" "$P"
 row "csvcheck structure" "$BIN/csvcheck -q -j 2 $DATA" "true"
-row "csvcheck typed + key" "$BIN/csvcheck -q -j 2 --ddl bench/customer.sql --table customer $DATA" "true"
+row "csvcheck typed + key" "$BIN/csvcheck -q -j 2 --ddl $DDL --table ${T#public.} $DATA" "true"
 row "COPY FROM server file, 2 sessions" "$(copies 0 1 2 3) & $(copies 4 5 6 7) & wait" "$RESET"
 row "csvload -j 2" "$BIN/csvload -q -j 2 -m $OUT/shards/m.json -t $T '$DB'" "$RESET"
 row "stage: pgdump2csv dump.sql.gz -t" "$BIN/pgdump2csv -q $DUMP.gz -t $T > $OUT/c.csv" "true"

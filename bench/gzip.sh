@@ -12,6 +12,7 @@
 # compressed files are made once beside DUMP. Output goes to a scratch directory on the same
 # disk as DUMP's directory (OUT), removed at the end.
 set -euo pipefail
+. "$(dirname "$0")/corpus.sh" # SHAPE: a data shape's dump (bench/gen_corpus.py)
 DUMP=${DUMP:-bench/data/half/customer.dump.sql}
 BIN=${BIN:-target/release}
 RUNS=${RUNS:-5}

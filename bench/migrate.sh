@@ -27,7 +27,8 @@
 # bench/pgserver.sh: $PGBIN, else the highest /usr/lib/postgresql/*/bin), the dumpshard
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
 # --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
-# one-table and the three-table dump), EXTRA ("content": also migrate.mk VERIFY=content),
+# one-table and the three-table dump), SHAPE (a data shape of bench/gen_corpus.py, see
+# bench/corpus.sh: its dump instead, restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also migrate.mk VERIFY=content),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
 # makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
 # in every round: an A/B in one run),
@@ -64,6 +65,19 @@ P="$PGBIN/psql -X -q -v ON_ERROR_STOP=1"
 # The source databases and their dumps: src1 (public.customer) and src3 (public.customer1-3,
 # the same definition with its primary key), each as plain SQL and as -Fc, kept in DATA for
 # the next run.
+. bench/corpus.sh
+if [ -n "${SHAPE:-}" ]; then
+    # The shape's dump, as pg_dump writes it of the restored tables (plain and -Fc).
+    VARIANTS=$(echo $TABLES | wc -w)
+    DATA=$(realpath -m "bench/data/migrate-$SHAPE-$ROWS")
+    if [ ! -s "$DATA/dump$VARIANTS.sql" ] || [ ! -s "$DATA/dump$VARIANTS.dump" ]; then
+        $P -d postgres -c "CREATE DATABASE src$VARIANTS"
+        PGTZ=UTC $P -d "src$VARIANTS" -f "$DUMP" >/dev/null
+        mkdir -p "$DATA"
+        "$PGBIN/pg_dump" -d "src$VARIANTS" -f "$DATA/dump$VARIANTS.sql.tmp" && mv "$DATA/dump$VARIANTS.sql.tmp" "$DATA/dump$VARIANTS.sql"
+        "$PGBIN/pg_dump" -Fc -d "src$VARIANTS" -f "$DATA/dump$VARIANTS.dump.tmp" && mv "$DATA/dump$VARIANTS.dump.tmp" "$DATA/dump$VARIANTS.dump"
+    fi
+else
 DATA=$(realpath -m "${DATA:-bench/data/migrate-$ROWS}")
 if [ ! -s "$DATA/dump1.sql" ] || [ ! -s "$DATA/dump1.dump" ] || [ ! -s "$DATA/dump3.sql" ] || [ ! -s "$DATA/dump3.dump" ]; then
     python3 bench/gen_customer.py "$ROWS" "$OUT/c.csv" >/dev/null
@@ -85,13 +99,15 @@ if [ ! -s "$DATA/dump1.sql" ] || [ ! -s "$DATA/dump1.dump" ] || [ ! -s "$DATA/du
         "$PGBIN/pg_dump" -Fc -d "src$v" -f "$DATA/dump$v.dump.tmp" && mv "$DATA/dump$v.dump.tmp" "$DATA/dump$v.dump"
     done
 fi
-for v in 1 3; do
+fi
+for v in $VARIANTS; do
     ln -s "$DATA/dump$v.sql" "$OUT/dump$v.sql"
     ln -s "$DATA/dump$v.dump" "$OUT/dump$v.dump"
 done
-echo "dumps: one table $(du -mL "$OUT/dump1.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump1.dump" | cut -f1) MB -Fc;" \
-    "three tables $(du -mL "$OUT/dump3.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump3.dump" | cut -f1) MB -Fc;" \
-    "$ROWS rows each; $(nproc) CPUs; binaries $BINDIR"
+for v in $VARIANTS; do
+    echo "dump of $v table(s)${SHAPE:+ (shape $SHAPE)}: $(du -mL "$OUT/dump$v.sql" | cut -f1) MB plain, $(du -mL "$OUT/dump$v.dump" | cut -f1) MB -Fc"
+done
+echo "$ROWS rows; $(nproc) CPUs; binaries $BINDIR"
 
 # row NAME VARIANT DB COMMAND: COMMAND loads variant VARIANT's dump into the database DB.
 names=() variants=() dbs=() cmds=()
@@ -158,7 +174,8 @@ PY
 fingerprint() { # DB
     local q="" t
     for t in $($P -At -d "$1" -c "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"); do
-        q="$q SELECT '$t', count(*), md5(string_agg(md5(x::text), '' ORDER BY c_w_id, c_d_id, c_id)) FROM public.$t x UNION ALL"
+        # Rows in the order of their own md5: the same for any table, keyed or not.
+        q="$q SELECT '$t', count(*), md5(string_agg(md5(x::text), '' ORDER BY md5(x::text))) FROM public.$t x UNION ALL"
     done
     $P -At -d "$1" -c "${q% UNION ALL}"
 }

@@ -4,10 +4,12 @@
 #
 # Needs: hyperfine, GNU time (/usr/bin/time), GNU sort, python3 with duckdb (pip install
 # duckdb), and `cargo build --release` done. Generates bench/data/customer.csv if missing.
-# Env: DATA (input CSV), PKSORT (binary), MEM (budget for all three, default 2G),
+# Env: SHAPE (a data shape of bench/gen_corpus.py, bench/corpus.sh: its main table and key), DATA (input CSV), PKSORT (binary), MEM (budget for all three, default 2G),
 # THREADS (default 2), RUNS (default 3), REPLACE (1: outputs replace the last run's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/corpus.sh
+SORTKEY=${SORTKEY:--k3,3n -k2,2n -k1,1n}
 DATA=${DATA:-bench/data/customer.csv}
 MANIFEST=${DATA%.csv}.manifest.json
 PKSORT=${PKSORT:-${CARGO_TARGET_DIR:-target}/release/pksort}
@@ -28,8 +30,8 @@ prep="rm -f $OUT/pksort.csv $OUT/pksort64.csv $OUT/duckdb.csv $OUT/sort.csv $OUT
 hyperfine --warmup 1 --runs "$RUNS" --prepare "$prep" --export-json "$OUT/pksort.json" \
     -n "pksort -S $MEM" "$pk -S $MEM --temporary-directory $OUT --force -o $OUT/pksort.csv $DATA" \
     -n "pksort -S 64M" "$pk -S 64M --temporary-directory $OUT --force -o $OUT/pksort64.csv $DATA" \
-    -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
-    -n "GNU sort" "LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA" \
+    -n "duckdb" "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM ${SHAPE:+$MANIFEST}" \
+    -n "GNU sort" "LC_ALL=C sort -t, $SORTKEY --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA" \
     -n "cp (floor)" "cp $DATA $OUT/cp.csv"
 
 mb=$(( $(stat -L -c %s "$DATA") / 1000000 ))
@@ -45,8 +47,8 @@ PY
 
 echo "peak RSS (KB):"
 for cmd in "$pk -S $MEM --temporary-directory $OUT --force -o $OUT/pksort.csv $DATA" "$pk -S 64M --temporary-directory $OUT --force -o $OUT/pksort64.csv $DATA" \
-           "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM" \
-           "env LC_ALL=C sort -t, -k3,3n -k2,2n -k1,1n --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"; do
+           "python3 bench/duckdb_sort.py $DATA $OUT/duckdb.csv $THREADS $MEM ${SHAPE:+$MANIFEST}" \
+           "env LC_ALL=C sort -t, $SORTKEY --parallel=$THREADS -S $MEM -T $OUT -o $OUT/sort.csv $DATA"; do
     /usr/bin/time -f "%M  $cmd" $cmd 2>&1 >/dev/null | tail -1
 done
 

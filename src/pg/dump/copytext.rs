@@ -86,10 +86,12 @@ impl CopyConverter {
                 next_cr = find(start, cr);
             }
             let line = &block[start..end];
-            let res = if next_sp >= end && next_cr >= end {
+            let res = if next_cr < end {
+                Err("literal carriage return in COPY data (pg_dump writes it as \\r)".into())
+            } else if next_sp >= end {
                 self.plain_row(line, out)
             } else {
-                self.row(line, out, &mut scratch)
+                self.row(line, next_sp - start, out, &mut scratch)
             };
             res.map_err(|msg| RowError {
                 row: rows,
@@ -114,40 +116,125 @@ impl CopyConverter {
                 Err("data in a row of a table with no columns".into())
             };
         }
-        let has_empty = line.is_empty()
-            || line[0] == b'\t'
-            || line[line.len() - 1] == b'\t'
-            || TAB_TAB.find(line).is_some();
-        if has_empty || !self.fw.null().is_empty() {
-            // Empty strings must be quoted, and values equal to a NULL token too.
-            let mut n = 0usize;
-            let mut s = 0usize;
-            for t in memchr::memchr_iter(b'\t', line).chain(std::iter::once(line.len())) {
-                let f = &line[s..t];
-                if n > 0 {
-                    out.push(b',');
-                }
-                self.fw.field(out, Some(f));
-                n += 1;
-                s = t + 1;
-            }
-            if n != self.ncols {
-                return Err(count_msg(n, self.ncols));
-            }
-        } else {
-            // Two branch-free passes the compiler vectorises: count TABs, copy with
-            // TAB -> ','. Much faster than a memchr call per short field.
-            let n = line.iter().filter(|&&b| b == b'\t').count() + 1;
-            if n != self.ncols {
-                return Err(count_msg(n, self.ncols));
-            }
-            out.extend(line.iter().map(|&b| if b == b'\t' { b',' } else { b }));
+        let n = self.clean_fields(line, true, out);
+        if n != self.ncols {
+            return Err(count_msg(n, self.ncols));
         }
         out.push(b'\n');
         Ok(())
     }
 
-    fn row(&self, line: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) -> Result<(), String> {
+    /// Writes `seg`, whole fields of a row with no backslash, `,` `"` or CR, and returns how
+    /// many: with `last` the row's last fields (`a\tb`), else fields each followed by its TAB
+    /// (`a\tb\t`, written `a,b,`, the comma before the next field).
+    #[inline]
+    fn clean_fields(&self, seg: &[u8], last: bool, out: &mut Vec<u8>) -> usize {
+        let has_empty = (last && seg.is_empty())
+            || seg.first() == Some(&b'\t')
+            || (last && seg.last() == Some(&b'\t'))
+            || TAB_TAB.find(seg).is_some();
+        if has_empty || !self.fw.null().is_empty() {
+            // Empty strings must be quoted, and values equal to a NULL token too.
+            let mut n = 0usize;
+            let mut s = 0usize;
+            let tabs = memchr::memchr_iter(b'\t', seg);
+            for t in tabs.chain(last.then_some(seg.len())) {
+                self.fw.field(out, Some(&seg[s..t]));
+                if t < seg.len() {
+                    out.push(b',');
+                }
+                n += 1;
+                s = t + 1;
+            }
+            n
+        } else {
+            // Two branch-free passes the compiler vectorises: count TABs, copy with
+            // TAB -> ','. Much faster than a memchr call per short field.
+            let n = seg.iter().filter(|&&b| b == b'\t').count() + usize::from(last);
+            out.extend(seg.iter().map(|&b| if b == b'\t' { b',' } else { b }));
+            n
+        }
+    }
+
+    /// A row with a backslash, `,` or `"` (the first at `first`) and no CR. The fields around
+    /// the ones holding those bytes are clean and go through [`Self::clean_fields`] in runs:
+    /// a quoted name in a row of plain columns costs two searches and that field's quoting,
+    /// not a byte-at-a-time walk of the whole row (3.5x the CPU of clean rows before).
+    fn row(
+        &self,
+        line: &[u8],
+        first: usize,
+        out: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let mut n = 0usize;
+        let mut pos = 0usize; // a field start
+        let mut special = Some(first);
+        loop {
+            let Some(sp) = special else {
+                n += self.clean_fields(&line[pos..], true, out);
+                break;
+            };
+            // The field holding `sp` starts after the last TAB before it: no backslash lies
+            // between `pos` and `sp`, so every TAB there separates fields.
+            let fs = memchr::memrchr(b'\t', &line[pos..sp]).map_or(pos, |t| pos + t + 1);
+            n += self.clean_fields(&line[pos..fs], false, out);
+            // Its end: the next TAB not taken by a backslash.
+            let mut i = fs;
+            let mut has_escape = false;
+            loop {
+                match memchr::memchr2(b'\t', b'\\', &line[i..]) {
+                    None => {
+                        i = line.len();
+                        break;
+                    }
+                    Some(k) if line[i + k] == b'\t' => {
+                        i += k;
+                        break;
+                    }
+                    Some(k) => {
+                        has_escape = true;
+                        if i + k + 1 >= line.len() {
+                            return Err("backslash at the end of a line (damaged COPY data)".into());
+                        }
+                        i += k + 2;
+                    }
+                }
+            }
+            let raw = &line[fs..i];
+            if raw == b"\\N" {
+                out.extend_from_slice(self.fw.null());
+            } else if has_escape {
+                scratch.clear();
+                unescape(raw, scratch);
+                self.fw.field(out, Some(scratch));
+            } else {
+                // A `,` or `"` is in it: quoted whatever the NULL token.
+                crate::csv::csvout::write_quoted(out, raw);
+            }
+            n += 1;
+            if i >= line.len() {
+                break;
+            }
+            out.push(b',');
+            pos = i + 1;
+            special = memchr::memchr3(b'\\', b',', b'"', &line[pos..]).map(|k| pos + k);
+        }
+        if n != self.ncols {
+            return Err(count_msg(n, self.ncols));
+        }
+        out.push(b'\n');
+        Ok(())
+    }
+
+    /// The byte-at-a-time row decoder the fast paths are tested against.
+    #[cfg(test)]
+    fn row_strict(
+        &self,
+        line: &[u8],
+        out: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), String> {
         if memchr::memchr(b'\r', line).is_some() {
             return Err("literal carriage return in COPY data (pg_dump writes it as \\r)".into());
         }
@@ -193,6 +280,47 @@ impl CopyConverter {
         out.push(b'\n');
         Ok(())
     }
+}
+
+/// [`CopyConverter::convert`] with every row through the strict decoder: the reference.
+#[cfg(test)]
+pub(crate) fn convert_strict(
+    c: &CopyConverter,
+    block: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<u64, RowError> {
+    let mut scratch = Vec::new();
+    let mut rows = 0u64;
+    let mut start = 0usize;
+    for nl in memchr::memchr_iter(b'\n', block) {
+        let mut end = nl;
+        if c.crlf {
+            if end == start || block[end - 1] != b'\r' {
+                return Err(RowError {
+                    row: rows,
+                    offset: start,
+                    msg: "row ends in LF where the block's first row ends in CR LF (literal newline in COPY data)".into(),
+                });
+            }
+            end -= 1;
+        }
+        let line = &block[start..end];
+        let plain = memchr::memchr3(b'\\', b',', b'"', line).is_none()
+            && memchr::memchr(b'\r', line).is_none();
+        let res = if c.ncols == 0 && plain {
+            c.plain_row(line, out)
+        } else {
+            c.row_strict(line, out, &mut scratch)
+        };
+        res.map_err(|msg| RowError {
+            row: rows,
+            offset: start,
+            msg,
+        })?;
+        rows += 1;
+        start = nl + 1;
+    }
+    Ok(rows)
 }
 
 fn count_msg(got: usize, want: usize) -> String {
@@ -353,6 +481,41 @@ mod tests {
         assert_eq!(out, b"\"\",\\N\n");
         let (_, out) = conv(2, b"\\N", b"\\N\t\n").unwrap();
         assert_eq!(out, b"\\N,\"\"\n");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The run-wise row decoder against the byte-at-a-time one, on rows whose TABs,
+        /// backslashes, commas, quotes, CRs and 0xff bytes fall anywhere (escaped TABs and
+        /// CRs, `\N` and `\.`, damaged rows and wrong field counts included), with each NULL
+        /// token and line end: the same CSV, or the same error at the same row.
+        #[test]
+        fn runs_agree_with_the_strict_decoder(
+            rows in proptest::strategy::Strategy::prop_flat_map(1usize..6, |n| proptest::collection::vec(
+                proptest::collection::vec(proptest::collection::vec(proptest::sample::select(
+                    vec![b'a', b'a', b'\\', b',', b'"', b'N', b'.', b'n', b't', b'\r', b'\t', 0xff]),
+                    0..12), n), 1..4)),
+            null in proptest::sample::select(vec![&b""[..], b"\\N", b"a"]),
+            crlf: bool,
+            ncols_off in 0usize..3,
+        ) {
+            use proptest::prelude::*;
+            let mut block = Vec::new();
+            for row in &rows {
+                block.extend_from_slice(&row.join(&b'\t'));
+                block.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            }
+            // Mostly the rows' own field count; sometimes one less, or none.
+            let ncols = match ncols_off { 0 | 1 => rows[0].len(), _ => rows[0].len() - 1 };
+            let c = CopyConverter::new(ncols, FieldWriter::new(null)).with_crlf(crlf);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ra = c.convert(&block, &mut a);
+            let rb = convert_strict(&c, &block, &mut b);
+            prop_assert_eq!(&ra, &rb, "{:?}", String::from_utf8_lossy(&block));
+            if ra.is_ok() {
+                prop_assert_eq!(a, b, "{:?}", String::from_utf8_lossy(&block));
+            }
+        }
     }
 
     #[test]

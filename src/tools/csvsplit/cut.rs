@@ -9,14 +9,16 @@
 //! newline count less the newlines inside quoted fields.
 
 use super::pipeline::end_line_at;
+use crate::csv::records::{DENSE_SPAN, byte_masks, prefix_xor};
 
 /// What a forward pass from a record start has seen so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Pass {
     /// Inside a quoted field where the pass stopped.
     pub in_quote: bool,
-    /// Where the quoted field still open began.
-    open: usize,
+    /// Newlines so far inside the quoted field still open (they join `quoted_newlines`
+    /// when it closes).
+    pending: u64,
     /// Newlines inside quoted fields closed so far.
     pub quoted_newlines: u64,
     /// All newlines.
@@ -40,20 +42,72 @@ impl Pass {
     }
 
     fn block(&mut self, data: &[u8], from: usize, to: usize) {
-        let part = data.get(from..to).unwrap_or_default();
-        self.newlines += newlines(part);
-        for k in memchr::memchr2_iter(b'"', b'\\', part) {
-            let k = from + k;
-            if data[k] == b'"' {
-                if self.in_quote {
-                    self.quoted_newlines += newlines(data.get(self.open..k).unwrap_or_default());
+        let mut at = from;
+        // Searches while quotes are rare; after a quote, 64-byte masks for a while (see
+        // `records::DENSE_SPAN`): a quoted field per record made this pass a search and a
+        // newline count per quote, 7x the clean pass, and 45x on jsonb documents.
+        let mut dense_until = 0usize;
+        while at < to {
+            if at < dense_until && at + 64 <= to {
+                let [quotes, nls, slashes] = byte_masks(&data[at..], [b'"', b'\n', b'\\']);
+                let inside = prefix_xor(quotes) ^ if self.in_quote { !0 } else { 0 };
+                self.newlines += u64::from(nls.count_ones());
+                let quoted = nls & inside;
+                if quotes != 0 {
+                    dense_until = at + 64 + DENSE_SPAN;
+                    let end_inside = inside >> 63 != 0;
+                    // Newlines after the last quote belong to a field still open when the
+                    // block ends inside quotes (that quote opened it).
+                    let open = if end_inside {
+                        quoted & (!0u64 << (63 - quotes.leading_zeros()))
+                    } else {
+                        0
+                    };
+                    self.quoted_newlines += self.pending + u64::from((quoted & !open).count_ones());
+                    self.pending = u64::from(open.count_ones());
+                    self.in_quote = end_inside;
                 } else {
-                    self.open = k;
+                    self.pending += u64::from(quoted.count_ones());
                 }
-                self.in_quote = !self.in_quote;
-            } else if (k == 0 || data[k - 1] == b'\n') && end_line_at(data, k) {
-                self.end_lines += 1;
+                let mut s = slashes;
+                while s != 0 {
+                    self.slash(data, at + s.trailing_zeros() as usize);
+                    s &= s - 1;
+                }
+                at += 64;
+                continue;
             }
+            let part = data.get(at..to).unwrap_or_default();
+            let (k, next) = match memchr::memchr2(b'"', b'\\', part) {
+                Some(j) => (at + j, at + j + 1),
+                None => (to, to),
+            };
+            let n = newlines(data.get(at..k).unwrap_or_default());
+            self.newlines += n;
+            if self.in_quote {
+                self.pending += n;
+            }
+            if k < to {
+                if data[k] == b'"' {
+                    if self.in_quote {
+                        self.quoted_newlines += self.pending;
+                        self.pending = 0;
+                    }
+                    self.in_quote = !self.in_quote;
+                    dense_until = next + DENSE_SPAN;
+                } else {
+                    self.slash(data, k);
+                }
+            }
+            at = next;
+        }
+    }
+
+    /// A backslash at `k`: a `\.` line if it starts one.
+    #[inline]
+    fn slash(&mut self, data: &[u8], k: usize) {
+        if (k == 0 || data[k - 1] == b'\n') && end_line_at(data, k) {
+            self.end_lines += 1;
         }
     }
 
@@ -124,6 +178,46 @@ mod tests {
                     assert_eq!(last_end(data, from, to, p.in_quote), want, "{from}..{to}");
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The pass by searches and by 64-byte masks against counts made byte by byte, on
+        /// data whose quotes, newlines, backslashes and 0xff bytes fall at every place in and
+        /// across the blocks, split into passes at any point (inside quotes too).
+        #[test]
+        fn pass_agrees_with_a_byte_count(
+            data in proptest::collection::vec(proptest::sample::select(
+                vec![b'a', b'a', b'a', b',', b'"', b'\n', b'\r', b'\\', b'.', 0xff]), 0..600),
+            cut in 0usize..600,
+        ) {
+            let cut = cut.min(data.len());
+            let (mut q, mut open, mut want) = (false, 0u64, Pass::default());
+            for (k, &b) in data.iter().enumerate() {
+                match b {
+                    b'"' => {
+                        if q {
+                            want.quoted_newlines += open;
+                            open = 0;
+                        }
+                        q = !q;
+                    }
+                    b'\n' => {
+                        want.newlines += 1;
+                        open += u64::from(q);
+                    }
+                    b'\\' if (k == 0 || data[k - 1] == b'\n') && end_line_at(&data, k) => {
+                        want.end_lines += 1;
+                    }
+                    _ => {}
+                }
+            }
+            want.in_quote = q;
+            want.pending = open;
+            let mut p = Pass::over(&data, 0, cut);
+            p.advance(&data, cut, data.len());
+            proptest::prop_assert_eq!(p, want);
         }
     }
 
