@@ -18,9 +18,11 @@ pub struct Args {
     /// random order per connection, spreading -j over them; `target_session_attrs`). TLS as
     /// in libpq: sslmode disable/allow/prefer (default)/require/verify-ca/verify-full,
     /// sslrootcert (default ~/.postgresql/root.crt; `system`: the OS store), sslcert/sslkey.
-    /// What it leaves open comes from PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE,
-    /// PGPASSWORD, PGPASSFILE (or ~/.pgpass), PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY,
-    /// PGAPPNAME, PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
+    /// What it leaves open comes from the service (service=, PGSERVICE; PGSERVICEFILE or
+    /// ~/.pg_service.conf, PGSYSCONFDIR/pg_service.conf), then PGHOST, PGHOSTADDR, PGPORT,
+    /// PGUSER (default: the effective OS user), PGDATABASE, PGPASSWORD, PGPASSFILE (or
+    /// ~/.pgpass), PGSSLMODE (PGREQUIRESSL), PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGAPPNAME,
+    /// PGCONNECT_TIMEOUT, PGTARGETSESSIONATTRS and PGLOADBALANCEHOSTS, as in psql.
     /// TCP as in libpq: keepalives, keepalives_idle, keepalives_interval, keepalives_count,
     /// tcp_user_timeout (milliseconds), connect_timeout (seconds per host, bounding TCP, TLS,
     /// startup and authentication together).

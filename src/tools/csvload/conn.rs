@@ -3,49 +3,23 @@
 //! libpq's `sslmode` rules (see [`super::tls`]), to the first of several hosts that answers.
 //!
 //! The `postgres` crate parses connection strings but refuses libpq keywords it lacks
-//! (`verify-full`, `sslrootcert`, ...), reads no environment and no `.pgpass`; so the string is
-//! parsed here ([`super::conninfo`]), the keywords csvload handles are taken out and the rest is
-//! handed to `postgres::Config`. Hosts are tried here one by one (not by tokio-postgres) because
-//! libpq's rules differ per host: the password file entry, TLS (never on a Unix socket), the
-//! `allow`/`prefer` fallbacks, and `target_session_attrs` values tokio-postgres lacks.
+//! (`verify-full`, `sslrootcert`, ...), reads no environment, no service file and no
+//! `.pgpass`; so the string is parsed and completed by `pg::conn` (libpq's rules), the keywords
+//! csvload handles are taken out and the rest is handed to `postgres::Config`. Hosts are tried
+//! here one by one (not by tokio-postgres) because libpq's rules differ per host: the password
+//! file entry, TLS (never on a Unix socket), the `allow`/`prefer` fallbacks, which failures
+//! move on to the next host, and `target_session_attrs` values tokio-postgres lacks.
 
 use super::stall;
 use super::tls::{self, SslMode, Tls};
 use crate::io::error::{Error, Result};
+use crate::pg::conn::hosts::Host as HostSpec;
+use postgres::tls::{MakeTlsConnect, TlsConnect};
 use postgres::{Client, Config, NoTls};
-use std::net::IpAddr;
-use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 mod hosts;
-mod pgpass;
-
-/// One host of the list, with its port and password resolved.
-#[derive(Clone, Debug)]
-struct HostSpec {
-    /// The `host` entry (a name, an address, or a socket directory starting with `/`).
-    host: String,
-    /// The `hostaddr` entry, if given: connect here, verify the certificate against `host`.
-    hostaddr: Option<IpAddr>,
-    port: u16,
-    password: Option<String>,
-    /// The password file the password came from (for messages).
-    password_file: Option<PathBuf>,
-}
-
-impl HostSpec {
-    fn unix(&self) -> bool {
-        self.hostaddr.is_none() && self.host.starts_with('/')
-    }
-
-    fn describe(&self) -> String {
-        let h = match (&self.hostaddr, self.host.is_empty()) {
-            (Some(a), true) => a.to_string(),
-            (Some(a), false) => format!("{} ({a})", self.host),
-            (None, _) => self.host.clone(),
-        };
-        format!("{h}:{}", self.port)
-    }
-}
 
 /// libpq's `target_session_attrs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +76,7 @@ impl Target {
             Attrs::PreferStandby => vec![Attrs::Standby, Attrs::Any],
             a => vec![a],
         };
-        for want in passes {
+        'passes: for want in passes {
             for &i in &order {
                 let h = &self.hosts[i];
                 // The attempt (with libpq's target_session_attrs check, part of a libpq
@@ -111,15 +85,16 @@ impl Target {
                 // apart for the --io-timeout watchdog (stall.rs).
                 let limit = self.connect_timeout.or(stall::io_timeout());
                 let at = stall::connect(limit, || {
-                    self.connect_host(h)
-                        .and_then(|mut c| check_attrs(&mut c, want).map(|()| c))
+                    self.connect_host(h).and_then(|mut c| {
+                        check_attrs(&mut c, want).map(|()| c).map_err(Failed::next)
+                    })
                 });
                 let attempt = match (at.out, at.timed_out, self.connect_timeout) {
-                    (_, true, Some(t)) => Err(format!(
+                    (_, true, Some(t)) => Err(Failed::next(format!(
                         "timeout expired: no answer within connect_timeout={} s",
                         t.as_secs()
-                    )),
-                    (_, true, None) => Err(stall::explain_connect()),
+                    ))),
+                    (_, true, None) => Err(Failed::next(stall::explain_connect())),
                     (r, false, _) => r,
                 };
                 match attempt {
@@ -129,7 +104,18 @@ impl Target {
                         watch(&mut c, at.sock);
                         return Ok(c);
                     }
-                    Err(why) => failures.push((h.describe(), why)),
+                    Err(f) => {
+                        failures.push((h.describe(), f.why));
+                        // libpq moves on to the next host only when this one could not be
+                        // reached or is of the wrong kind (target_session_attrs); a server
+                        // that refused TLS, failed its certificate check or refused the login
+                        // ends the attempt (libpq's docs: "If a connection is established
+                        // successfully, but authentication fails, the remaining hosts in the
+                        // list are not tried").
+                        if !f.next_host {
+                            break 'passes;
+                        }
+                    }
                 }
             }
         }
@@ -158,8 +144,9 @@ impl Target {
         Ok(c)
     }
 
-    /// One host, with libpq's sslmode fallbacks. The error is in words.
-    fn connect_host(&self, h: &HostSpec) -> std::result::Result<Client, String> {
+    /// One host, with libpq's sslmode fallbacks. The error is in words, with whether libpq
+    /// would try the next host.
+    fn connect_host(&self, h: &HostSpec) -> std::result::Result<Client, Failed> {
         let mut cfg = self.base.clone();
         if h.unix() {
             cfg.host_path(&h.host);
@@ -173,7 +160,10 @@ impl Target {
         if let Some(pw) = &h.password {
             cfg.password(pw);
         }
-        let words = |e: &postgres::Error| words(e, self.tls.mode, h);
+        let fail = |e: &postgres::Error| Failed {
+            why: words(e, self.tls.mode, h),
+            next_host: unreachable(e),
+        };
         // libpq never uses TLS on a Unix socket, whatever sslmode says.
         let mode = if h.unix() {
             SslMode::Disable
@@ -184,29 +174,47 @@ impl Target {
             cfg.ssl_mode(postgres::config::SslMode::Disable)
                 .connect(NoTls)
         };
+        // Whether the server accepted the SSLRequest (the TLS handshake began): libpq's
+        // prefer falls back to a plain connection only after a TLS session failed, never after
+        // a plain login the server turned down (that would send the password twice).
+        let tls_began = Arc::new(AtomicBool::new(false));
         let with_tls = |cfg: &mut Config, m: postgres::config::SslMode| match self.tls.connector() {
-            Some(c) => cfg.ssl_mode(m).connect(c),
+            Some(c) => cfg.ssl_mode(m).connect(Flagged {
+                inner: c,
+                began: tls_began.clone(),
+            }),
             None => plain(cfg),
         };
         use postgres::config::SslMode as Pm;
-        match mode {
-            SslMode::Disable => plain(&mut cfg).map_err(|e| words(&e)),
-            // allow: plain first; TLS when the server refuses it (e.g. hostssl only).
-            SslMode::Allow => match plain(&mut cfg) {
-                Err(e) if e.as_db_error().is_some() => with_tls(&mut cfg, Pm::Require)
-                    .map_err(|e2| format!("{} (without TLS: {})", words(&e2), words(&e))),
-                r => r.map_err(|e| words(&e)),
-            },
-            // prefer: TLS when offered; plain again when the TLS attempt fails.
-            SslMode::Prefer => match with_tls(&mut cfg, Pm::Prefer) {
-                Err(e) if is_tls_failure(&e) || e.as_db_error().is_some() => plain(&mut cfg)
-                    .map_err(|e2| format!("{} (with TLS: {})", words(&e2), words(&e))),
-                r => r.map_err(|e| words(&e)),
-            },
-            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => {
-                with_tls(&mut cfg, Pm::Require).map_err(|e| words(&e))
-            }
+        if !mode.requires_tls() {
+            return match mode {
+                SslMode::Disable => plain(&mut cfg).map_err(|e| fail(&e)),
+                // allow: plain first; TLS when the server refuses it (e.g. hostssl only).
+                SslMode::Allow => match plain(&mut cfg) {
+                    Err(e) if e.as_db_error().is_some() => {
+                        with_tls(&mut cfg, Pm::Require).map_err(|e2| Failed {
+                            why: format!("{} (without TLS: {})", fail(&e2).why, fail(&e).why),
+                            next_host: unreachable(&e2),
+                        })
+                    }
+                    r => r.map_err(|e| fail(&e)),
+                },
+                // prefer: TLS when offered; plain again when the TLS session failed.
+                _ => match with_tls(&mut cfg, Pm::Prefer) {
+                    Err(e)
+                        if tls_began.load(Ordering::SeqCst)
+                            && (is_tls_failure(&e) || e.as_db_error().is_some()) =>
+                    {
+                        plain(&mut cfg).map_err(|e2| Failed {
+                            why: format!("{} (with TLS: {})", fail(&e2).why, fail(&e).why),
+                            next_host: unreachable(&e2),
+                        })
+                    }
+                    r => r.map_err(|e| fail(&e)),
+                },
+            };
         }
+        with_tls(&mut cfg, Pm::Require).map_err(|e| fail(&e))
     }
 
     /// `host:port/dbname` of the first host, for messages (never the password).
@@ -217,6 +225,83 @@ impl Target {
             .or(self.base.get_user())
             .unwrap_or("");
         format!("{}/{db}", self.hosts[0].describe())
+    }
+}
+
+/// A host that could not be used: why, in words, and whether libpq would go on to the next.
+struct Failed {
+    why: String,
+    next_host: bool,
+}
+
+impl Failed {
+    /// A failure after which libpq tries the next host.
+    fn next(why: String) -> Failed {
+        Failed {
+            why,
+            next_host: true,
+        }
+    }
+}
+
+/// Whether the server could not be reached at all (libpq then tries the next host): a
+/// network error, not a refusal by a server that answered (an error message, a refused
+/// SSLRequest, a failed TLS handshake or certificate check, a password it asked for).
+fn unreachable(e: &postgres::Error) -> bool {
+    if e.as_db_error().is_some() || tls::explain(e).is_some() || is_tls_failure(e) {
+        return false;
+    }
+    let text = chain(e);
+    if text.contains("server does not support TLS") || text.contains("password missing") {
+        return false;
+    }
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.downcast_ref::<std::io::Error>().is_some() {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// A TLS connector that records whether the server accepted the SSLRequest: tokio-postgres
+/// calls `connect` only after the server's `S`.
+struct Flagged<M> {
+    inner: M,
+    began: Arc<AtomicBool>,
+}
+
+/// [`Flagged`]'s per-connection half.
+struct FlaggedConnect<T> {
+    inner: T,
+    began: Arc<AtomicBool>,
+}
+
+impl<S, M: MakeTlsConnect<S>> MakeTlsConnect<S> for Flagged<M> {
+    type Stream = M::Stream;
+    type TlsConnect = FlaggedConnect<M::TlsConnect>;
+    type Error = M::Error;
+
+    fn make_tls_connect(
+        &mut self,
+        domain: &str,
+    ) -> std::result::Result<Self::TlsConnect, M::Error> {
+        Ok(FlaggedConnect {
+            inner: self.inner.make_tls_connect(domain)?,
+            began: self.began.clone(),
+        })
+    }
+}
+
+impl<S, T: TlsConnect<S>> TlsConnect<S> for FlaggedConnect<T> {
+    type Stream = T::Stream;
+    type Error = T::Error;
+    type Future = T::Future;
+
+    fn connect(self, stream: S) -> T::Future {
+        self.began.store(true, Ordering::SeqCst);
+        self.inner.connect(stream)
     }
 }
 

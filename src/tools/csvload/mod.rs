@@ -8,7 +8,6 @@
 
 mod args;
 pub mod conn;
-pub mod conninfo;
 pub mod journal;
 pub mod load;
 pub mod plan;

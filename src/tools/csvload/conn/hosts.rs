@@ -1,42 +1,14 @@
-//! DATABASE to a [`Target`]: libpq's keywords, the PG* environment variables for those the
-//! string leaves out, the host, hostaddr and port lists paired up as libpq pairs them, and
-//! each host's password (from the password file when the string gives none).
+//! DATABASE to a [`Target`]: the string completed as libpq completes it (`pg::conn`: the
+//! service file, the PG* environment, the host lists, the password file), then what csvload
+//! handles itself taken out (TLS, TCP settings, `target_session_attrs`) and the rest handed to
+//! `postgres::Config`. libpq keywords csvload does not support are refused by name.
 
-use super::pgpass::{DEFAULT_SOCKET_DIR, pgpass_lookup};
-use super::{Attrs, HostSpec, Target, chain, usage};
+use super::{Attrs, Target, chain, usage};
 use crate::io::error::Result;
-use crate::tools::csvload::conninfo::{self, Params};
+use crate::pg::conn::conninfo::{self, Params};
+use crate::pg::conn::hosts::{self, Env};
 use crate::tools::csvload::tls::{SslParams, Tls};
 use postgres::Config;
-use std::net::IpAddr;
-use std::path::{Path, PathBuf};
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// The environment variable libpq reads for each keyword it applies when the string leaves
-/// the keyword out.
-const ENV_DEFAULTS: &[(&str, &str)] = &[
-    ("host", "PGHOST"),
-    ("hostaddr", "PGHOSTADDR"),
-    ("port", "PGPORT"),
-    ("user", "PGUSER"),
-    ("dbname", "PGDATABASE"),
-    ("password", "PGPASSWORD"),
-    ("passfile", "PGPASSFILE"),
-    ("options", "PGOPTIONS"),
-    ("application_name", "PGAPPNAME"),
-    ("sslmode", "PGSSLMODE"),
-    ("sslrootcert", "PGSSLROOTCERT"),
-    ("sslcert", "PGSSLCERT"),
-    ("sslkey", "PGSSLKEY"),
-    ("sslsni", "PGSSLSNI"),
-    ("connect_timeout", "PGCONNECT_TIMEOUT"),
-    ("target_session_attrs", "PGTARGETSESSIONATTRS"),
-    ("load_balance_hosts", "PGLOADBALANCEHOSTS"),
-    ("channel_binding", "PGCHANNELBINDING"),
-];
 
 /// libpq's TCP keywords, with libpq's units and meaning (tokio-postgres reads
 /// `tcp_user_timeout` in seconds where libpq means milliseconds, and calls `keepalives_count`
@@ -118,40 +90,66 @@ fn quote(v: &str) -> String {
     format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
+/// libpq keywords csvload does not support, refused by name when set (not empty): what each
+/// would change in libpq, and what to do instead.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("sslpassword", "decrypt an encrypted key with openssl pkey"),
+    ("sslcrl", "certificate revocation lists are not checked"),
+    ("sslcrldir", "certificate revocation lists are not checked"),
+    ("requirepeer", "peer credentials are not checked"),
+    ("require_auth", "authentication methods are not restricted"),
+    (
+        "ssl_max_protocol_version",
+        "TLS 1.2 and 1.3 are both offered",
+    ),
+    ("replication", "csvload opens no replication connections"),
+];
+
 impl Target {
     /// Parses DATABASE (empty: everything from the environment; a string without `=` that is
-    /// not a URL: a database name) and fills what it leaves open from the PG* variables
-    /// (PGHOST, PGHOSTADDR, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGPASSFILE, PGOPTIONS,
-    /// PGAPPNAME, PGSSLMODE, PGSSLROOTCERT, PGSSLCERT, PGSSLKEY, PGSSLSNI, PGCONNECT_TIMEOUT,
-    /// PGTARGETSESSIONATTRS, PGLOADBALANCEHOSTS, PGCHANNELBINDING) and the password file.
+    /// not a URL: a database name) and completes it as libpq does: the service (`service=`,
+    /// PGSERVICE, PGSERVICEFILE, ~/.pg_service.conf, PGSYSCONFDIR/pg_service.conf), then the
+    /// PG* variables, the effective OS user, and the password file.
     pub fn parse(database: &str) -> Result<Target> {
-        let params = conninfo::parse(database.trim())
-            .map_err(|e| usage(&format!("invalid DATABASE: {e}")))?;
-        Self::from_params(params, &|k| env(k), env("HOME").as_deref().map(Path::new))
+        let params =
+            conninfo::parse(database).map_err(|e| usage(&format!("invalid DATABASE: {e}")))?;
+        Self::from_params(params, &Env::process())
     }
 
-    fn from_params(
-        mut p: Params,
-        env: &dyn Fn(&str) -> Option<String>,
-        home: Option<&Path>,
-    ) -> Result<Target> {
-        // Issue 19 item 3: a variable applies when the string does not set the keyword (a
-        // parsed keyword, not the text anywhere in the string).
-        for (key, var) in ENV_DEFAULTS {
-            if p.get(key).is_none()
-                && let Some(v) = env(var)
-            {
-                p.set(key, &v);
-            }
-        }
-        for unsupported in ["sslpassword", "sslcrl", "sslcrldir", "service"] {
-            if p.get(unsupported).is_some_and(|v| !v.is_empty()) {
+    fn from_params(p: Params, env: &Env) -> Result<Target> {
+        let r = hosts::resolve(p, env, "csvload").map_err(|e| usage(&e))?;
+        let mut p = r.params;
+        for (key, why) in UNSUPPORTED {
+            if p.take(key).is_some_and(|v| !v.is_empty()) {
                 return Err(usage(&format!(
-                    "{unsupported} is not supported by csvload (give the settings directly; \
-                     decrypt an encrypted key with openssl pkey)"
+                    "{key} is not supported by csvload ({why}); leave it out"
                 )));
             }
-            p.take(unsupported);
+        }
+        for (key, allowed) in [
+            ("sslcertmode", &["allow"][..]),
+            ("ssl_min_protocol_version", &["TLSv1.2"][..]),
+            ("sslnegotiation", &["postgres"][..]),
+            (
+                "client_encoding",
+                &["UTF8", "utf8", "UTF-8", "utf-8", "auto"][..],
+            ),
+        ] {
+            if let Some(v) = p.take(key).filter(|v| !v.is_empty())
+                && !allowed.contains(&v.as_str())
+            {
+                return Err(usage(&format!(
+                    "{key}={v} is not supported by csvload (only {})",
+                    allowed.join(", ")
+                )));
+            }
+        }
+        // libpq refuses an empty sslmode (from the string, a service or PGSSLMODE).
+        if p.get("sslmode") == Some("") {
+            return Err(usage(
+                "invalid sslmode value: \"\" (use disable, allow, prefer, require, verify-ca \
+                 or verify-full)",
+            ));
         }
         let ssl = SslParams {
             mode: p.take("sslmode"),
@@ -160,15 +158,15 @@ impl Target {
             key: p.take("sslkey"),
             sni: p.take("sslsni"),
         };
-        // Ignored as in libpq 16 (obsolete) or meaningless here.
-        for ignored in ["sslcompression", "requiressl", "fallback_application_name"] {
-            if ignored == "fallback_application_name"
-                && p.get("application_name").is_none()
-                && let Some(v) = p.get(ignored).map(str::to_string)
-            {
-                p.set("application_name", &v);
-            }
+        // libpq 17 ignores sslcompression (obsolete); the Kerberos settings matter only to
+        // GSSAPI authentication, which csvload does not offer (such a login fails).
+        for ignored in ["sslcompression", "krbsrvname", "gsslib", "gssdelegation"] {
             p.take(ignored);
+        }
+        if let Some(v) = p.take("fallback_application_name")
+            && p.get("application_name").is_none_or(str::is_empty)
+        {
+            p.set("application_name", &v);
         }
         match p.take("gssencmode").as_deref() {
             None | Some("") | Some("disable") | Some("prefer") => {}
@@ -201,23 +199,10 @@ impl Target {
                 )));
             }
         };
-        if p.get("user").is_none_or(str::is_empty) {
-            p.set(
-                "user",
-                &env("USER")
-                    .or_else(|| env("LOGNAME"))
-                    .unwrap_or_else(|| "postgres".into()),
-            );
-        }
-        if p.get("application_name").is_none() {
+        if p.get("application_name").is_none_or(str::is_empty) {
             p.set("application_name", "csvload");
         }
         let net = NetParams::take(&mut p)?;
-        let password = p.take("password");
-        let passfile = p.take("passfile");
-        let host_list = p.take("host").unwrap_or_default();
-        let addr_list = p.take("hostaddr").unwrap_or_default();
-        let port_list = p.take("port").unwrap_or_default();
 
         let mut text = String::new();
         for (k, v) in p.iter() {
@@ -227,96 +212,11 @@ impl Target {
             .parse()
             .map_err(|e: postgres::Error| usage(&format!("invalid DATABASE: {}", chain(&e))))?;
         net.apply(&mut base);
-        let user = base.get_user().unwrap_or("").to_string();
-        let dbname = base.get_dbname().unwrap_or(&user).to_string();
-
-        // libpq's connectOptions2: the host and hostaddr lists pair up; one port serves all.
-        let split = |s: &str| -> Vec<String> {
-            if s.is_empty() {
-                Vec::new()
-            } else {
-                s.split(',').map(|x| x.trim().to_string()).collect()
-            }
-        };
-        let mut hosts = split(&host_list);
-        let addrs = split(&addr_list);
-        if !hosts.is_empty() && !addrs.is_empty() && hosts.len() != addrs.len() {
-            return Err(usage(&format!(
-                "could not match {} host names to {} hostaddr values",
-                hosts.len(),
-                addrs.len()
-            )));
-        }
-        if hosts.is_empty() {
-            hosts = vec![String::new(); addrs.len().max(1)];
-        }
-        let ports = split(&port_list);
-        if ports.len() > 1 && ports.len() != hosts.len() {
-            return Err(usage(&format!(
-                "could not match {} port numbers to {} hosts",
-                ports.len(),
-                hosts.len()
-            )));
-        }
-        let pgpass = passfile
-            .filter(|f| !f.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home.map(|h| h.join(".pgpass")));
-        let mut specs = Vec::with_capacity(hosts.len());
-        for (i, host) in hosts.into_iter().enumerate() {
-            let hostaddr =
-                match addrs.get(i).filter(|a| !a.is_empty()) {
-                    Some(a) => Some(a.parse::<IpAddr>().map_err(|_| {
-                        usage(&format!("invalid hostaddr \"{a}\": not an IP address"))
-                    })?),
-                    None => None,
-                };
-            let host = if host.is_empty() && hostaddr.is_none() {
-                default_host()
-            } else {
-                host
-            };
-            let port_text = ports.get(i).or(ports.first()).cloned().unwrap_or_default();
-            let port = if port_text.is_empty() {
-                5432
-            } else {
-                port_text
-                    .parse::<u16>()
-                    .map_err(|_| usage(&format!("invalid port number: \"{port_text}\"")))?
-            };
-            let mut spec = HostSpec {
-                host,
-                hostaddr,
-                port,
-                password: password.clone(),
-                password_file: None,
-            };
-            if spec.password.is_none()
-                && let Some(file) = &pgpass
-            {
-                // libpq looks up the host name if given, else the address.
-                let key_host = if spec.host.is_empty() {
-                    addrs.get(i).cloned().unwrap_or_default()
-                } else {
-                    spec.host.clone()
-                };
-                let port_key = if port_text.is_empty() {
-                    "5432".to_string()
-                } else {
-                    port_text.clone()
-                };
-                if let Some(pw) = pgpass_lookup(file, &key_host, &port_key, &dbname, &user) {
-                    spec.password = Some(pw);
-                    spec.password_file = Some(file.clone());
-                }
-            }
-            specs.push(spec);
-        }
-        let sockets_only = specs.iter().all(HostSpec::unix);
-        let tls = Tls::new(&ssl, home, sockets_only).map_err(|e| usage(&e))?;
+        let sockets_only = r.hosts.iter().all(|h| h.unix());
+        let tls = Tls::new(&ssl, env.home.as_deref(), sockets_only).map_err(|e| usage(&e))?;
         Ok(Target {
             base,
-            hosts: specs,
+            hosts: r.hosts,
             tls,
             random,
             attrs,
@@ -325,21 +225,12 @@ impl Target {
     }
 }
 
-/// Where libpq connects when no host is given: its socket directory when it exists, else
-/// TCP localhost.
-fn default_host() -> String {
-    if Path::new(DEFAULT_SOCKET_DIR).is_dir() {
-        DEFAULT_SOCKET_DIR.into()
-    } else {
-        "localhost".into()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::csvload::conn::pgpass::pgpass_host;
+    use crate::pg::conn::pgpass::{DEFAULT_SOCKET_DIR, host_key as pgpass_host};
     use crate::tools::csvload::tls::SslMode;
+    use std::path::Path;
 
     /// A target parsed with a fixed environment (never the test process's own).
     fn target(s: &str, vars: &[(&str, &str)], home: Option<&Path>) -> Result<Target> {
@@ -347,8 +238,13 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let env = move |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-        Target::from_params(conninfo::parse(s).unwrap(), &env, home)
+        let var = move |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        let env = Env {
+            var: &var,
+            home: home.map(Path::to_path_buf),
+            os_user: Ok("osuser".into()),
+        };
+        Target::from_params(conninfo::parse(s).map_err(|e| usage(&e))?, &env)
     }
 
     /// Issue 16 of 19: libpq's passwordFromFile looks a socket directory up by its path, and
@@ -587,7 +483,57 @@ mod tests {
         }
         assert!(e("host=h connect_timeout=5s").contains("\"connect_timeout\""));
         assert!(e("host=h keepalives=on").contains("\"keepalives\""));
-        assert!(e("host=h keepalives_retries=3").contains("keepalives_count"));
+        assert!(e("host=h keepalives_retries=3").contains("\"keepalives_retries\""));
+    }
+
+    /// Issue 32 items 1, 2, 4 and 6: PGREQUIRESSL, the service of PGSERVICE, an empty
+    /// sslmode refused, the effective OS user (not $USER) as the default user.
+    #[test]
+    fn libpq_defaults_requiressl_service_user() {
+        let mode = |s: &str, vars: &[(&str, &str)]| target(s, vars, None).map(|t| t.tls.mode);
+        assert_eq!(
+            mode("host=h", &[("PGREQUIRESSL", "1")]).unwrap(),
+            SslMode::Require
+        );
+        // PGSSLMODE wins over PGREQUIRESSL; a keyword over both.
+        assert_eq!(
+            mode("host=h", &[("PGREQUIRESSL", "1"), ("PGSSLMODE", "disable")]).unwrap(),
+            SslMode::Disable
+        );
+        assert_eq!(
+            mode("host=h requiressl=0", &[("PGSSLMODE", "require")]).unwrap(),
+            SslMode::Prefer
+        );
+        for (s, vars) in [
+            ("host=h sslmode=", &[][..]),
+            ("host=h sslmode=''", &[][..]),
+            ("postgresql://h/d?sslmode=", &[][..]),
+            ("host=h", &[("PGSSLMODE", "")][..]),
+        ] {
+            let e = mode(s, vars)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.contains("invalid sslmode value: \"\""), "{s}: {e}");
+        }
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join(".pg_service.conf"),
+            "[s]\nhost=svc\nsslmode=require\nuser=svcuser\n",
+        )
+        .unwrap();
+        let t = target(
+            "dbname=x",
+            &[("PGSERVICE", "s"), ("PGHOST", "envhost")],
+            Some(home.path()),
+        )
+        .unwrap();
+        assert_eq!(t.hosts[0].host, "svc");
+        assert_eq!(t.tls.mode, SslMode::Require);
+        assert_eq!(t.base.get_user(), Some("svcuser"));
+        let t = target("host=h", &[("USER", "envuser"), ("LOGNAME", "x")], None).unwrap();
+        assert_eq!(t.base.get_user(), Some("osuser"));
+        assert_eq!(t.base.get_dbname(), Some("osuser"));
     }
 
     #[test]

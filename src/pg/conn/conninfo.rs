@@ -1,9 +1,66 @@
-//! libpq connection strings parsed the way libpq parses them (`key=value` strings, `postgres://`
-//! and `postgresql://` URLs, a bare database name), into an ordered list of keywords.
+//! libpq connection strings parsed the way libpq's `conninfo_parse` and `conninfo_uri_parse`
+//! parse them (`key=value` strings, `postgres://` and `postgresql://` URLs, a bare database
+//! name), into an ordered list of keywords.
 //!
 //! The `postgres` crate has its own parser, but it refuses libpq keywords it does not know
-//! (`sslmode=verify-full`, `sslrootcert`, `passfile`, ...), so csvload reads the string itself,
-//! takes out what it handles (TLS, hosts, passwords) and hands the rest on.
+//! (`sslmode=verify-full`, `sslrootcert`, `passfile`, ...) and splits on any Unicode white
+//! space, so the string is read here; a tool takes out what it handles and hands the rest on.
+//! As in libpq: white space is ASCII's (C `isspace`: space, tab, LF, VT, FF, CR; a no-break
+//! space is part of a value), `requiressl=V` is stored as `sslmode` (`require` when V starts
+//! with `1`, else `prefer`) at its place among the keywords, and a keyword libpq does not know
+//! is refused.
+
+/// Every keyword libpq 17 knows (`PQconninfoOptions`), in its order. `requiressl` is not one:
+/// libpq reads it as `sslmode` (see [`Params::store`]).
+pub const KEYWORDS: &[&str] = &[
+    "service",
+    "user",
+    "password",
+    "passfile",
+    "channel_binding",
+    "connect_timeout",
+    "dbname",
+    "host",
+    "hostaddr",
+    "port",
+    "client_encoding",
+    "options",
+    "application_name",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "sslmode",
+    "sslnegotiation",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslcertmode",
+    "sslpassword",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "require_auth",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "gssencmode",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "replication",
+    "target_session_attrs",
+    "load_balance_hosts",
+];
+
+/// C's `isspace` in the C locale (what libpq's parsers test): ASCII white space including the
+/// vertical tab, which Rust's `is_ascii_whitespace` leaves out.
+pub fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
 
 /// The keywords of a connection string in the order given; a later repetition of a keyword
 /// replaces the earlier value, as in libpq.
@@ -33,6 +90,25 @@ impl Params {
         Some(self.0.remove(i).1)
     }
 
+    /// libpq's `conninfo_storeval`: a known keyword set (`requiressl` becomes `sslmode`);
+    /// an unknown one refused in libpq's words.
+    pub fn store(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if key == "requiressl" {
+            let mode = if value.starts_with('1') {
+                "require"
+            } else {
+                "prefer"
+            };
+            self.set("sslmode", mode);
+            return Ok(());
+        }
+        if !KEYWORDS.contains(&key) {
+            return Err(format!("invalid connection option \"{key}\""));
+        }
+        self.set(key, value);
+        Ok(())
+    }
+
     /// Every keyword and value, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
@@ -43,7 +119,7 @@ impl Params {
 /// surrounding whitespace; anything else (empty, `10s`, `1.5`) is refused in libpq's words.
 pub fn parse_int_param(key: &str, value: &str) -> Result<i32, String> {
     value
-        .trim()
+        .trim_matches(is_space)
         .parse::<i32>()
         .map_err(|_| format!("invalid integer value \"{value}\" for connection option \"{key}\""))
 }
@@ -76,21 +152,21 @@ fn parse_kv(s: &str) -> Result<Params, String> {
     let mut p = Params::default();
     let mut it = s.chars().peekable();
     loop {
-        while it.next_if(|c| c.is_whitespace()).is_some() {}
+        while it.next_if(|c| is_space(*c)).is_some() {}
         if it.peek().is_none() {
             return Ok(p);
         }
         let mut key = String::new();
-        while let Some(c) = it.next_if(|c| !c.is_whitespace() && *c != '=') {
+        while let Some(c) = it.next_if(|c| !is_space(*c) && *c != '=') {
             key.push(c);
         }
-        while it.next_if(|c| c.is_whitespace()).is_some() {}
+        while it.next_if(|c| is_space(*c)).is_some() {}
         if it.next() != Some('=') {
             return Err(format!(
                 "missing \"=\" after \"{key}\" in connection info string"
             ));
         }
-        while it.next_if(|c| c.is_whitespace()).is_some() {}
+        while it.next_if(|c| is_space(*c)).is_some() {}
         let mut value = String::new();
         if it.next_if_eq(&'\'').is_some() {
             loop {
@@ -108,7 +184,7 @@ fn parse_kv(s: &str) -> Result<Params, String> {
                 }
             }
         } else {
-            while let Some(c) = it.next_if(|c| !c.is_whitespace()) {
+            while let Some(c) = it.next_if(|c| !is_space(*c)) {
                 if c == '\\' {
                     if let Some(n) = it.next() {
                         value.push(n);
@@ -118,7 +194,7 @@ fn parse_kv(s: &str) -> Result<Params, String> {
                 }
             }
         }
-        p.set(&key, &value);
+        p.store(&key, &value)?;
     }
 }
 
@@ -205,8 +281,10 @@ fn parse_url(whole: &str, rest: &str) -> Result<Params, String> {
             // libpq's JDBC compatibility: ssl=true is sslmode=require.
             if k == "ssl" && v == "true" {
                 p.set("sslmode", "require");
+            } else if k != "requiressl" && !KEYWORDS.contains(&k.as_str()) {
+                return Err(format!("invalid URI query parameter: \"{k}\""));
             } else {
-                p.set(&k, &v);
+                p.store(&k, &v)?;
             }
         }
     } else if !rest.is_empty() {
@@ -291,10 +369,48 @@ mod tests {
         assert!(parse("dbname").is_ok()); // no '=': a bare name
         assert!(parse("dbname= 'x").unwrap_err().contains("unterminated"));
         assert!(
-            parse("a=1 b")
+            parse("dbname=1 b")
                 .unwrap_err()
                 .contains("missing \"=\" after \"b\"")
         );
+        // Keywords libpq does not know are refused in its words.
+        assert_eq!(parse("a=1").unwrap_err(), "invalid connection option \"a\"");
+        assert!(
+            parse("postgresql://h/d?frob=1")
+                .unwrap_err()
+                .contains("frob")
+        );
+    }
+
+    /// Issue 32 items 1 and 3: white space is ASCII's (a no-break space is part of a value;
+    /// a vertical tab separates), and requiressl is sslmode at its place in the string.
+    #[test]
+    fn ascii_space_and_requiressl() {
+        let p = parse("dbname=app\u{a0}sslmode=disable").unwrap();
+        assert_eq!(kv(&p), pairs(&[("dbname", "app\u{a0}sslmode=disable")]));
+        let p = parse("dbname=app\x0bsslmode=require").unwrap();
+        assert_eq!(p.get("sslmode"), Some("require"));
+        let mode = |s: &str| parse(s).unwrap().get("sslmode").map(str::to_string);
+        assert_eq!(mode("requiressl=1").as_deref(), Some("require"));
+        assert_eq!(mode("requiressl=10").as_deref(), Some("require"));
+        assert_eq!(mode("requiressl=0").as_deref(), Some("prefer"));
+        assert_eq!(mode("requiressl=yes").as_deref(), Some("prefer"));
+        assert_eq!(
+            mode("requiressl=1 sslmode=disable").as_deref(),
+            Some("disable")
+        );
+        assert_eq!(
+            mode("sslmode=disable requiressl=1").as_deref(),
+            Some("require")
+        );
+        assert_eq!(
+            mode("postgresql://h/d?requiressl=1").as_deref(),
+            Some("require")
+        );
+        // An empty sslmode stays empty (and is refused later, as libpq refuses it).
+        assert_eq!(mode("sslmode=").as_deref(), Some(""));
+        assert_eq!(mode("sslmode=''").as_deref(), Some(""));
+        assert_eq!(mode("postgresql://h/d?sslmode=").as_deref(), Some(""));
     }
 
     #[test]

@@ -1,0 +1,11 @@
+//! PostgreSQL client connection knowledge, as libpq has it: connection strings and URLs
+//! ([`conninfo`]), the connection service file ([`service`]), the password file
+//! ([`pgpass`]), and a string completed from the service, the PG* environment and the
+//! defaults into a host list ([`hosts`]). Any tool that connects uses these, so every tool
+//! reaches the server, database and user psql would. TLS is the connecting tool's (csvload's
+//! `tls.rs` today).
+
+pub mod conninfo;
+pub mod hosts;
+pub mod pgpass;
+pub mod service;
