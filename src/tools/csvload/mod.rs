@@ -15,6 +15,7 @@ pub mod session;
 pub mod sqlfile;
 pub mod stall;
 pub mod target;
+mod certverify;
 pub mod tls;
 pub mod verify;
 

@@ -20,17 +20,21 @@
 //!   be readable by group or others (0640 allowed for root-owned keys).
 //! - TLS is never used on Unix sockets.
 //!
+//! - Certificates are verified as OpenSSL verifies them for libpq, X.509 v1 included, and
+//!   verify-full matches the host name as libpq does (subjectAltName, else the Common Name):
+//!   see [`super::certverify`], which says why it is not rustls's webpki verifier.
+//! - Every failure is said in words (`explain`): the certificate refused and why, the TLS
+//!   alert a server sent (e.g. `unknown_ca` for a client certificate it does not trust).
+//!
 //! Differences from libpq: encrypted keys (`sslpassword`) and CRLs (`sslcrl`) are refused with a
-//! message; verify-full matches the certificate's subjectAltName entries only (no fallback to
-//! the Common Name of SAN-less certificates, which today's CAs no longer issue).
+//! message; certverify.rs lists the differences of its certificate checks from OpenSSL's.
 
+use super::certverify::{self, Cert, Refusal};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
+use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, SignatureScheme};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -156,9 +160,8 @@ impl Tls {
         };
         let roots = if system {
             let found = rustls_native_certs::load_native_certs();
-            let mut store = RootCertStore::empty();
-            let (added, _) = store.add_parsable_certificates(found.certs);
-            if added == 0 {
+            let store = certverify::parse_roots(&found.certs);
+            if store.is_empty() {
                 return Err(
                     "sslrootcert=system: no trusted root certificates found in the operating \
                      system's store"
@@ -189,39 +192,61 @@ impl Tls {
                 _ => None,
             }
         };
-        let (verifier, verifies): (Arc<dyn ServerCertVerifier>, String) = match roots {
+        let algs = provider.signature_verification_algorithms;
+        let (roots, verifies) = match roots {
             None => (
-                Arc::new(NoChainCheck {
-                    algs: provider.signature_verification_algorithms,
-                }),
+                None,
                 "nothing (no root certificate file: the server is not authenticated)".into(),
             ),
             Some((store, from)) if mode == SslMode::VerifyFull => (
-                rustls::client::WebPkiServerVerifier::builder_with_provider(
-                    Arc::new(store),
-                    provider.clone(),
-                )
-                .build()
-                .map_err(|e| format!("cannot use the root certificates: {e}"))?,
+                Some(store),
                 format!("the certificate chain to {from} and the host name"),
             ),
             Some((store, from)) => (
-                Arc::new(ChainOnly {
-                    roots: Arc::new(store),
-                    algs: provider.signature_verification_algorithms,
-                }),
+                Some(store),
                 format!("the certificate chain to {from} (not the host name)"),
             ),
         };
-        let builder = ClientConfig::builder_with_provider(provider)
+        let verifier = Arc::new(Verifier {
+            roots,
+            full: mode == SslMode::VerifyFull,
+            algs,
+        });
+        let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS setup: {e}"))?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
         let mut config = match client_cert(p, home)? {
-            Some((chain, key)) => builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| format!("cannot use the client certificate: {e}"))?,
+            Some((chain, key, cert_path, key_path)) => {
+                // Not `with_client_auth_cert`: it parses the certificate with webpki to
+                // compare keys, which refuses X.509 v1 certificates; the server (OpenSSL)
+                // takes them, so the key is compared here on our own parse.
+                let signer = provider.key_provider.load_private_key(key).map_err(|e| {
+                    format!(
+                        "could not load private key file \"{}\": {}",
+                        key_path.display(),
+                        rustls_words(&e)
+                    )
+                })?;
+                let cert = Cert::parse(&chain[0], "the client certificate").map_err(|r| {
+                    format!("client certificate file \"{}\": {r}", cert_path.display())
+                })?;
+                if let Some(public) = signer.public_key()
+                    && public.as_ref() != cert.spki()
+                {
+                    return Err(format!(
+                        "certificate does not match private key file \"{}\" (client \
+                         certificate \"{}\")",
+                        key_path.display(),
+                        cert_path.display()
+                    ));
+                }
+                let certified = rustls::sign::CertifiedKey::new(chain, signer);
+                builder.with_client_cert_resolver(Arc::new(rustls::sign::SingleCertAndKey::from(
+                    certified,
+                )))
+            }
             None => builder.with_no_client_auth(),
         };
         if p.sni.as_deref() == Some("0") {
@@ -242,17 +267,17 @@ impl Tls {
     }
 }
 
-fn read_roots(path: &Path) -> Result<RootCertStore, String> {
-    let mut store = RootCertStore::empty();
+fn read_roots(path: &Path) -> Result<Vec<Cert>, String> {
     let certs = read_certs(path, "root certificate")?;
-    let (added, _) = store.add_parsable_certificates(certs);
-    if added == 0 {
-        return Err(format!(
-            "root certificate file \"{}\" holds no usable certificate",
-            path.display()
-        ));
+    let mut roots = Vec::new();
+    for (i, der) in certs.iter().enumerate() {
+        // OpenSSL refuses a root file with a certificate it cannot parse.
+        roots.push(
+            Cert::parse(der, &format!("certificate {} of the root certificate file", i + 1))
+                .map_err(|r| format!("root certificate file \"{}\": {r}", path.display()))?,
+        );
     }
-    Ok(store)
+    Ok(roots)
 }
 
 fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
@@ -268,8 +293,13 @@ fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, S
     Ok(certs)
 }
 
-/// The client certificate chain and key, when the certificate file exists.
-type ClientCert = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
+/// The client certificate chain and key, when the certificate file exists, and both files.
+type ClientCert = (
+    Vec<CertificateDer<'static>>,
+    PrivateKeyDer<'static>,
+    PathBuf,
+    PathBuf,
+);
 
 fn client_cert(p: &SslParams, home: Option<&Path>) -> Result<Option<ClientCert>, String> {
     let cert_path = match p.cert.as_deref().filter(|c| !c.is_empty()) {
@@ -336,77 +366,41 @@ fn client_cert(p: &SslParams, home: Option<&Path>) -> Result<Option<ClientCert>,
             key_path.display()
         )
     })?;
-    Ok(Some((chain, key)))
+    Ok(Some((chain, key, cert_path, key_path)))
 }
 
-/// `require` without root certificates: the server's certificate is not checked (libpq does
-/// the same), but the handshake signatures still are, so the session is bound to the key in
-/// the certificate the server sent (and channel binding can rely on it).
+/// The server certificate verifier for every mode that uses TLS. Without root certificates
+/// (`require`/`prefer`/`allow` and no `sslrootcert` file) the server's certificate is not
+/// checked (libpq does the same), but the handshake signatures still are, so the session is
+/// bound to the key in the certificate the server sent (and channel binding can rely on it).
+/// With roots, the chain is checked as OpenSSL does (certverify.rs), and with verify-full the
+/// host name as libpq does. The handshake signatures are checked on our own parse of the
+/// certificate: rustls's functions parse it with webpki, which refuses X.509 v1.
 #[derive(Debug)]
-struct NoChainCheck {
+struct Verifier {
+    roots: Option<Vec<Cert>>,
+    full: bool,
     algs: WebPkiSupportedAlgorithms,
 }
 
-/// `verify-ca` (and `require`/`prefer`/`allow` with a root certificate file): the chain to a
-/// trusted root, validity dates and key usage are checked; the host name is not.
-#[derive(Debug)]
-struct ChainOnly {
-    roots: Arc<RootCertStore>,
-    algs: WebPkiSupportedAlgorithms,
-}
-
-impl ServerCertVerifier for NoChainCheck {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algs.supported_schemes()
-    }
-}
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
         intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
+        server_name: &ServerName<'_>,
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let cert = rustls::server::ParsedCertificate::try_from(end_entity)?;
-        rustls::client::verify_server_cert_signed_by_trust_anchor(
-            &cert,
-            &self.roots,
-            intermediates,
-            now,
-            self.algs.all,
-        )?;
+        let Some(roots) = &self.roots else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        let leaf = certverify::verify_chain(end_entity, intermediates, roots, now, &self.algs)
+            .map_err(certverify::into_rustls)?;
+        if self.full {
+            certverify::check_host(&leaf, &certverify::host_of(server_name))
+                .map_err(certverify::into_rustls)?;
+        }
         Ok(ServerCertVerified::assertion())
     }
 
@@ -416,7 +410,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
+        certverify::verify_handshake_signature(message, cert, dss, &self.algs, false)
     }
 
     fn verify_tls13_signature(
@@ -425,7 +419,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
+        certverify::verify_handshake_signature(message, cert, dss, &self.algs, true)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -453,35 +447,133 @@ pub fn explain(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     None
 }
 
+/// The RFC 8446 name of a TLS alert.
+fn alert_name(code: u8) -> String {
+    let name = match code {
+        0x00 => "close_notify",
+        0x0a => "unexpected_message",
+        0x14 => "bad_record_mac",
+        0x16 => "record_overflow",
+        0x28 => "handshake_failure",
+        0x2a => "bad_certificate",
+        0x2b => "unsupported_certificate",
+        0x2c => "certificate_revoked",
+        0x2d => "certificate_expired",
+        0x2e => "certificate_unknown",
+        0x2f => "illegal_parameter",
+        0x30 => "unknown_ca",
+        0x31 => "access_denied",
+        0x32 => "decode_error",
+        0x33 => "decrypt_error",
+        0x46 => "protocol_version",
+        0x47 => "insufficient_security",
+        0x50 => "internal_error",
+        0x56 => "inappropriate_fallback",
+        0x5a => "user_canceled",
+        0x6d => "missing_extension",
+        0x6e => "unsupported_extension",
+        0x70 => "unrecognized_name",
+        0x74 => "certificate_required",
+        0x78 => "no_application_protocol",
+        _ => return format!("alert number {code}"),
+    };
+    name.to_string()
+}
+
+/// What a fatal alert from the server means for csvload's user.
+fn alert_words(code: u8) -> String {
+    let name = alert_name(code);
+    let why = match code {
+        // The server (OpenSSL) refused our client certificate.
+        0x30 => "the server refused the client certificate (sslcert): it does not trust the \
+                 certificate authority that issued it (check the server's ssl_ca_file)",
+        0x2d => "the server refused the client certificate (sslcert): it has expired",
+        0x2a | 0x2b | 0x2e | 0x2c => {
+            "the server refused the client certificate (sslcert) or could not verify it"
+        }
+        0x74 => "the server requires a client certificate and none was sent (sslcert)",
+        0x28 => "the server and csvload have no TLS version, cipher suite or signature \
+                 scheme in common",
+        0x46 => "the server does not accept the TLS versions csvload offers (1.2 and 1.3)",
+        0x33 => "the server could not verify the handshake (a wrong client key?)",
+        _ => "the server ended the TLS handshake",
+    };
+    format!("{why} (TLS alert {name} from the server)")
+}
+
+/// A CamelCase name as lower-case words ("ServerDoesNotSupportTls12Or13" -> "server does not
+/// support tls12 or13"): rustls's detail enums have no Display of their own.
+fn camel_words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The variant name of a rustls detail enum, in words.
+fn detail_words(d: &dyn std::fmt::Debug) -> String {
+    let text = format!("{d:?}");
+    let name: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    camel_words(&name)
+}
+
 fn rustls_words(e: &rustls::Error) -> String {
     use rustls::Error as E;
+    const FAILED: &str = "server certificate verification failed";
     match e {
         E::InvalidCertificate(c) => match c {
+            CertificateError::Other(o) => match o.0.downcast_ref::<Refusal>() {
+                Some(r) => format!("{FAILED}: {r}"),
+                None => format!("{FAILED}: {}", o.0),
+            },
             CertificateError::UnknownIssuer => {
-                "server certificate verification failed: issued by an unknown certificate \
-                 authority (not signed by any certificate in sslrootcert)"
-                    .into()
+                format!("{FAILED}: issued by an unknown certificate authority")
             }
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
-                format!(
-                    "server certificate verification failed: host name mismatch ({c}); \
-                     verify-full checks that the certificate names the host connected to"
-                )
-            }
+            CertificateError::BadSignature => format!(
+                "{FAILED}: the server's handshake signature does not verify with the key of \
+                 its certificate"
+            ),
             CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-                format!("server certificate verification failed: the certificate has expired ({c})")
+                format!("{FAILED}: the certificate has expired")
             }
             CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
-                format!(
-                    "server certificate verification failed: the certificate is not valid yet ({c})"
-                )
+                format!("{FAILED}: the certificate is not valid yet")
             }
-            other => format!("server certificate verification failed: {other}"),
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                format!("{FAILED}: host name mismatch")
+            }
+            other => format!("{FAILED}: {}", detail_words(other)),
         },
-        E::AlertReceived(a) => format!(
-            "the server ended the TLS handshake ({a:?} alert; a server that wants a client \
-             certificate sends this when none or an untrusted one was given)"
+        E::AlertReceived(a) => alert_words(u8::from(*a)),
+        E::NoCertificatesPresented => "the server sent no certificate".into(),
+        E::DecryptError => "TLS failed: a record could not be decrypted".into(),
+        E::PeerIncompatible(why) => format!(
+            "the server's TLS is incompatible with csvload's: {}",
+            detail_words(why)
         ),
-        other => format!("TLS handshake failed: {other}"),
+        E::PeerMisbehaved(why) => format!(
+            "the server broke the TLS protocol: {}",
+            detail_words(why)
+        ),
+        E::InvalidMessage(why) => format!(
+            "the server sent an invalid TLS message ({}); is this port a PostgreSQL server?",
+            detail_words(why)
+        ),
+        E::InappropriateMessage { .. } | E::InappropriateHandshakeMessage { .. } => {
+            "the server sent an unexpected TLS message".into()
+        }
+        E::InconsistentKeys(_) => {
+            "the client certificate does not match its private key (sslcert, sslkey)".into()
+        }
+        E::General(m) => format!("TLS failed: {m}"),
+        E::Other(o) => format!("TLS failed: {}", o.0),
+        other => format!("TLS failed: {}", detail_words(other)),
     }
 }
