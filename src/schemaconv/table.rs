@@ -263,6 +263,22 @@ impl Tables {
         src: &[u8],
         facts: Option<&TableFacts>,
     ) -> (Outcome, Vec<Change>, Vec<u8>) {
+        // A range type CockroachDB does not get (rule crdb-range-type) takes its owner and
+        // comment statements with it.
+        if self.target == Target::Cockroachdb
+            && (kind.starts_with("ALTER TYPE") || kind == "COMMENT ON TYPE")
+        {
+            let at = if kind == "COMMENT ON TYPE" { 3 } else { 2 };
+            if self.ranges.contains(&name_at(toks, src, at).0)
+                && let Some(r) = rules::RULES.iter().find(|r| r.id == "crdb-range-type")
+            {
+                return (
+                    Outcome::Dropped,
+                    vec![super::change(r, self.version)],
+                    Vec::new(),
+                );
+            }
+        }
         let Some(r) = rules::find(self.target, self.key(), kind) else {
             return (Outcome::Unknown, Vec::new(), src.to_vec());
         };
