@@ -263,6 +263,22 @@ impl Tables {
         src: &[u8],
         facts: Option<&TableFacts>,
     ) -> (Outcome, Vec<Change>, Vec<u8>) {
+        // A range type CockroachDB does not get (rule crdb-range-type) takes its owner and
+        // comment statements with it.
+        if self.target == Target::Cockroachdb
+            && (kind.starts_with("ALTER TYPE") || kind == "COMMENT ON TYPE")
+        {
+            let at = if kind == "COMMENT ON TYPE" { 3 } else { 2 };
+            if self.ranges.contains(&name_at(toks, src, at).0)
+                && let Some(r) = rules::RULES.iter().find(|r| r.id == "crdb-range-type")
+            {
+                return (
+                    Outcome::Dropped,
+                    vec![super::change(r, self.version)],
+                    Vec::new(),
+                );
+            }
+        }
         let Some(r) = rules::find(self.target, self.key(), kind) else {
             return (Outcome::Unknown, Vec::new(), src.to_vec());
         };
@@ -762,17 +778,21 @@ impl Tables {
             && let Some(close) = close_of(toks, after)
         {
             for (a, b) in items(toks, after, close) {
+                // `col [WITH OPTIONS] options` (pg_dump writes `id NOT NULL`), or a table
+                // constraint.
                 let with = toks.get(a + 1).is_some_and(|t| t.tok.is_kw("with"))
                     && toks.get(a + 2).is_some_and(|t| t.tok.is_kw("options"));
-                match ident(&toks[a]) {
-                    Some(n) if with && a + 3 < b => {
-                        let opts = text(src, toks[a + 3].start, toks[b - 1].end);
+                let from = if with { a + 3 } else { a + 1 };
+                let col = ident(&toks[a]).filter(|n| from < b && cols.iter().any(|(m, _)| m == n));
+                match col {
+                    Some(n) => {
+                        let opts = text(src, toks[from].start, toks[b - 1].end);
                         if let Some(c) = cols.iter_mut().find(|(m, _)| *m == n) {
                             c.1.push(' ');
                             c.1.push_str(&opts);
                         }
                     }
-                    _ => constraints.push(text(src, toks[a].start, toks[b - 1].end)),
+                    None => constraints.push(text(src, toks[a].start, toks[b - 1].end)),
                 }
             }
             rest = close + 1;

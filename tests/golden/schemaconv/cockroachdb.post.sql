@@ -1,11 +1,13 @@
 \restrict KEY
 
+-- dumpshard-target: cockroachdb:24.3
 --
 -- Post-data part of the dump, written by pgdump2csv: load it after the data.
 --
 
 SET client_encoding = 'UTF8';
 SET standard_conforming_strings = on;
+SET check_function_bodies = false;
 
 
 

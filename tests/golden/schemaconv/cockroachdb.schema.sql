@@ -1,5 +1,6 @@
 \restrict KEY
 
+-- dumpshard-target: cockroachdb:24.3
 --
 -- PostgreSQL database dump
 --
@@ -14,7 +15,7 @@
 SET client_encoding = 'UTF8';
 SET standard_conforming_strings = on;
 -- pgdump2csv: statement dropped (rule crdb-set-config)
--- pgdump2csv: statement dropped (rule crdb-set-session)
+SET check_function_bodies = false;
 -- pgdump2csv: statement dropped (rule crdb-set-session)
 -- pgdump2csv: statement dropped (rule crdb-set-session)
 -- pgdump2csv: statement dropped (rule crdb-set-session)
@@ -91,10 +92,10 @@ ALTER FUNCTION public.tricky() OWNER TO postgres;
 --
 
 CREATE TABLE public."Order" (
-    "Id" integer NOT NULL,
+    "Id" INT4 NOT NULL,
     "select" text,
     "weird ""col"", name" text,
-    "from" integer,
+    "from" INT4,
     "CamelCase" boolean,
     CONSTRAINT "Order_pkey" PRIMARY KEY ("Id")
 );
@@ -107,7 +108,7 @@ ALTER TABLE public."Order" OWNER TO postgres;
 --
 
 CREATE TABLE public.animals (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     name text,
     CONSTRAINT animals_pkey PRIMARY KEY (id)
 );
@@ -120,10 +121,10 @@ ALTER TABLE public.animals OWNER TO postgres;
 --
 
 CREATE TABLE public.arrays (
-    id integer NOT NULL,
-    ints integer[],
+    id INT4 NOT NULL,
+    ints INT4[],
     texts text[],
-    grid integer[],
+    grid INT4[],
     moods public.mood[],
     CONSTRAINT arrays_pkey PRIMARY KEY (id)
 );
@@ -136,7 +137,7 @@ ALTER TABLE public.arrays OWNER TO postgres;
 --
 
 CREATE TABLE public.blobs (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     b bytea,
     note text,
     CONSTRAINT blobs_pkey PRIMARY KEY (id)
@@ -164,7 +165,7 @@ ALTER TABLE public.counter_seq OWNER TO postgres;
 --
 
 CREATE TABLE public.customer (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     name text NOT NULL,
     note text,
     email character varying(100),
@@ -182,8 +183,8 @@ ALTER TABLE public.customer OWNER TO postgres;
 --
 
 CREATE TABLE public.customer_notes (
-    id integer NOT NULL,
-    customer_id integer NOT NULL,
+    id INT4 NOT NULL,
+    customer_id INT4 NOT NULL,
     body text,
     CONSTRAINT customer_notes_pkey PRIMARY KEY (id)
 );
@@ -211,8 +212,8 @@ ALTER TABLE public.customer_summary OWNER TO postgres;
 --
 
 CREATE TABLE public.docs (
-    id integer NOT NULL,
-    j json,
+    id INT4 NOT NULL,
+    j text,
     jb jsonb,
     CONSTRAINT docs_pkey PRIMARY KEY (id)
 );
@@ -225,7 +226,7 @@ ALTER TABLE public.docs OWNER TO postgres;
 --
 
 CREATE TABLE public.dogs (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     name text,
     breed text
 );
@@ -238,9 +239,9 @@ ALTER TABLE public.dogs OWNER TO postgres;
 --
 
 CREATE TABLE public.dropped (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     keep text,
-    tail integer,
+    tail INT4,
     CONSTRAINT dropped_pkey PRIMARY KEY (id)
 );
 
@@ -252,7 +253,7 @@ ALTER TABLE public.dropped OWNER TO postgres;
 --
 
 CREATE TABLE public.empty_table (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     v text,
     CONSTRAINT empty_table_pkey PRIMARY KEY (id)
 );
@@ -265,7 +266,7 @@ ALTER TABLE public.empty_table OWNER TO postgres;
 --
 
 CREATE TABLE public.events (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     happened date NOT NULL,
     kind text,
     payload jsonb,
@@ -280,7 +281,7 @@ ALTER TABLE public.events OWNER TO postgres;
 --
 
 CREATE TABLE public.events_2023 (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     happened date NOT NULL,
     kind text,
     payload jsonb,
@@ -295,7 +296,7 @@ ALTER TABLE public.events_2023 OWNER TO postgres;
 --
 
 CREATE TABLE public.events_2024 (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     happened date NOT NULL,
     kind text,
     payload jsonb,
@@ -310,7 +311,7 @@ ALTER TABLE public.events_2024 OWNER TO postgres;
 --
 
 CREATE TABLE public.events_default (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     happened date NOT NULL,
     kind text,
     payload jsonb,
@@ -325,10 +326,10 @@ ALTER TABLE public.events_default OWNER TO postgres;
 --
 
 CREATE TABLE public.gen (
-    id integer NOT NULL,
-    a integer NOT NULL,
-    b integer,
-    total integer GENERATED ALWAYS AS ((a + COALESCE(b, 0))) STORED,
+    id INT4 NOT NULL,
+    a INT4 NOT NULL,
+    b INT4,
+    total INT4 GENERATED ALWAYS AS ((a + COALESCE(b, 0))) STORED,
     label text,
     CONSTRAINT gen_pkey PRIMARY KEY (id)
 );
@@ -341,8 +342,8 @@ ALTER TABLE public.gen OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_parent (
-    a integer,
-    b integer
+    a INT4,
+    b INT4
 );
 
 
@@ -353,8 +354,8 @@ ALTER TABLE public.gen_parent OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_child (
-    a integer,
-    b integer GENERATED ALWAYS AS ((a * 2)) STORED
+    a INT4,
+    b INT4 GENERATED ALWAYS AS ((a * 2)) STORED
 );
 
 
@@ -365,9 +366,9 @@ ALTER TABLE public.gen_child OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_parted (
-    a integer NOT NULL,
+    a INT4 NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
     CONSTRAINT gen_parted_pkey PRIMARY KEY (a, b)
 );
 
@@ -379,9 +380,9 @@ ALTER TABLE public.gen_parted OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_parted_high (
-    a integer NOT NULL,
+    a INT4 NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
     CONSTRAINT gen_parted_high_pkey PRIMARY KEY (a, b)
 );
 
@@ -393,9 +394,9 @@ ALTER TABLE public.gen_parted_high OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_parted_low (
-    a integer NOT NULL,
+    a INT4 NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
     CONSTRAINT gen_parted_low_pkey PRIMARY KEY (a, b)
 );
 
@@ -407,9 +408,9 @@ ALTER TABLE public.gen_parted_low OWNER TO postgres;
 --
 
 CREATE TABLE public.gen_pk (
-    a integer NOT NULL,
+    a INT4 NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
     CONSTRAINT gen_pk_pkey PRIMARY KEY (a, b)
 );
 
@@ -421,7 +422,7 @@ ALTER TABLE public.gen_pk OWNER TO postgres;
 --
 
 CREATE TABLE public."größe" (
-    "ключ" integer NOT NULL,
+    "ключ" INT4 NOT NULL,
     "värde" text,
     CONSTRAINT "größe_pkey" PRIMARY KEY ("ключ")
 );
@@ -434,7 +435,7 @@ ALTER TABLE public."größe" OWNER TO postgres;
 --
 
 CREATE TABLE public.ident (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     v text,
     CONSTRAINT ident_pkey PRIMARY KEY (id)
 );
@@ -446,14 +447,14 @@ ALTER TABLE public.ident OWNER TO postgres;
 -- Name: ident_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
 --
 
-ALTER TABLE public.ident ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.ident_id_seq
+CREATE SEQUENCE public.ident_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
-    CACHE 1
-);
+    CACHE 1;
+ALTER TABLE public.ident ALTER COLUMN id SET DEFAULT nextval('public.ident_id_seq'::regclass);
+ALTER SEQUENCE public.ident_id_seq OWNED BY public.ident.id;
 
 
 --
@@ -461,7 +462,7 @@ ALTER TABLE public.ident ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 --
 
 CREATE TABLE public.items (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     name text NOT NULL,
     price numeric(10,2),
     CONSTRAINT items_pkey PRIMARY KEY (id)
@@ -497,9 +498,9 @@ ALTER SEQUENCE public.items_id_seq OWNED BY public.items.id;
 --
 
 CREATE TABLE public.late_parent (
-    id integer,
+    id INT4,
     name text,
-    extra integer
+    extra INT4
 );
 
 
@@ -510,9 +511,9 @@ ALTER TABLE public.late_parent OWNER TO postgres;
 --
 
 CREATE TABLE public.late_child (
-    id integer,
+    id INT4,
     name text,
-    extra integer,
+    extra INT4,
     note text
 );
 
@@ -524,15 +525,15 @@ ALTER TABLE public.late_child OWNER TO postgres;
 --
 
 CREATE TABLE public.misc_types (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     addr inet,
-    net cidr,
-    mac macaddr,
+    net INET,
+    mac text CHECK (mac ~ '^[0-9a-f]{2}(:[0-9a-f]{2}){5}$'),
     bits bit(4),
     vbits bit varying(16),
     rng text,
     drng text,
-    pt point,
+    pt text,
     tsv tsvector,
     c "char",
     nm name,
@@ -547,9 +548,9 @@ ALTER TABLE public.misc_types OWNER TO postgres;
 --
 
 CREATE TABLE public.moods (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     m public.mood NOT NULL,
-    qty integer CHECK ((qty > 0)),
+    qty INT4 CHECK ((qty > 0)),
     note text,
     CONSTRAINT moods_pkey PRIMARY KEY (id)
 );
@@ -576,7 +577,7 @@ ALTER TABLE public.mood_counts OWNER TO postgres;
 --
 
 CREATE TABLE public."my.table name" (
-    "key col" integer NOT NULL,
+    "key col" INT4 NOT NULL,
     value text,
     "Mixed.Case col" numeric,
     CONSTRAINT "my.table name_pkey" PRIMARY KEY ("key col")
@@ -590,7 +591,7 @@ ALTER TABLE public."my.table name" OWNER TO postgres;
 --
 
 CREATE TABLE public.nopk (
-    a integer,
+    a INT4,
     b text
 );
 
@@ -602,12 +603,12 @@ ALTER TABLE public.nopk OWNER TO postgres;
 --
 
 CREATE TABLE public.numbers (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     n numeric,
     n40 numeric(40,20),
     r real,
     d double precision,
-    i2 smallint,
+    i2 INT2,
     i8 bigint,
     CONSTRAINT numbers_pkey PRIMARY KEY (id)
 );
@@ -631,7 +632,7 @@ ALTER TABLE public.onecol_date OWNER TO postgres;
 --
 
 CREATE TABLE public.onecol_domain (
-    d integer CHECK ((d > 0))
+    d INT4 CHECK ((d > 0))
 );
 
 
@@ -642,7 +643,7 @@ ALTER TABLE public.onecol_domain OWNER TO postgres;
 --
 
 CREATE TABLE public.onecol_int (
-    v integer
+    v INT4
 );
 
 
@@ -686,7 +687,7 @@ ALTER TABLE public.onecol_nulls OWNER TO postgres;
 --
 
 CREATE TABLE public.onecol_point (
-    p point
+    p text
 );
 
 
@@ -697,7 +698,7 @@ ALTER TABLE public.onecol_point OWNER TO postgres;
 --
 
 CREATE TABLE public.pairs (
-    a integer NOT NULL,
+    a INT4 NOT NULL,
     b text NOT NULL,
     v text,
     CONSTRAINT pairs_pkey PRIMARY KEY (b, a)
@@ -711,7 +712,7 @@ ALTER TABLE public.pairs OWNER TO postgres;
 --
 
 CREATE TABLE public."select" (
-    "table" integer NOT NULL,
+    "table" INT4 NOT NULL,
     "group" text,
     CONSTRAINT select_pkey PRIMARY KEY ("table")
 );
@@ -724,7 +725,7 @@ ALTER TABLE public."select" OWNER TO postgres;
 --
 
 CREATE TABLE public.texts (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     label text NOT NULL,
     val text,
     vc character varying(40),
@@ -758,7 +759,7 @@ COMMENT ON COLUMN public.texts.val IS 'value; with "quotes" and a ''single'' quo
 --
 
 CREATE TABLE public.times (
-    id integer NOT NULL,
+    id INT4 NOT NULL,
     ts timestamp without time zone,
     tstz timestamp with time zone,
     d date,
@@ -780,7 +781,7 @@ ALTER TABLE public.times OWNER TO postgres;
 CREATE TABLE sales.items (
     id bigint NOT NULL,
     sku text NOT NULL,
-    qty integer DEFAULT 0 NOT NULL,
+    qty INT4 DEFAULT 0 NOT NULL,
     mood public.mood,
     CONSTRAINT items_pkey PRIMARY KEY (id)
 );
@@ -792,14 +793,14 @@ ALTER TABLE sales.items OWNER TO postgres;
 -- Name: items_id_seq; Type: SEQUENCE; Schema: sales; Owner: postgres
 --
 
-ALTER TABLE sales.items ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
-    SEQUENCE NAME sales.items_id_seq
+CREATE SEQUENCE sales.items_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
-    CACHE 1
-);
+    CACHE 1;
+ALTER TABLE sales.items ALTER COLUMN id SET DEFAULT nextval('sales.items_id_seq'::regclass);
+ALTER SEQUENCE sales.items_id_seq OWNED BY sales.items.id;
 
 
 --

@@ -1,5 +1,6 @@
 \restrict KEY
 
+-- dumpshard-target: yugabytedb:2024.2
 --
 -- Post-data part of the dump, written by pgdump2csv: load it after the data.
 --
@@ -15,7 +16,6 @@ SET xmloption = content;
 SET client_min_messages = warning;
 SET row_security = off;
 SET default_tablespace = '';
-SET default_table_access_method = heap;
 
 
 

@@ -1,5 +1,6 @@
 \restrict KEY
 
+-- dumpshard-target: yugabytedb:2024.2
 --
 -- PostgreSQL database dump
 --
@@ -85,7 +86,7 @@ ALTER FUNCTION public.tricky() OWNER TO postgres;
 
 SET default_tablespace = '';
 
-SET default_table_access_method = heap;
+-- pgdump2csv: statement dropped (rule yb-set-access-method)
 
 --
 -- Name: Order; Type: TABLE; Schema: public; Owner: postgres
@@ -226,9 +227,10 @@ ALTER TABLE public.docs OWNER TO postgres;
 --
 
 CREATE TABLE public.dogs (
+    id integer NOT NULL,
+    name text,
     breed text
-)
-INHERITS (public.animals);
+);
 
 
 ALTER TABLE public.dogs OWNER TO postgres;
@@ -329,7 +331,7 @@ CREATE TABLE public.gen (
     id integer NOT NULL,
     a integer NOT NULL,
     b integer,
-    total integer GENERATED ALWAYS AS ((a + COALESCE(b, 0))) STORED,
+    total integer,
     label text,
     CONSTRAINT gen_pkey PRIMARY KEY (id ASC)
 );
@@ -355,9 +357,8 @@ ALTER TABLE public.gen_parent OWNER TO postgres;
 
 CREATE TABLE public.gen_child (
     a integer,
-    b integer GENERATED ALWAYS AS ((a * 2)) STORED
-)
-INHERITS (public.gen_parent);
+    b integer
+);
 
 
 ALTER TABLE public.gen_child OWNER TO postgres;
@@ -369,7 +370,7 @@ ALTER TABLE public.gen_child OWNER TO postgres;
 CREATE TABLE public.gen_parted (
     a integer NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b integer NOT NULL,
     CONSTRAINT gen_parted_pkey PRIMARY KEY (a ASC, b ASC)
 )
 PARTITION BY RANGE (a);
@@ -384,7 +385,7 @@ ALTER TABLE public.gen_parted OWNER TO postgres;
 CREATE TABLE public.gen_parted_high (
     a integer NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b integer NOT NULL,
     CONSTRAINT gen_parted_high_pkey PRIMARY KEY (a ASC, b ASC)
 );
 
@@ -398,7 +399,7 @@ ALTER TABLE public.gen_parted_high OWNER TO postgres;
 CREATE TABLE public.gen_parted_low (
     a integer NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b integer NOT NULL,
     CONSTRAINT gen_parted_low_pkey PRIMARY KEY (a ASC, b ASC)
 );
 
@@ -412,7 +413,7 @@ ALTER TABLE public.gen_parted_low OWNER TO postgres;
 CREATE TABLE public.gen_pk (
     a integer NOT NULL,
     c text NOT NULL,
-    b integer GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
+    b integer NOT NULL,
     CONSTRAINT gen_pk_pkey PRIMARY KEY (a ASC, b ASC)
 );
 
@@ -513,9 +514,11 @@ ALTER TABLE public.late_parent OWNER TO postgres;
 --
 
 CREATE TABLE public.late_child (
+    id integer,
+    name text,
+    extra integer,
     note text
-)
-INHERITS (public.late_parent);
+);
 
 
 ALTER TABLE public.late_child OWNER TO postgres;
