@@ -200,6 +200,9 @@ struct FakeConn {
 struct Fake {
     port: u16,
     seen: Arc<Mutex<Vec<FakeConn>>>,
+    /// Connections being served (a record is pushed when the client is done, which may be
+    /// just after the client process exits).
+    active: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Fake {
@@ -207,19 +210,24 @@ impl Fake {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let s2 = seen.clone();
+        let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (s2, a2) = (seen.clone(), active.clone());
         std::thread::spawn(move || {
             for c in l.incoming() {
                 let Ok(c) = c else { continue };
-                let seen = s2.clone();
+                let (seen, active) = (s2.clone(), a2.clone());
+                // Counted before the first byte is answered, so a client that exited was
+                // counted.
+                active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 std::thread::spawn(move || {
                     if let Some(rec) = Self::serve(c) {
                         seen.lock().unwrap().push(rec);
                     }
+                    active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 });
             }
         });
-        Fake { port, seen }
+        Fake { port, seen, active }
     }
 
     fn serve(mut c: std::net::TcpStream) -> Option<FakeConn> {
@@ -1181,6 +1189,14 @@ impl World {
 
     fn fake_seen(&self, out: &mut Vec<String>) {
         for (name, f) in [("fa", &self.fa), ("fb", &self.fb)] {
+            // Every connection the client made is finished (the client has exited, so each
+            // read ends at once); bounded only against a hung test.
+            let t0 = std::time::Instant::now();
+            while f.active.load(std::sync::atomic::Ordering::SeqCst) > 0
+                && t0.elapsed() < Duration::from_secs(60)
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
             for c in f.seen.lock().unwrap().drain(..) {
                 out.push(format!(
                     "{name}|{}|{}|ssl request {}|password {:?}",
@@ -1340,7 +1356,14 @@ fn csvload_connects_as_libpq_does() {
         ran += 1;
         let (pok, pseen, perr) = w.run(c, false, &format!("c{i}p"));
         let (cok, cseen, cerr) = w.run(c, true, &format!("c{i}c"));
-        if pok != cok || pseen != cseen {
+        // A difference kept (docs/csvload.md): csvload checks its certificate files before
+        // it connects, where libpq sends an SSLRequest first; so when csvload refused without
+        // reaching any server and psql reached none beyond an SSLRequest, they agree.
+        let only_ssl_request = pseen
+            .iter()
+            .all(|x| x.ends_with("|ssl request true|password None"));
+        let kept = !pok && !cok && cseen.is_empty() && only_ssl_request;
+        if !kept && (pok != cok || pseen != cseen) {
             differ.push(format!(
                 "{}: {}\n  psql:    {} {pseen:?}\n           {}\n  csvload: {} {cseen:?}\n           {}",
                 c.name,
