@@ -261,7 +261,11 @@ pub fn resolve(mut p: Params, env: &Env, tool: &str) -> Result<Resolved, String>
             } else {
                 h.host.clone()
             };
-            if let Some(pw) = pgpass::lookup(tool, file, &key_host, &port_text, &dbname, &user) {
+            // An empty password from the file is no password (libpq: "no password
+            // supplied"), and the lookup stops at that line all the same.
+            if let Some(pw) = pgpass::lookup(tool, file, &key_host, &port_text, &dbname, &user)
+                && !pw.is_empty()
+            {
                 h.password = Some(pw);
                 h.password_file = Some(file.clone());
             }
