@@ -11,6 +11,7 @@ mod support;
 
 mod archive;
 mod archive_pg;
+mod conn_tls_recipe;
 mod contract;
 mod csvcheck;
 mod csvcheck_fixtures;
