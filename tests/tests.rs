@@ -12,6 +12,7 @@ mod support;
 mod archive;
 mod archive_pg;
 mod conn_libpq;
+mod conn_tls_recipe;
 mod contract;
 mod csvcheck;
 mod csvcheck_fixtures;

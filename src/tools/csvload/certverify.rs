@@ -690,8 +690,7 @@ fn ipv6(s: &str) -> Option<[u8; 16]> {
 
 /// libpq's wildcard rule: `*.` only at the start, matching one label (no dot), case-blind.
 fn wildcard_match(pattern: &[u8], host: &[u8]) -> bool {
-    if pattern.len() < 3 || pattern[0] != b'*' || pattern[1] != b'.' || pattern.len() > host.len()
-    {
+    if pattern.len() < 3 || pattern[0] != b'*' || pattern[1] != b'.' || pattern.len() > host.len() {
         return false;
     }
     let start = host.len() - pattern.len() + 1;
@@ -810,7 +809,9 @@ pub fn verify_handshake_signature(
         return alg
             .verify_signature(&c.key, message, dss.signature())
             .map(|()| rustls::client::danger::HandshakeSignatureValid::assertion())
-            .map_err(|_| rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature));
+            .map_err(|_| {
+                rustls::Error::InvalidCertificate(rustls::CertificateError::BadSignature)
+            });
     }
     Err(into_rustls(Refusal::Unsupported {
         subject: c.subject.clone(),

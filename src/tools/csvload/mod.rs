@@ -7,6 +7,7 @@
 //! `--post-data` SQL, then verification of every table's row count against the manifests.
 
 mod args;
+mod certverify;
 pub mod conn;
 pub mod journal;
 pub mod load;
@@ -15,7 +16,6 @@ pub mod session;
 pub mod sqlfile;
 pub mod stall;
 pub mod target;
-mod certverify;
 pub mod tls;
 pub mod verify;
 

@@ -273,8 +273,11 @@ fn read_roots(path: &Path) -> Result<Vec<Cert>, String> {
     for (i, der) in certs.iter().enumerate() {
         // OpenSSL refuses a root file with a certificate it cannot parse.
         roots.push(
-            Cert::parse(der, &format!("certificate {} of the root certificate file", i + 1))
-                .map_err(|r| format!("root certificate file \"{}\": {r}", path.display()))?,
+            Cert::parse(
+                der,
+                &format!("certificate {} of the root certificate file", i + 1),
+            )
+            .map_err(|r| format!("root certificate file \"{}\": {r}", path.display()))?,
         );
     }
     Ok(roots)
@@ -485,15 +488,19 @@ fn alert_words(code: u8) -> String {
     let name = alert_name(code);
     let why = match code {
         // The server (OpenSSL) refused our client certificate.
-        0x30 => "the server refused the client certificate (sslcert): it does not trust the \
-                 certificate authority that issued it (check the server's ssl_ca_file)",
+        0x30 => {
+            "the server refused the client certificate (sslcert): it does not trust the \
+                 certificate authority that issued it (check the server's ssl_ca_file)"
+        }
         0x2d => "the server refused the client certificate (sslcert): it has expired",
         0x2a | 0x2b | 0x2e | 0x2c => {
             "the server refused the client certificate (sslcert) or could not verify it"
         }
         0x74 => "the server requires a client certificate and none was sent (sslcert)",
-        0x28 => "the server and csvload have no TLS version, cipher suite or signature \
-                 scheme in common",
+        0x28 => {
+            "the server and csvload have no TLS version, cipher suite or signature \
+                 scheme in common"
+        }
         0x46 => "the server does not accept the TLS versions csvload offers (1.2 and 1.3)",
         0x33 => "the server could not verify the handshake (a wrong client key?)",
         _ => "the server ended the TLS handshake",
@@ -558,10 +565,9 @@ fn rustls_words(e: &rustls::Error) -> String {
             "the server's TLS is incompatible with csvload's: {}",
             detail_words(why)
         ),
-        E::PeerMisbehaved(why) => format!(
-            "the server broke the TLS protocol: {}",
-            detail_words(why)
-        ),
+        E::PeerMisbehaved(why) => {
+            format!("the server broke the TLS protocol: {}", detail_words(why))
+        }
         E::InvalidMessage(why) => format!(
             "the server sent an invalid TLS message ({}); is this port a PostgreSQL server?",
             detail_words(why)
