@@ -915,11 +915,13 @@ fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
         "{said}"
     );
     assert_eq!(
-        pg.psql("shop", "SELECT count(*) FROM shop.order_lines").trim(),
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
         want.to_string()
     );
     assert_eq!(
-        pg.psql("shop", "SELECT count(*) FROM shop.orders WHERE id = 100002").trim(),
+        pg.psql("shop", "SELECT count(*) FROM shop.orders WHERE id = 100002")
+            .trim(),
         "1"
     );
     assert!(out.join(".stamps/verified").exists());
@@ -990,7 +992,10 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
     for l in printed.lines() {
         assert!(l.chars().count() <= 200, "a long line: {l}");
     }
-    assert!(printed.contains("migrate.mk: shop.orders: checking"), "{printed}");
+    assert!(
+        printed.contains("migrate.mk: shop.orders: checking"),
+        "{printed}"
+    );
 
     let o2 = tmp.path().join("o2");
     let again = make(Some(&pg), &sample_vars(&o2, "dbname=a"));
@@ -1101,7 +1106,9 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
     let o = out.to_str().unwrap().to_string();
     let first = std::thread::scope(|s| {
         let run = s.spawn(|| make(Some(&pg), &vars));
-        wait_for("shop.orders's load waiting at row 100750", &|| waiting(false));
+        wait_for("shop.orders's load waiting at row 100750", &|| {
+            waiting(false)
+        });
         let pid = csvload_pid(&[&o, "shop.orders"]).expect("the csvload of shop.orders");
         // SAFETY: a signal to a process of this test's own make.
         unsafe {
