@@ -42,7 +42,7 @@ fn drain(mut r: impl Read) -> (Vec<u8>, Option<String>) {
 /// Every gzip reader of the library on the file at `p`, by name.
 fn paths(p: &Path) -> Vec<(&'static str, (Vec<u8>, Option<String>))> {
     let open = || std::fs::File::open(p).unwrap();
-    let mut v = vec![
+    let v = vec![
         ("sequential", drain(input::sequential_gzip(open()))),
         (
             "input::open, inline",
@@ -62,10 +62,14 @@ fn paths(p: &Path) -> Vec<(&'static str, (Vec<u8>, Option<String>))> {
         ),
     ];
     #[cfg(feature = "isal")]
-    v.push((
-        "ISA-L",
-        drain(input::isal::reader(open(), Default::default())),
-    ));
+    let v = {
+        let mut v = v;
+        v.push((
+            "ISA-L",
+            drain(input::isal::reader(open(), Default::default())),
+        ));
+        v
+    };
     v
 }
 

@@ -63,14 +63,12 @@ pub struct Args {
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 
-    /// Only tables matching PATTERN, as pg_dump -t reads it: `table` or `schema.table`; outside
-    /// double quotes `*` and `?` are wildcards, letters fold to lower case, and the rest is a
-    /// regular expression (`[0-9]`, `(a|b)`, `+`, `{n}`); "Quoted" parts are literal. Unlike
-    /// pg_dump, a PATTERN without a schema matches tables in every schema. Repeatable.
+    /// Only tables matching PATTERN (`table` or `schema.table`; `*` and `?` wildcards;
+    /// unquoted names fold to lower case, "Quoted" ones do not). Repeatable.
     #[arg(short = 't', long = "table", value_name = "PATTERN")]
     pub tables: Vec<String>,
 
-    /// Leave out tables matching PATTERN, as pg_dump -T (same syntax as --table). Repeatable.
+    /// Leave out tables matching PATTERN (same syntax as --table). Repeatable.
     #[arg(short = 'T', long = "exclude-table", value_name = "PATTERN")]
     pub exclude: Vec<String>,
 
@@ -132,8 +130,8 @@ pub struct Args {
     )]
     pub post_data_old: Option<PathBuf>,
 
-    /// Only tables in schemas matching PATTERN, as pg_dump -n (the syntax of --table, without
-    /// the dot). Repeatable. With --table, as in pg_dump, -n and -N
+    /// Only tables in schemas matching PATTERN, as pg_dump -n (`*` and `?` wildcards;
+    /// unquoted names fold to lower case). Repeatable. With --table, as in pg_dump, -n and -N
     /// have no effect. A PATTERN ending in `.sql` or holding a `/` is taken for the old
     /// `--schema FILE` (now --write-schema), with a warning.
     #[arg(short = 'n', long = "schema", value_name = "PATTERN")]
