@@ -20,7 +20,10 @@ fn help_code_spans_are_not_broken() {
         }
     }
     let help = String::from_utf8(Cmd::new("csvsplit").arg("--help").ok()).unwrap();
-    assert!(help.contains("`{n:04}` is the 0-based shard number"), "{help}");
+    assert!(
+        help.contains("`{n:04}` is the 0-based shard number"),
+        "{help}"
+    );
 }
 
 /// csvcheck without --filter but with --bad-rows and --bad-rows-reasons: the summary line
@@ -67,7 +70,9 @@ fn csvload_says_how_to_drop_its_journal() {
         help.contains("It stays in the target") && help.contains("DROP SCHEMA dumpshard"),
         "{help}"
     );
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csvload.md"))
-        .unwrap();
-    assert!(doc.contains("**The journal after the load.**") && doc.contains("DROP SCHEMA dumpshard;"));
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csvload.md")).unwrap();
+    assert!(
+        doc.contains("**The journal after the load.**") && doc.contains("DROP SCHEMA dumpshard;")
+    );
 }

@@ -593,14 +593,26 @@ mod tests {
     #[test]
     fn no_rate_or_eta_before_a_sound_base() {
         let early = Duration::from_millis(1);
-        for (pos, elapsed) in [(0, early), (0, Duration::from_secs(5)), (3_780_000_000, early)] {
+        for (pos, elapsed) in [
+            (0, early),
+            (0, Duration::from_secs(5)),
+            (3_780_000_000, early),
+        ] {
             let f = frame(style(true), 10_000_000_000, pos, elapsed);
             assert!(f.starts_with("tool: ["), "{f}");
-            assert!(!f.contains("/s") && !f.contains("ETA"), "{pos} at {elapsed:?}: {f}");
+            assert!(
+                !f.contains("/s") && !f.contains("ETA"),
+                "{pos} at {elapsed:?}: {f}"
+            );
             let f = frame(style(false), 0, pos, elapsed);
             assert!(!f.contains("/s"), "{f}");
         }
-        let f = frame(style(true), 100_000_000, 50_000_000, Duration::from_secs(10));
+        let f = frame(
+            style(true),
+            100_000_000,
+            50_000_000,
+            Duration::from_secs(10),
+        );
         assert!(f.contains(" 5.00 MB/s ETA 10s m"), "{f}");
         // csvload's bar, in rows, has the same layout; rows done before the run (a resume)
         // are not counted in its rate.
@@ -610,12 +622,12 @@ mod tests {
                 1000,
                 |r| format!("{} rows/s", round_rate(r)),
             ),
+            9000,
             5000,
-            3000,
             Duration::from_secs(2),
         );
         assert!(f.starts_with("tool: ["), "{f}");
-        assert!(f.contains("3,000/5,000 rows 1.00k rows/s ETA 2s m"), "{f}");
+        assert!(f.contains("5,000/9,000 rows 2.00k rows/s ETA 2s m"), "{f}");
     }
 
     #[test]

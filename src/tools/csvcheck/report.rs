@@ -155,10 +155,17 @@ pub(super) fn finish(mut m: Tally, cfg: &Config, columns: &[Column], key: &[usiz
         let show = |p: &std::path::Path| crate::io::names::display_path(p);
         let mut written = Vec::new();
         if cfg.filter {
-            written.push(format!("standard output (the {} good records)", report.good));
+            written.push(format!(
+                "standard output (the {} good records)",
+                report.good
+            ));
         }
         if let Some(p) = &cfg.bad_rows {
-            written.push(format!("{} (the {} bad records, as read)", show(p), report.bad));
+            written.push(format!(
+                "{} (the {} bad records, as read)",
+                show(p),
+                report.bad
+            ));
         }
         if let Some(p) = &cfg.reasons {
             written.push(format!("{} (why each bad record is bad)", show(p)));

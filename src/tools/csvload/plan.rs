@@ -75,14 +75,9 @@ fn display_parts(schema: Option<&str>, name: &str) -> String {
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-            && p
-                .chars()
+            && p.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if plain {
-            p.to_string()
-        } else {
-            quote_ident(p)
-        }
+        if plain { p.to_string() } else { quote_ident(p) }
     };
     crate::io::names::display_name(&match schema {
         Some(s) => format!("{}.{}", q(s), q(name)),
@@ -410,7 +405,9 @@ impl Plan {
                             selected_found[i] = true;
                             // A -t with the schema the manifest leaves to the search_path.
                             let schema = m.schema.clone().or_else(|| {
-                                manifest::TableName::parse(&ts[i]).ok().and_then(|t| t.schema)
+                                manifest::TableName::parse(&ts[i])
+                                    .ok()
+                                    .and_then(|t| t.schema)
                             });
                             (schema, n.clone(), None)
                         }
