@@ -1,6 +1,6 @@
 //! Connecting the way psql does: DATABASE as a libpq URL, `key=value` string or bare database
 //! name, completed from the PG* environment variables and the password file, over TLS with
-//! libpq's `sslmode` rules (see [`super::tls`]), to the first of several hosts that answers.
+//! libpq's `sslmode` rules (see [`crate::pg::conn::tls`]), to the first of several hosts that answers.
 //!
 //! The `postgres` crate parses connection strings but refuses libpq keywords it lacks
 //! (`verify-full`, `sslrootcert`, ...), reads no environment, no service file and no
@@ -11,7 +11,7 @@
 //! move on to the next host, and `target_session_attrs` values tokio-postgres lacks.
 
 use super::stall;
-use super::tls::{self, SslMode, Tls};
+use crate::pg::conn::tls::{self, SslMode, Tls};
 use crate::io::error::{Error, Result};
 use crate::pg::conn::hosts::Host as HostSpec;
 use postgres::tls::{MakeTlsConnect, TlsConnect};

@@ -7,7 +7,6 @@
 //! `--post-data` SQL, then verification of every table's row count against the manifests.
 
 mod args;
-mod certverify;
 pub mod conn;
 pub mod journal;
 pub mod load;
@@ -16,7 +15,6 @@ pub mod session;
 pub mod sqlfile;
 pub mod stall;
 pub mod target;
-pub mod tls;
 pub mod verify;
 
 use crate::io::error::{Error, Result};

@@ -7,7 +7,7 @@ use super::{Attrs, Target, chain, usage};
 use crate::io::error::Result;
 use crate::pg::conn::conninfo::{self, Params};
 use crate::pg::conn::hosts::{self, Env};
-use crate::tools::csvload::tls::{SslParams, Tls};
+use crate::pg::conn::tls::{SslParams, Tls};
 use postgres::Config;
 
 /// libpq's TCP keywords, with libpq's units and meaning (tokio-postgres reads
@@ -229,7 +229,7 @@ impl Target {
 mod tests {
     use super::*;
     use crate::pg::conn::pgpass::{DEFAULT_SOCKET_DIR, host_key as pgpass_host};
-    use crate::tools::csvload::tls::SslMode;
+    use crate::pg::conn::tls::SslMode;
     use std::path::Path;
 
     /// A target parsed with a fixed environment (never the test process's own).
