@@ -2,10 +2,10 @@
 //! ([`conninfo`]), the connection service file ([`service`]), the password file
 //! ([`pgpass`]), and a string completed from the service, the PG* environment and the
 //! defaults into a host list ([`hosts`]), and TLS with libpq's `sslmode` rules and OpenSSL's
-//! certificate verification ([`tls`], over [`certverify`]). Any tool that connects uses these,
+//! certificate verification ([`tls`], over `certverify.rs`). Any tool that connects uses these,
 //! so every tool reaches the server, database and user psql would, with the same TLS decision.
 
-pub mod certverify;
+mod certverify;
 pub mod conninfo;
 pub mod hosts;
 pub mod pgpass;
