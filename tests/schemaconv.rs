@@ -6,13 +6,13 @@
 
 use crate::support::cli::{self, Input};
 use crate::support::cmd::Cmd;
-use crate::support::cmd::{TIMEOUT, Within, wait_output_timeout};
+use crate::support::cmd::{Within, wait_output_timeout};
 use crate::support::pg::{self, Pg, fingerprints};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schemaconv")
@@ -530,19 +530,10 @@ fn run_chromium(bin: &Path, page: &Path, args: &[String]) -> std::process::Outpu
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("start chromium");
-    let t0 = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if t0.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("chromium did not finish in 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    wait_output_timeout(child, TIMEOUT, "chromium")
+    let child = c.spawn().expect("start chromium");
+    // Its output is drained while it runs: with --enable-logging a full stderr pipe left
+    // unread blocked Chromium, which then never finished.
+    wait_output_timeout(child, Duration::from_secs(60), "chromium")
 }
 
 /// The text of the element with `id` in a dumped DOM.

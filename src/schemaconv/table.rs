@@ -126,7 +126,8 @@ impl Tables {
 
     /// Whether `INHERITS` is written out (CockroachDB always; YugabyteDB before 2026.1).
     fn flatten_inherits(&self) -> bool {
-        self.target == Target::Cockroachdb || rules::YB_BEFORE_2026_1.covers(self.key())
+        self.target == Target::Cockroachdb
+            || (self.target == Target::Yugabytedb && rules::YB_BEFORE_2026_1.covers(self.key()))
     }
 
     /// First pass: remembers domains, types and primary keys added by ALTER TABLE.
@@ -404,7 +405,8 @@ impl Tables {
                     }
                     None => el,
                 }
-            } else if rules::YB_PG11.covers(self.key())
+            } else if self.target == Target::Yugabytedb
+                && rules::YB_PG11.covers(self.key())
                 && let Some(new) = strip_generated(toks, src, a, b)
             {
                 changed = true;

@@ -11,9 +11,9 @@
 //! move on to the next host, and `target_session_attrs` values tokio-postgres lacks.
 
 use super::stall;
-use crate::pg::conn::tls::{self, SslMode, Tls};
 use crate::io::error::{Error, Result};
 use crate::pg::conn::hosts::Host as HostSpec;
+use crate::pg::conn::tls::{self, SslMode, Tls};
 use postgres::tls::{MakeTlsConnect, TlsConnect};
 use postgres::{Client, Config, NoTls};
 use std::sync::Arc;

@@ -192,25 +192,36 @@ pub fn prepare_table(
     append: bool,
     rules: &super::target::Rules,
 ) -> Result<i64> {
-    let count = count_rows(client, t).map_err(|e| {
-        Error::Usage(format!(
-            "table {}: {}{}",
-            t.display(),
-            server_message(&e),
-            t.missing_hint(&e)
-        ))
-    })?;
-    let journaled = j.rows_of(client, &t.display())?;
-    let foreign = client
-        .query(
-            &format!(
-                "SELECT file, sum(records)::bigint FROM {} WHERE table_name = $1 \
-                 AND NOT (file = ANY($2)) GROUP BY file HAVING sum(records) > 0 ORDER BY file",
-                j.sql()
-            ),
-            &[&t.display(), &files],
-        )
+    // The table's count and its journal from one snapshot: read apart, a batch that another
+    // run (or a retried connection of this one) committed between the two reads made the
+    // journal look ahead of the table ("rows were deleted since", which was false).
+    client
+        .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         .map_err(|e| sql_err(&e))?;
+    let read = (|| -> Result<_> {
+        let count = count_rows(client, t).map_err(|e| {
+            Error::Usage(format!(
+                "table {}: {}{}",
+                t.display(),
+                server_message(&e),
+                t.missing_hint(&e)
+            ))
+        })?;
+        let journaled = j.rows_of(client, &t.display())?;
+        let foreign = client
+            .query(
+                &format!(
+                    "SELECT file, sum(records)::bigint FROM {} WHERE table_name = $1 \
+                     AND NOT (file = ANY($2)) GROUP BY file HAVING sum(records) > 0 ORDER BY file",
+                    j.sql()
+                ),
+                &[&t.display(), &files],
+            )
+            .map_err(|e| sql_err(&e))?;
+        Ok((count, journaled, foreign))
+    })();
+    let _ = client.batch_execute(if read.is_ok() { "COMMIT" } else { "ROLLBACK" });
+    let (count, journaled, foreign) = read?;
     let foreign_rows: i64 = foreign.iter().map(|r| r.get::<_, i64>(1)).sum();
     let extra = count - journaled + foreign_rows;
     if extra == 0 {
