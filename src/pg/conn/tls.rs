@@ -22,7 +22,7 @@
 //!
 //! - Certificates are verified as OpenSSL verifies them for libpq, X.509 v1 included, and
 //!   verify-full matches the host name as libpq does (subjectAltName, else the Common Name):
-//!   see [`super::certverify`], which says why it is not rustls's webpki verifier.
+//!   see `certverify.rs`, which says why it is not rustls's webpki verifier.
 //! - Every failure is said in words (`explain`): the certificate refused and why, the TLS
 //!   alert a server sent (e.g. `unknown_ca` for a client certificate it does not trust).
 //!
