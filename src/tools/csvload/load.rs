@@ -195,11 +195,14 @@ pub fn prepare_table(
     // The table's count and its journal from one snapshot: read apart, a batch that another
     // run (or a retried connection of this one) committed between the two reads made the
     // journal look ahead of the table ("rows were deleted since", which was false).
+    // (The FROM item is found before: its catalog look-up of a missing table fails, which
+    // would abort the transaction before the count could say what is missing.)
+    let from = from_item(client, t);
     client
         .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         .map_err(|e| sql_err(&e))?;
     let read = (|| -> Result<_> {
-        let count = count_rows(client, t).map_err(|e| {
+        let count = count_from(client, &from).map_err(|e| {
             Error::Usage(format!(
                 "table {}: {}{}",
                 t.display(),
@@ -304,6 +307,11 @@ pub fn from_item(client: &mut Client, t: &TablePlan) -> String {
 /// Rows of the table itself (see [`from_item`]).
 pub fn count_rows(client: &mut Client, t: &TablePlan) -> std::result::Result<i64, postgres::Error> {
     let from = from_item(client, t);
+    count_from(client, &from)
+}
+
+/// Rows of the FROM item `from` (from [`from_item`]).
+fn count_from(client: &mut Client, from: &str) -> std::result::Result<i64, postgres::Error> {
     Ok(client
         .query_one(&format!("SELECT count(*) FROM {from}"), &[])?
         .get(0))
