@@ -41,7 +41,7 @@ $PSQL -d postgres -c "CREATE DATABASE src" -c "CREATE DATABASE dst"
 # name | column definitions | value expressions over g (1..ROWS)
 declare -A COLS VALS
 COLS[ints]="a int, b bigint, c smallint"
-VALS[ints]="g, g * 1000003, (g % 30000)::smallint"
+VALS[ints]="g, g::bigint * 1000003, (g % 30000)::smallint"
 COLS[numeric]="a numeric, b numeric(12,2), c numeric"
 VALS[numeric]="g / 7.0, (g % 100000) / 3.0, (g * 1.000001)::numeric(30,9)"
 COLS[float]="a double precision, b real"
@@ -66,7 +66,8 @@ for f in $FAMILIES; do
     if [ "$f" = all ]; then
         cols=""; vals=""
         for x in $ALL; do
-            cols+="${cols:+, }$(echo "${COLS[$x]}" | sed "s/\([a-z]\) /${x}_\1 /g")"
+            # Each column's name (the first word of "name type") gets the family's prefix.
+            cols+="${cols:+, }$(echo "${COLS[$x]}" | sed -E "s/(^|, )([a-z]+) /\1${x}_\2 /g")"
             vals+="${vals:+, }${VALS[$x]}"
         done
     else

@@ -1124,20 +1124,30 @@ fn scripts_read_with_standard_conforming_strings_on() {
 #[test]
 fn difference_in_the_last_key_bucket_is_found() {
     use dumpshard::pg::types::canon::Form;
-    use dumpshard::tools::csvload::verify::{BUCKETS, Hasher, Shape};
+    use dumpshard::tools::csvload::verify::{BUCKETS, Hasher, Mode, Shape};
     let Some(pg) = Pg::start() else { return };
     pg.createdb("d");
     let shape = Shape {
         names: vec!["id".into(), "v".into()],
         types: vec![Form::from_name("integer"), Form::from_name("integer")],
         key: vec![0],
+        plain: vec![true, true],
         retyped: vec![],
     };
     let mut h = Hasher::new();
+    // The bucket is the key's in every mode.
     let bucket = |h: &mut Hasher, i: u32| {
-        h.record(&shape, format!("{i},0\n").as_bytes(), b"")
+        let rec = format!("{i},0\n");
+        let b = h
+            .record(&shape, rec.as_bytes(), b"", Mode::Canonical, None)
             .unwrap()
-            .bucket
+            .unwrap()
+            .bucket;
+        for m in [Mode::Text, Mode::Whole] {
+            let x = h.record(&shape, rec.as_bytes(), b"", m, None).unwrap();
+            assert_eq!(x.unwrap().bucket, b);
+        }
+        b
     };
     let last = (1..10_000_000u32)
         .find(|&i| bucket(&mut h, i) == BUCKETS - 1)
@@ -1328,4 +1338,101 @@ fn migrate_mk_fails_when_verification_fails() {
         !verified.exists(),
         "the verified stamp made after a failed verification"
     );
+}
+
+/// Issue 35 item 8: the first step compares values' texts, and only key buckets whose
+/// texts differ are compared again in canonical form. CSV values spelled otherwise than
+/// the target prints them (`+007`, `1e1`, `yes`, upper-case uuids, unsorted jsonb keys, a
+/// zone other than UTC) in every record still verify `ok`, with a key and without one, with
+/// and without a zoned column (which takes the record's bytes whole in the first step); a
+/// value changed on the target is still found and its column named.
+#[test]
+fn texts_that_differ_for_equal_values_verify_equal() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("d");
+    let dir = tempfile::tempdir().unwrap();
+    let plain: &[(&str, &str)] = &[
+        ("id", "integer"),
+        ("i", "integer"),
+        ("f", "double precision"),
+        ("b", "boolean"),
+        ("u", "uuid"),
+        ("j", "jsonb"),
+    ];
+    let mut zoned = plain.to_vec();
+    zoned.push(("t", "timestamptz"));
+    let row = |k: u32, with_t: bool, odd: bool| -> Vec<Option<String>> {
+        let mut r = vec![
+            Some(k.to_string()),
+            Some(if odd {
+                format!("+{:03}", k % 7)
+            } else {
+                (k % 7).to_string()
+            }),
+            Some(if odd {
+                format!("{k}e1")
+            } else {
+                (k * 10).to_string()
+            }),
+            Some(if odd { "yes" } else { "t" }.into()),
+            Some(if odd {
+                format!("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD38{k:04X}")
+            } else {
+                format!("a0eebc99-9c0b-4ef8-bb6d-6bb9bd38{k:04x}")
+            }),
+            Some(if odd {
+                format!("{{\"b\": {k},   \"a\": [1, \"x\"]}}")
+            } else {
+                format!("{{\"a\": [1, \"x\"], \"b\": {k}}}")
+            }),
+        ];
+        if with_t {
+            r.push(Some(if odd {
+                format!("2020-01-01 12:{:02}:00+01", k % 60)
+            } else {
+                format!("2020-01-01 11:{:02}:00+00", k % 60)
+            }));
+        }
+        r
+    };
+    for (base, cols, keyed) in [
+        ("pw", plain, true),
+        ("zw", &zoned[..], true),
+        ("pn", plain, false),
+        ("zn", &zoned[..], false),
+    ] {
+        let with_t = cols.len() == zoned.len();
+        // Every record spelled otherwise in the first table; half of them in the second.
+        for odd_every in [1u32, 2] {
+            let name = &format!("{base}{odd_every}");
+            let rows: Vec<Vec<Option<String>>> = (1..=300)
+                .map(|k| row(k, with_t, k % odd_every == 0))
+                .collect();
+            let names: Vec<&str> = cols.iter().map(|c| c.0).collect();
+            write_csv(&dir.path().join(format!("{name}.csv")), &rows, &names, "");
+            let m = manifest(dir.path(), name, cols, 300, "");
+            let m = m.to_str().unwrap();
+            let create = if keyed {
+                create_sql(name, cols)
+            } else {
+                create_sql(name, cols).replace(" PRIMARY KEY", "")
+            };
+            pg.psql("d", &create);
+            let (code, out, err) = csvload(&pg, &["--verify", "content", "-m", m, "dbname=d"]);
+            assert_eq!(code, 0, "{name} {odd_every}: {out}\n{err}");
+            assert!(out.contains(" ok"), "{name}: {out}");
+            pg.psql(
+                "d",
+                &format!("UPDATE public.{name} SET i = i + 1 WHERE id = 150"),
+            );
+            let verify = ["--verify-only", "--verify", "content", "-m", m, "dbname=d"];
+            let (code, out, err) = csvload(&pg, &verify);
+            assert_eq!(code, 1, "{name}: {out}\n{err}");
+            assert!(out.contains("DIFFERENT"), "{name}: {out}");
+            assert!(out.contains("1 of 300 records differ"), "{name}: {out}");
+            if keyed {
+                assert!(out.contains("  column i: csv "), "{name}: {out}");
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@
 use super::conn::Target;
 use super::plan::{Plan, TablePlan, quote_ident};
 use super::{load, server_message};
-use crate::csv::records::{ChunkReader, Field, split_fields, strip_terminator};
+use crate::csv::records::{ChunkReader, Field, split_fields, split_fields_fast, strip_terminator};
 use crate::io::error::{Error, Result};
 use crate::io::names::Escaped;
 use crate::pg::types::PgType;
@@ -63,6 +63,9 @@ pub struct Shape {
     pub types: Vec<Form>,
     /// Indexes (into `names`) of the primary key's columns; empty: buckets by whole record.
     pub key: Vec<usize>,
+    /// Columns whose type's text is the same for equal values whatever the session that
+    /// printed it ([`Form::prints_alike`]): compared as text in the first pass.
+    pub plain: Vec<bool>,
     /// Columns whose target type is not the manifest's: `c (double precision in the
     /// manifest, real on the target)`.
     pub retyped: Vec<String>,
@@ -111,6 +114,24 @@ pub struct Hasher {
     fields: Vec<Field>,
     buf: Vec<u8>,
     key: Vec<u8>,
+    /// A field's value with its doubled quotes undoubled ([`Field::value_in`]).
+    scratch: Vec<u8>,
+}
+
+/// How a pass hashes a record's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The first pass: each value's text as it is, but for the columns whose text depends
+    /// on the session that printed it (a `timestamptz`'s zone offset: not [`Shape::plain`]),
+    /// which are in canonical form. Equal texts are equal values, so buckets that agree
+    /// here agree in canonical form too; only buckets that differ need [`Mode::Canonical`].
+    /// Most values need no parsing at all (issue 35, item 8).
+    Text,
+    /// [`Mode::Text`] when every column is [`Shape::plain`] and both sides write NULL
+    /// alike: the record's bytes as they are, its fields not even split past the key.
+    Whole,
+    /// Every value in its type's canonical form.
+    Canonical,
 }
 
 /// A hashed record.
@@ -134,22 +155,45 @@ impl Hasher {
             fields: Vec::new(),
             buf: Vec::new(),
             key: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
     /// Hashes the raw CSV record `rec` of a table shaped `shape`, whose NULL is an unquoted
-    /// field equal to `null` (COPY's CSV rule: a quoted field is never NULL). The canonical
-    /// key bytes are left in [`Hasher::key`].
+    /// field equal to `null` (COPY's CSV rule: a quoted field is never NULL), in `mode`.
+    /// `None` when `want` is given and the record's key bucket is not in it (the record is
+    /// not hashed at all). The canonical key bytes are left in [`Hasher::key`].
     pub fn record(
         &mut self,
         shape: &Shape,
         rec: &[u8],
         null: &[u8],
-    ) -> std::result::Result<Hashed, crate::csv::records::Malformed> {
-        split_fields(rec, &mut self.fields)?;
-        self.buf.clear();
-        self.key.clear();
+        mode: Mode,
+        want: Option<&[bool]>,
+    ) -> std::result::Result<Option<Hashed>, crate::csv::records::Malformed> {
         let body = strip_terminator(rec);
+        self.key.clear();
+        if mode == Mode::Whole && !shape.key.is_empty() {
+            // The key's fields only: the record's bytes are hashed as they are.
+            let upto = shape.key.iter().max().map_or(0, |&k| k + 1);
+            crate::csv::records::split_fields_upto(rec, upto, &mut self.fields)?;
+            let bucket = self.key_bucket(shape, body, null);
+            if want.is_some_and(|w| !w[bucket]) {
+                return Ok(None);
+            }
+            let hash = XxHash3_128::oneshot(body);
+            return Ok(Some(Hashed { hash, bucket }));
+        }
+        split_fields_fast(rec, body, &mut self.fields)?;
+        let keyed = !shape.key.is_empty();
+        let mut bucket = 0;
+        if keyed {
+            bucket = self.key_bucket(shape, body, null);
+            if want.is_some_and(|w| !w[bucket]) {
+                return Ok(None);
+            }
+        }
+        self.buf.clear();
         // A record with too few or too many fields still hashes (and then differs).
         self.buf
             .extend_from_slice(&(self.fields.len() as u32).to_le_bytes());
@@ -162,26 +206,41 @@ impl Hasher {
             self.buf.push(1);
             let at = self.buf.len();
             self.buf.extend_from_slice(&[0; 4]);
-            let v = f.value(body);
+            let v = f.value_in(body, &mut self.scratch);
             match shape.types.get(i) {
-                Some(t) => canon::canonical_form(t, &v, &mut self.buf),
-                None => self.buf.extend_from_slice(&v),
+                // The first pass takes a column's text as it is where both sides print
+                // equal values alike (equal texts are equal values for every form).
+                Some(_) if mode != Mode::Canonical && shape.plain[i] => {
+                    self.buf.extend_from_slice(v)
+                }
+                Some(t) => canon::canonical_form(t, v, &mut self.buf),
+                None => self.buf.extend_from_slice(v),
             }
             let n = (self.buf.len() - at - 4) as u32;
             self.buf[at..at + 4].copy_from_slice(&n.to_le_bytes());
         }
         let hash = XxHash3_128::oneshot(&self.buf);
-        let bucket = if shape.key.is_empty() {
-            (hash >> 64) as usize % BUCKETS
-        } else {
+        if !keyed {
+            bucket = (hash >> 64) as usize % BUCKETS;
+            if want.is_some_and(|w| !w[bucket]) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(Hashed { hash, bucket }))
+    }
+
+    /// The key bucket of the record whose fields were just split (the key's canonical
+    /// bytes, left in `self.key`).
+    fn key_bucket(&mut self, shape: &Shape, body: &[u8], null: &[u8]) -> usize {
+        {
             for &k in &shape.key {
                 match self.fields.get(k) {
                     Some(f) if f.quoted || f.raw(body) != null => {
-                        let v = f.value(body);
+                        let v = f.value_in(body, &mut self.scratch);
                         self.key.push(1);
                         let at = self.key.len();
                         self.key.extend_from_slice(&[0; 4]);
-                        canon::canonical_form(&shape.types[k], &v, &mut self.key);
+                        canon::canonical_form(&shape.types[k], v, &mut self.key);
                         let n = (self.key.len() - at - 4) as u32;
                         self.key[at..at + 4].copy_from_slice(&n.to_le_bytes());
                     }
@@ -189,8 +248,7 @@ impl Hasher {
                 }
             }
             (twox_hash::XxHash64::oneshot(0, &self.key) as usize) % BUCKETS
-        };
-        Ok(Hashed { hash, bucket })
+        }
     }
 
     /// The canonical key bytes of the last record hashed.
@@ -214,14 +272,23 @@ impl Hasher {
     }
 }
 
+/// How a pass reads the records: the hash's mode, and the key buckets it looks at (all
+/// when `None`).
+#[derive(Clone, Copy)]
+struct How<'a> {
+    mode: Mode,
+    want: Option<&'a [bool]>,
+}
+
 /// Reads records from `r` (named `name` in messages), skipping a header, and hands each one
-/// with its hash to `each`. Returns the records read.
+/// with its hash to `each` (those of the buckets `how` looks at). Returns the records read.
 fn scan<R: Read>(
     r: R,
     name: &str,
     header: bool,
     shape: &Shape,
     null: &[u8],
+    how: How,
     each: &mut dyn FnMut(&Hasher, &Hashed, &[u8]),
 ) -> Result<u64> {
     let mut cr = ChunkReader::new(r, name, 1 << 20);
@@ -237,9 +304,11 @@ fn scan<R: Read>(
             }
             let rec = c.record(i);
             let x = h
-                .record(shape, rec, null)
+                .record(shape, rec, null, how.mode, how.want)
                 .map_err(|m| Error::input(c.pos(i, name), m.to_string()))?;
-            each(&h, &x, rec);
+            if let Some(x) = x {
+                each(&h, &x, rec);
+            }
             n += 1;
         }
         buf = c.data;
@@ -305,10 +374,12 @@ pub fn shape(client: &mut postgres::Client, t: &TablePlan) -> Result<Shape> {
         // Part of the key is not loaded: buckets by whole record.
         key.clear();
     }
+    let plain = types.iter().map(Form::prints_alike).collect();
     Ok(Shape {
         names,
         types,
         key,
+        plain,
         retyped,
     })
 }
@@ -607,7 +678,7 @@ fn printable(s: &str) -> String {
 }
 
 /// Reads the CSV side (side 0) of table `ti` into `pass`.
-fn csv_side(plan: &Plan, ti: usize, shape: &Shape, pass: &mut Pass) -> Result<u64> {
+fn csv_side(plan: &Plan, ti: usize, shape: &Shape, how: How, pass: &mut Pass) -> Result<u64> {
     let t = &plan.tables[ti];
     let mut n = 0;
     for f in plan.files.iter().filter(|f| f.table == ti) {
@@ -619,6 +690,7 @@ fn csv_side(plan: &Plan, ti: usize, shape: &Shape, pass: &mut Pass) -> Result<u6
             f.header,
             shape,
             t.null.as_bytes(),
+            how,
             &mut |h, x, rec| pass.take(0, shape, h, x, rec),
         )?;
     }
@@ -630,13 +702,14 @@ fn target_side(
     client: &mut postgres::Client,
     t: &TablePlan,
     shape: &Shape,
+    how: How,
     pass: &mut Pass,
 ) -> Result<u64> {
     let sql = copy_out_sql(client, t, shape);
     let name = format!("table {} on the target", t.display());
     let err = |e: postgres::Error| Error::Usage(format!("{name}: {}", server_message(&e)));
     let r = client.copy_out(&sql).map_err(err)?;
-    scan(r, &name, false, shape, b"", &mut |h, x, rec| {
+    scan(r, &name, false, shape, b"", how, &mut |h, x, rec| {
         pass.take(1, shape, h, x, rec)
     })
 }
@@ -663,10 +736,14 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
         .filter(|(_, ty)| ty.kind().is_none())
         .map(|(n, ty)| format!("{n} ({})", ty.name()))
         .collect();
-    let two = |client: &mut postgres::Client, a: &mut Pass, b: &mut Pass| -> Result<(u64, u64)> {
+    let two = |client: &mut postgres::Client,
+               how: How,
+               a: &mut Pass,
+               b: &mut Pass|
+     -> Result<(u64, u64)> {
         std::thread::scope(|s| {
-            let csv = s.spawn(|| csv_side(plan, ti, &shape, a));
-            let tgt = target_side(client, t, &shape, b);
+            let csv = s.spawn(|| csv_side(plan, ti, &shape, how, a));
+            let tgt = target_side(client, t, &shape, how, b);
             let csv = csv
                 .join()
                 .unwrap_or_else(|_| Err(Error::internal("CSV digest thread panicked")));
@@ -677,22 +754,61 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
         Pass::Digest(Digest::default()),
         Pass::Digest(Digest::default()),
     );
-    let (nc, nt) = two(client, &mut a, &mut b)?;
+    // First the values' texts (Mode::Text), then, only for the key buckets whose texts
+    // differ, their canonical forms: a dump and a target of one PostgreSQL print nearly
+    // every value alike, and parsing every value of both sides was most of the cost.
+    let first = if shape.plain.iter().all(|&p| p) && t.null.is_empty() {
+        Mode::Whole
+    } else {
+        Mode::Text
+    };
+    let all = How {
+        mode: first,
+        want: None,
+    };
+    let (nc, nt) = two(client, all, &mut a, &mut b)?;
     let (Pass::Digest(da), Pass::Digest(db)) = (a, b) else {
         unreachable!("digest passes")
     };
-    if da.count == db.count && da.sum == db.sum && da.buckets == db.buckets {
-        return Ok(Report {
+    let ok = |differing: &[usize]| -> Option<Report> {
+        differing.is_empty().then(|| Report {
             csv: nc,
             target: nt,
             ok: true,
             lines: Vec::new(),
-            text_cols,
-            retyped: shape.retyped,
-        });
+            text_cols: text_cols.clone(),
+            retyped: shape.retyped.clone(),
+        })
+    };
+    let mut differing = da.differing(&db);
+    if let Some(r) = ok(&differing) {
+        return Ok(r);
     }
-    let differing = da.differing(&db);
     drop((da, db));
+    if !shape.plain.iter().all(|&p| !p) {
+        // Canonical digests of the buckets whose texts differ (of all buckets without a
+        // key, whose buckets come from the record's hash, which differs between modes).
+        let mut want = vec![false; BUCKETS];
+        for &i in &differing {
+            want[i] = true;
+        }
+        let how = How {
+            mode: Mode::Canonical,
+            want: (!shape.key.is_empty()).then_some(&want[..]),
+        };
+        let (mut a, mut b) = (
+            Pass::Digest(Digest::default()),
+            Pass::Digest(Digest::default()),
+        );
+        two(client, how, &mut a, &mut b)?;
+        let (Pass::Digest(ca), Pass::Digest(cb)) = (a, b) else {
+            unreachable!("digest passes")
+        };
+        differing = ca.differing(&cb);
+        if let Some(r) = ok(&differing) {
+            return Ok(r);
+        }
+    }
     let by = if shape.key.is_empty() {
         "record-hash".to_string()
     } else {
@@ -715,7 +831,11 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
             Pass::Diff(&want, Diffs::default()),
             Pass::Diff(&want, Diffs::default()),
         );
-        two(client, &mut a, &mut b)?;
+        let how = How {
+            mode: Mode::Canonical,
+            want: Some(&want),
+        };
+        two(client, how, &mut a, &mut b)?;
         let (Pass::Diff(_, mut da), Pass::Diff(_, db)) = (a, b) else {
             unreachable!("diff passes")
         };
