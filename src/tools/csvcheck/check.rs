@@ -222,6 +222,9 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
     let cr_free = memchr::memchr(b'\r', &chunk.data).is_none();
     let mut fields: Vec<Field> = Vec::with_capacity(ctx.width.max(1) + 1);
     let mut keybuf: Vec<u8> = Vec::with_capacity(64);
+    // A quoted field's value with its doubled quotes undoubled, reused across fields
+    // (`Field::value_in`): a jsonb document allocated a copy per value.
+    let mut scratch: Vec<u8> = Vec::new();
     let mut prev_key: Option<Vec<u8>> = None;
     let null = ctx.cfg.null.as_slice();
     for i in 0..chunk.len() {
@@ -356,7 +359,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
             }
             // Unquoted fields (most of them) are checked in place, without a Cow.
             let res = if f.quoted {
-                col.ty.check(&f.value(rec))
+                col.ty.check(f.value_in(rec, &mut scratch))
             } else {
                 col.ty.check(raw)
             };
