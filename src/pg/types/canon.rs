@@ -442,7 +442,7 @@ fn iso_value(t: &PgType, v: &[u8]) -> Option<i64> {
         return None;
     }
     let day = days_from_civil(y, m, d);
-    if *t == PgType::Date {
+    if matches!(t, PgType::Date) {
         return (v.len() == 10).then_some(day);
     }
     if !matches!(t, PgType::Timestamp | PgType::TimestampTz)
@@ -472,7 +472,7 @@ fn iso_value(t: &PgType, v: &[u8]) -> Option<i64> {
         i += 1 + n;
     }
     let micros = day * 86_400_000_000 + us;
-    if *t == PgType::Timestamp {
+    if matches!(t, PgType::Timestamp) {
         return (i == v.len()).then_some(micros);
     }
     // `+05`, `-03:30`: hours and optional minutes of the zone offset.
@@ -731,9 +731,17 @@ fn array_level(
 /// place, its length filled in after: no buffer per value).
 fn element(elem: &Form, v: &[u8], out: &mut Vec<u8>) {
     out.push(b'V');
+    framed(out, |out| canonical_form(elem, v, out));
+}
+
+/// Appends what `write` writes to `out`, preceded by its length (4 bytes, little-endian), so
+/// that consecutive values cannot run into each other: one value's bytes never read as the
+/// start of the next.
+#[inline]
+pub fn framed(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
-    canonical_form(elem, v, out);
+    write(out);
     let n = (out.len() - at - 4) as u32;
     out[at..at + 4].copy_from_slice(&n.to_le_bytes());
 }

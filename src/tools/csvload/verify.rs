@@ -20,7 +20,9 @@
 use super::conn::Target;
 use super::plan::{Plan, TablePlan, quote_ident};
 use super::{load, server_message};
-use crate::csv::records::{ChunkReader, Field, split_fields, split_fields_fast, strip_terminator};
+use crate::csv::records::{
+    ChunkReader, Field, split_fields, split_fields_fast, split_fields_upto, strip_terminator,
+};
 use crate::io::error::{Error, Result};
 use crate::io::names::Escaped;
 use crate::pg::types::PgType;
@@ -176,7 +178,7 @@ impl Hasher {
         if mode == Mode::Whole && !shape.key.is_empty() {
             // The key's fields only: the record's bytes are hashed as they are.
             let upto = shape.key.iter().max().map_or(0, |&k| k + 1);
-            crate::csv::records::split_fields_upto(rec, upto, &mut self.fields)?;
+            split_fields_upto(rec, upto, &mut self.fields)?;
             let bucket = self.key_bucket(shape, body, null);
             if want.is_some_and(|w| !w[bucket]) {
                 return Ok(None);
@@ -204,20 +206,14 @@ impl Hasher {
                 continue;
             }
             self.buf.push(1);
-            let at = self.buf.len();
-            self.buf.extend_from_slice(&[0; 4]);
             let v = f.value_in(body, &mut self.scratch);
-            match shape.types.get(i) {
+            canon::framed(&mut self.buf, |out| match shape.types.get(i) {
                 // The first pass takes a column's text as it is where both sides print
                 // equal values alike (equal texts are equal values for every form).
-                Some(_) if mode != Mode::Canonical && shape.plain[i] => {
-                    self.buf.extend_from_slice(v)
-                }
-                Some(t) => canon::canonical_form(t, v, &mut self.buf),
-                None => self.buf.extend_from_slice(v),
-            }
-            let n = (self.buf.len() - at - 4) as u32;
-            self.buf[at..at + 4].copy_from_slice(&n.to_le_bytes());
+                Some(_) if mode != Mode::Canonical && shape.plain[i] => out.extend_from_slice(v),
+                Some(t) => canon::canonical_form(t, v, out),
+                None => out.extend_from_slice(v),
+            });
         }
         let hash = XxHash3_128::oneshot(&self.buf);
         if !keyed {
@@ -232,23 +228,19 @@ impl Hasher {
     /// The key bucket of the record whose fields were just split (the key's canonical
     /// bytes, left in `self.key`).
     fn key_bucket(&mut self, shape: &Shape, body: &[u8], null: &[u8]) -> usize {
-        {
-            for &k in &shape.key {
-                match self.fields.get(k) {
-                    Some(f) if f.quoted || f.raw(body) != null => {
-                        let v = f.value_in(body, &mut self.scratch);
-                        self.key.push(1);
-                        let at = self.key.len();
-                        self.key.extend_from_slice(&[0; 4]);
-                        canon::canonical_form(&shape.types[k], v, &mut self.key);
-                        let n = (self.key.len() - at - 4) as u32;
-                        self.key[at..at + 4].copy_from_slice(&n.to_le_bytes());
-                    }
-                    _ => self.key.push(0),
+        for &k in &shape.key {
+            match self.fields.get(k) {
+                Some(f) if f.quoted || f.raw(body) != null => {
+                    let v = f.value_in(body, &mut self.scratch);
+                    self.key.push(1);
+                    canon::framed(&mut self.key, |out| {
+                        canon::canonical_form(&shape.types[k], v, out)
+                    });
                 }
+                _ => self.key.push(0),
             }
-            (twox_hash::XxHash64::oneshot(0, &self.key) as usize) % BUCKETS
         }
+        (twox_hash::XxHash64::oneshot(0, &self.key) as usize) % BUCKETS
     }
 
     /// The canonical key bytes of the last record hashed.
@@ -757,7 +749,7 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
     // First the values' texts (Mode::Text), then, only for the key buckets whose texts
     // differ, their canonical forms: a dump and a target of one PostgreSQL print nearly
     // every value alike, and parsing every value of both sides was most of the cost.
-    let first = if shape.plain.iter().all(|&p| p) && t.null.is_empty() {
+    let first = if !shape.plain.contains(&false) && t.null.is_empty() {
         Mode::Whole
     } else {
         Mode::Text
@@ -785,7 +777,8 @@ fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Re
         return Ok(r);
     }
     drop((da, db));
-    if !shape.plain.iter().all(|&p| !p) {
+    // Without a column compared as text, the first step was already canonical.
+    if shape.plain.contains(&true) {
         // Canonical digests of the buckets whose texts differ (of all buckets without a
         // key, whose buckets come from the record's hash, which differs between modes).
         let mut want = vec![false; BUCKETS];
