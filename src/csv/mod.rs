@@ -3,3 +3,4 @@
 
 pub mod csvout;
 pub mod records;
+pub mod totext;

@@ -154,17 +154,22 @@ impl TablePlan {
     /// `COPY t (cols) FROM STDIN WITH (FORMAT csv, NULL '...')`. Headers are skipped by
     /// csvload itself, so a resumed file and a fresh one use the same statement.
     pub fn copy_sql(&self) -> String {
-        let cols = if self.columns.is_empty() {
+        format!(
+            "COPY {}{} FROM STDIN WITH (FORMAT csv, NULL {})",
+            self.sql_name(),
+            self.column_list(),
+            quote_literal(&self.null)
+        )
+    }
+
+    /// ` ("a", "b")`, the COPY column list, or nothing for all columns in table order.
+    pub fn column_list(&self) -> String {
+        if self.columns.is_empty() {
             String::new()
         } else {
             let c: Vec<String> = self.columns.iter().map(|c| quote_ident(c)).collect();
             format!(" ({})", c.join(", "))
-        };
-        format!(
-            "COPY {}{cols} FROM STDIN WITH (FORMAT csv, NULL {})",
-            self.sql_name(),
-            quote_literal(&self.null)
-        )
+        }
     }
 }
 

@@ -242,6 +242,10 @@ pub(super) fn load_once(
         cr.set_target(CHUNK);
     }
     let copy_sql = o.rules.copy_sql(t);
+    // PostgreSQL gets COPY text, rewritten here batch by batch (see target::CopyOptions::Text);
+    // the hashes, the CRC and the positions stay the CSV's.
+    let text = o.rules.sends_text();
+    let mut rewritten = Vec::new();
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
@@ -284,8 +288,29 @@ pub(super) fn load_once(
                 let from = c.range(*i).start;
                 let to = c.ends[*i + take as usize - 1];
                 let slice = &c.data[from..to];
+                let send = if text {
+                    rewritten.clear();
+                    if let Err(at) = crate::csv::totext::csv_to_copy_text(
+                        slice,
+                        t.null.as_bytes(),
+                        &mut rewritten,
+                    ) {
+                        // The record scanner stops at an unclosed quote before this; kept
+                        // so a record of that kind is refused here and not sent.
+                        let k = (*i..*i + take as usize)
+                            .find(|&k| c.ends[k] > from + at)
+                            .unwrap_or(*i);
+                        return Err(BatchErr::Other(Error::input(
+                            c.pos(k, &name),
+                            "unterminated CSV quoted field",
+                        )));
+                    }
+                    &rewritten[..]
+                } else {
+                    slice
+                };
                 // In pieces, so the --io-timeout measures a stall, not a slow server.
-                for piece in slice.chunks(64 << 10) {
+                for piece in send.chunks(64 << 10) {
                     net(|| w.write_all(piece)).map_err(BatchErr::Io)?;
                 }
                 std::hash::Hasher::write(&mut bh, slice);
@@ -314,7 +339,7 @@ pub(super) fn load_once(
                 BatchErr::Io(e) => match io_pg(&e) {
                     Some(pe) if pe.as_db_error().is_some() && !retryable(pe) => {
                         return Ok(Outcome::Refused(
-                            refused(job, &name, &tname, start, pe),
+                            refused(job, &name, &tname, start, pe, text),
                             *loaded,
                         ));
                     }
@@ -326,7 +351,7 @@ pub(super) fn load_once(
             };
             if pe.as_db_error().is_some() && !retryable(&pe) {
                 return Ok(Outcome::Refused(
-                    refused(job, &name, &tname, start, &pe),
+                    refused(job, &name, &tname, start, &pe, text),
                     *loaded,
                 ));
             }
@@ -468,6 +493,7 @@ fn refused(
     table: &str,
     start: (u64, u64, u64),
     e: &postgres::Error,
+    text: bool,
 ) -> String {
     let at_start = Pos {
         file: name.into(),
@@ -479,7 +505,7 @@ fn refused(
         let inp = input::open(Some(&job.path)).ok()?;
         let mut r = inp.reader;
         std::io::copy(&mut (&mut r).take(start.0), &mut std::io::sink()).ok()?;
-        locate(r, name, start, n)
+        locate(r, name, start, n, text)
     });
     let what = if found.is_some() {
         ""
@@ -496,12 +522,19 @@ fn refused(
 /// The record of a batch (read from `r`, which starts at the batch's first record; `start`
 /// is its byte, record and line in the file) that holds the server's COPY line `n`.
 ///
-/// The server counts lines as PostgreSQL's COPY FROM (copyfromparse.c) does: one per record,
+/// `text`: the batch went as COPY text, where every record is one line (its newlines are
+/// escapes), so line `n` is the batch's record `n`. As CSV, the server counts lines as PostgreSQL's COPY FROM (copyfromparse.c) does: one per record,
 /// plus, inside quotes, each character that is the stream's line terminator, which it learns
 /// at the end of the first record: `\n` for `\n`-terminated data, `\r` for `\r\n`; before
 /// that (inside the first record) only `\r` counts. So the first record of a batch with a
 /// quoted newline takes one server line, and later ones as many as they have lines.
-pub fn locate<R: Read>(r: R, name: &str, start: (u64, u64, u64), n: u64) -> Option<Pos> {
+pub fn locate<R: Read>(
+    r: R,
+    name: &str,
+    start: (u64, u64, u64),
+    n: u64,
+    text: bool,
+) -> Option<Pos> {
     let mut cr = ChunkReader::new(r, name, CHUNK);
     let mut buf = Vec::new();
     // The server's line where the next record starts; the file's line, byte and record.
@@ -516,7 +549,11 @@ pub fn locate<R: Read>(r: R, name: &str, start: (u64, u64, u64), n: u64) -> Opti
                 r.ends_with(b"\n") as usize
             };
             let body = &r[..r.len() - term];
-            let counted = memchr::memchr_iter(eol.unwrap_or(b'\r'), body).count() as u64;
+            let counted = if text {
+                0
+            } else {
+                memchr::memchr_iter(eol.unwrap_or(b'\r'), body).count() as u64
+            };
             if n <= sl + counted {
                 return Some(Pos {
                     file: name.into(),
@@ -549,7 +586,7 @@ mod tests {
     fn server_lines_map_to_records() {
         let data = b"7,\"a\nb\",1\n8,x,2\n9,\"c\nd\",3\n10,y,4\n";
         let at = |n| {
-            let p = locate(&data[..], "f", (100, 7, 20), n).unwrap();
+            let p = locate(&data[..], "f", (100, 7, 20), n, false).unwrap();
             (p.record.unwrap(), p.line, p.byte)
         };
         assert_eq!(at(1), (7, 20, 100));
@@ -557,11 +594,20 @@ mod tests {
         assert_eq!(at(3), (9, 23, 116));
         assert_eq!(at(4), (9, 23, 116));
         assert_eq!(at(5), (10, 25, 126));
-        assert!(locate(&data[..], "f", (0, 1, 1), 6).is_none());
+        assert!(locate(&data[..], "f", (0, 1, 1), 6, false).is_none());
         // CRLF data: the terminator is \r\n, so quoted \r\n pairs count once each.
         let crlf = b"1,x\r\n2,\"a\r\nb\",1\r\n3,y\r\n";
-        let p = locate(&crlf[..], "f", (0, 1, 1), 4).unwrap();
+        let p = locate(&crlf[..], "f", (0, 1, 1), 4, false).unwrap();
         assert_eq!((p.record, p.line), (Some(3), 4));
+        // As COPY text, line n is record n of the batch.
+        let at = |n| {
+            let p = locate(&data[..], "f", (100, 7, 20), n, true).unwrap();
+            (p.record.unwrap(), p.line, p.byte)
+        };
+        assert_eq!(at(2), (8, 22, 110));
+        assert_eq!(at(3), (9, 23, 116));
+        assert_eq!(at(4), (10, 25, 126));
+        assert!(locate(&data[..], "f", (0, 1, 1), 5, true).is_none());
     }
 
     /// The manifest's facts against the file's: CRC-32 first (csvsplit), then records
