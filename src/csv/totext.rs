@@ -131,8 +131,13 @@ pub fn csv_to_copy_text(data: &[u8], null: &[u8], out: &mut Vec<u8>) -> Result<(
             match (c, in_quote) {
                 (b'"', true) => {
                     if data.get(j + 1) == Some(&b'"') {
-                        out.push(b'"');
-                        run = j + 2;
+                        // `""`: the second quote begins the next run, so one is written
+                        // (a JSON document has two per string; no write of its own).
+                        if j + 1 < pos + 64 {
+                            m &= m - 1; // the second quote's bit, the lowest left
+                        }
+                        done = j + 2;
+                        continue;
                     } else {
                         in_quote = false;
                         // Commas count again from here in this block.
