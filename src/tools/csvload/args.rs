@@ -152,8 +152,8 @@ pub struct Args {
     /// yb_disable_transactional_writes = off), whether advisory locks are taken (not on
     /// CockroachDB, whose are stubs), what COPY gets (PostgreSQL: COPY text, rewritten from
     /// the CSV; CockroachDB: the CSV `WITH CSV NULL`; YugabyteDB: the CSV `WITH (FORMAT
-    /// csv)`) and, on CockroachDB, whose DDL is not transactional, --schema/--post-data statement by
-    /// statement and --truncate outside a transaction.
+    /// csv)`) and, on CockroachDB, whose DDL is not transactional, --schema/--post-data
+    /// statement by statement and --truncate outside a transaction.
     #[arg(long, value_name = "KIND", value_enum)]
     pub target_kind: Option<target::TargetKind>,
 

@@ -33,8 +33,8 @@ pub enum CopyOptions {
     /// refuse `FORMAT`). PostgreSQL still accepts it (its pre-9.0 COPY syntax).
     Keywords,
     /// COPY's text format, `COPY t (cols) FROM STDIN`: csvload rewrites each batch's CSV as
-    /// text (crate::csv::totext), which PostgreSQL's COPY parses with a quarter to a third
-    /// less CPU than the same rows as CSV (docs/benchmarks.md, "What csvload sends").
+    /// text (crate::csv::totext), which PostgreSQL 15's COPY parses with 10-22% less CPU
+    /// than the same rows as CSV (docs/benchmarks.md, "What csvload sends").
     /// The values are the same: the rewrite reads fields as COPY's CSV mode does.
     Text,
 }

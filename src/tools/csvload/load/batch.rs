@@ -523,10 +523,11 @@ fn refused(
 /// is its byte, record and line in the file) that holds the server's COPY line `n`.
 ///
 /// `text`: the batch went as COPY text, where every record is one line (its newlines are
-/// escapes), so line `n` is the batch's record `n`. As CSV, the server counts lines as PostgreSQL's COPY FROM (copyfromparse.c) does: one per record,
-/// plus, inside quotes, each character that is the stream's line terminator, which it learns
-/// at the end of the first record: `\n` for `\n`-terminated data, `\r` for `\r\n`; before
-/// that (inside the first record) only `\r` counts. So the first record of a batch with a
+/// escapes), so line `n` is the batch's record `n`. As CSV, the server counts lines as
+/// PostgreSQL's COPY FROM (copyfromparse.c) does: one per record, plus, inside quotes, each
+/// character that is the stream's line terminator, which it learns at the end of the first
+/// record: `\n` for `\n`-terminated data, `\r` for `\r\n`; before that (inside the first
+/// record) only `\r` counts. So the first record of a batch with a
 /// quoted newline takes one server line, and later ones as many as they have lines.
 pub fn locate<R: Read>(
     r: R,
