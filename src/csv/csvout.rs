@@ -115,8 +115,9 @@ fn write_quoted_sse2(out: &mut Vec<u8>, v: &[u8]) {
     // The worst case (every byte a quote) and a block of slack: pieces are stored as whole
     // blocks, up to 15 bytes past what they add.
     out.reserve(2 * v.len() + 2 + 16);
-    // SAFETY: SSE2 is in x86_64's baseline. Loads read `v[i..i + 16]` (inside `v`) or
-    // `tmp[from..from + 16]` (`from <= 16`, inside `tmp`). Every store starts at `dst`, which
+    // SAFETY: SSE2 is in x86_64's baseline. Loads read `v[i..i + 16]` (inside `v`),
+    // `v[i + from..i + from + 16]` when `i + 32 <= v.len()` (`from <= 16`, inside `v`) or
+    // `tmp[from..from + 16]` (inside `tmp`). Every store starts at `dst`, which
     // stays within the `2 * v.len() + 2` bytes reserved past the length (each input byte
     // adds at most two), and writes at most 16 bytes, inside the 16 bytes of slack beyond
     // that; the length grows by exactly the bytes written as output, all initialised.
@@ -135,11 +136,19 @@ fn write_quoted_sse2(out: &mut Vec<u8>, v: &[u8]) {
                 _mm_storeu_si128(dst.cast::<__m128i>(), x);
                 dst = dst.add(16);
             } else {
-                _mm_storeu_si128(tmp.as_mut_ptr().cast::<__m128i>(), x);
+                // Pieces come from `v` itself where sixteen bytes past the block are there:
+                // a load from `tmp` right after the store to it cannot be forwarded and waits
+                // for it (the hottest instruction of a jsonb document's conversion).
+                let at = if i + 32 <= v.len() {
+                    v.as_ptr().add(i)
+                } else {
+                    _mm_storeu_si128(tmp.as_mut_ptr().cast::<__m128i>(), x);
+                    tmp.as_ptr()
+                };
                 let mut from = 0usize;
                 while m != 0 {
                     let k = m.trailing_zeros() as usize;
-                    let piece = _mm_loadu_si128(tmp.as_ptr().add(from).cast::<__m128i>());
+                    let piece = _mm_loadu_si128(at.add(from).cast::<__m128i>());
                     _mm_storeu_si128(dst.cast::<__m128i>(), piece);
                     dst = dst.add(k + 1 - from);
                     *dst = b'"';
@@ -147,7 +156,7 @@ fn write_quoted_sse2(out: &mut Vec<u8>, v: &[u8]) {
                     from = k + 1;
                     m &= m - 1;
                 }
-                let piece = _mm_loadu_si128(tmp.as_ptr().add(from).cast::<__m128i>());
+                let piece = _mm_loadu_si128(at.add(from).cast::<__m128i>());
                 _mm_storeu_si128(dst.cast::<__m128i>(), piece);
                 dst = dst.add(16 - from);
             }

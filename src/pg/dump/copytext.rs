@@ -416,7 +416,8 @@ fn quote_run(
         let out = dst.as_mut_ptr().cast::<u8>();
         let mut tmp = [0u8; 32];
         // SAFETY: SSE2 is in x86_64's baseline. Each load reads `src[i..i + 16]` (inside
-        // `src`) or `tmp[from..from + 16]` (`from <= 16`, inside `tmp`). Each store writes
+        // `src`), `src[i + from..i + from + 16]` when `i + 32 <= src.len()` (`from <= 16`,
+        // inside `src`) or `tmp[from..from + 16]` (inside `tmp`). Each store writes
         // `dst[d..d + 16]`: `d <= 2 * i` (a byte read adds at most two written) and
         // `i + 16 <= src.len()`, so that lies within `2 * src.len() + 16`, the assert above.
         // Unaligned loads and stores are what these intrinsics allow.
@@ -442,11 +443,20 @@ fn quote_run(
                     _mm_storeu_si128(out.add(d).cast::<__m128i>(), x);
                     d += keep as usize;
                 } else {
-                    _mm_storeu_si128(tmp.as_mut_ptr().cast::<__m128i>(), x);
+                    // Pieces are loaded from `src` itself where sixteen bytes past the block
+                    // are there: a load from `tmp` just after storing it there waits for the
+                    // store (it cannot be forwarded), which cost more than the rest of a
+                    // jsonb document's conversion.
+                    let at = if i + 32 <= src.len() {
+                        src.as_ptr().add(i)
+                    } else {
+                        _mm_storeu_si128(tmp.as_mut_ptr().cast::<__m128i>(), x);
+                        tmp.as_ptr()
+                    };
                     let mut from = 0usize;
                     while quotes != 0 {
                         let k = quotes.trailing_zeros() as usize;
-                        let piece = _mm_loadu_si128(tmp.as_ptr().add(from).cast::<__m128i>());
+                        let piece = _mm_loadu_si128(at.add(from).cast::<__m128i>());
                         _mm_storeu_si128(out.add(d).cast::<__m128i>(), piece);
                         d += k + 1 - from;
                         *out.add(d) = b'"';
@@ -454,7 +464,7 @@ fn quote_run(
                         from = k + 1;
                         quotes &= quotes - 1;
                     }
-                    let piece = _mm_loadu_si128(tmp.as_ptr().add(from).cast::<__m128i>());
+                    let piece = _mm_loadu_si128(at.add(from).cast::<__m128i>());
                     _mm_storeu_si128(out.add(d).cast::<__m128i>(), piece);
                     d += keep as usize - from;
                 }
