@@ -36,8 +36,8 @@ pub(super) fn jsonb_extra(v: &[u8]) -> Result<(), String> {
     let mut in_str = false;
     while i < v.len() {
         if in_str {
-            // The plain run of a string up to its next quote or backslash in one search.
-            match memchr::memchr2(b'"', b'\\', &v[i..]) {
+            // The plain run of a string up to its next quote or backslash.
+            match quote_or_backslash(&v[i..]) {
                 Some(n) => i += n,
                 None => break,
             }
@@ -85,6 +85,38 @@ pub(super) fn jsonb_extra(v: &[u8]) -> Result<(), String> {
         i += 1;
     }
     Ok(())
+}
+
+/// The first `"` or `\` in `v`: sixteen bytes at a time, inline. A document's strings are
+/// a few bytes each, where a `memchr2` call per string cost more than its search (the
+/// `memchr` family was about a sixth of checking the jsonb corpus).
+#[inline]
+fn quote_or_backslash(v: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is in x86_64's baseline; each load reads `v[i..i + 16]`, inside `v`,
+        // unaligned loads being allowed.
+        unsafe {
+            let (q, b) = (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
+            while i + 16 <= v.len() {
+                let x = _mm_loadu_si128(v.as_ptr().add(i).cast::<__m128i>());
+                let m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)));
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
+    }
+    v[i..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .map(|k| i + k)
 }
 
 /// JSON grammar (RFC 8259) without value limits, as PostgreSQL's json lexer checks it.
@@ -240,5 +272,24 @@ impl JsonP<'_> {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The block search against a byte-at-a-time one, with quotes and backslashes at every
+        /// place in and across sixteen-byte blocks.
+        #[test]
+        fn quote_or_backslash_agrees_with_position(v in proptest::collection::vec(
+            proptest::sample::select(vec![b'a', b'a', b'a', b'a', b'"', b'\\', 0xff]), 0..60)) {
+            proptest::prop_assert_eq!(
+                quote_or_backslash(&v),
+                v.iter().position(|&c| c == b'"' || c == b'\\')
+            );
+        }
     }
 }

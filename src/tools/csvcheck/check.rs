@@ -217,7 +217,7 @@ pub(super) fn record_excerpt(rec: &[u8]) -> String {
 /// Checks every record of a chunk. `skip_first` skips a header record.
 pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked {
     let mut out = Checked::default();
-    let utf8_ok = std::str::from_utf8(&chunk.data).is_ok();
+    let utf8_ok = simdutf8::basic::from_utf8(&chunk.data).is_ok();
     let nul_free = memchr::memchr(0, &chunk.data).is_none();
     let cr_free = memchr::memchr(b'\r', &chunk.data).is_none();
     let mut fields: Vec<Field> = Vec::with_capacity(ctx.width.max(1) + 1);
