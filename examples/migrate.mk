@@ -349,7 +349,7 @@ export MIGRATE_FACTS := { l = $$0; sub(/^ +/, "", l) } index(l, "\"file\": \"" f
   rows != "" { print }
 manifest_follows = f='csv/$(call fname,$(1))$(CSV_EXT)' && \
   n=$$(sed -n 's/^  "records": \([0-9][0-9]*\),*$$/\1/p' "$$rep") && \
-  b=$$($(if $(filter .csv.gz,$(CSV_EXT)),gzip -dc,cat) < "$$in" | wc -c | tr -d ' ') && \
+  b=$$($(if $(filter .csv.gz,$(CSV_EXT)),gzip -dc < "$$in" | wc -c,wc -c < "$$in") | tr -d ' ') && \
   was=$$(awk -v f="$$f" "$$MIGRATE_FACTS" '$(M)' | sed 's/^ *//') && \
   if [ -n "$$n" ] && [ -n "$$was" ] && [ "$$was" != "$$n $$b" ]; then \
     until mkdir '$(S)/manifest.lock' 2>/dev/null; do sleep 1; done; \
