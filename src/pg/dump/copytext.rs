@@ -493,8 +493,9 @@ fn quote_run(
     (i, d)
 }
 
-/// Decodes the escape whose backslash precedes `after` (as [`unescape`] does): the byte and
-/// how many bytes of `after` it took, or `None` for a backslash at the end.
+/// Decodes the escape whose backslash precedes `after`: the byte and how many bytes of
+/// `after` it took, or `None` for a backslash at the end. The one decoder of escapes, for
+/// the converter and for [`unescape`].
 #[inline]
 fn decode_escape(after: &[u8]) -> Option<(u8, usize)> {
     let c = *after.first()?;
@@ -559,46 +560,12 @@ pub fn unescape(raw: &[u8], out: &mut Vec<u8>) {
         };
         out.extend_from_slice(&raw[i..i + k]);
         i += k + 1;
-        let Some(&c) = raw.get(i) else {
+        let Some((v, len)) = decode_escape(&raw[i..]) else {
             out.push(b'\\');
             return;
         };
-        i += 1;
-        match c {
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'v' => out.push(11),
-            b'0'..=b'7' => {
-                let mut v = (c - b'0') as u32;
-                for _ in 0..2 {
-                    match raw.get(i) {
-                        Some(&d @ b'0'..=b'7') => {
-                            v = v * 8 + (d - b'0') as u32;
-                            i += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                out.push((v & 0xff) as u8);
-            }
-            b'x' if raw.get(i).is_some_and(u8::is_ascii_hexdigit) => {
-                let mut v = 0u32;
-                for _ in 0..2 {
-                    match raw.get(i) {
-                        Some(d) if d.is_ascii_hexdigit() => {
-                            v = v * 16 + (*d as char).to_digit(16).unwrap_or(0);
-                            i += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                out.push(v as u8);
-            }
-            other => out.push(other),
-        }
+        out.push(v);
+        i += len;
     }
 }
 
