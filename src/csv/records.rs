@@ -175,12 +175,20 @@ impl<R: Read> ChunkReader<R> {
         self.carry.clear();
         let mut scan = 0usize;
         let mut in_quote = false;
+        let mut qn = QuotedNewlines::default();
         let mut want = self.target;
         loop {
             while c.data.len() < want && !self.eof {
                 self.fill(&mut c.data, want)?;
             }
-            scan_ends(&c.data, &mut scan, &mut in_quote, usize::MAX, &mut c.ends);
+            scan_ends_counting(
+                &c.data,
+                &mut scan,
+                &mut in_quote,
+                usize::MAX,
+                &mut c.ends,
+                &mut qn,
+            );
             if !c.ends.is_empty() || self.eof {
                 break;
             }
@@ -188,6 +196,7 @@ impl<R: Read> ChunkReader<R> {
             want = c.data.len() * 2;
         }
         let last = c.ends.last().copied().unwrap_or(0);
+        let mut lines = c.ends.len() as u64 + qn.before_last_end;
         if self.eof {
             let here = self.next_pos();
             end_tail(
@@ -197,6 +206,7 @@ impl<R: Read> ChunkReader<R> {
                 self.keep_unterminated,
                 &here,
             )?;
+            lines += memchr::memchr_iter(b'\n', &c.data[last..]).count() as u64;
         } else if last < c.data.len() {
             self.carry.extend_from_slice(&c.data[last..]);
             c.data.truncate(last);
@@ -208,7 +218,8 @@ impl<R: Read> ChunkReader<R> {
         c.first_line = self.line;
         c.first_byte = self.byte;
         self.record += c.ends.len() as u64;
-        self.line += c.newlines();
+        debug_assert_eq!(lines, c.newlines());
+        self.line += lines;
         self.byte += c.data.len() as u64;
         Ok(Some(c))
     }
@@ -414,18 +425,21 @@ impl MapChunks {
             )?;
             let mut ends = Vec::new();
             let (mut scan, mut in_quote) = (0, false);
-            scan_ends(
+            let mut qn = QuotedNewlines::default();
+            scan_ends_counting(
                 map.as_ref(),
                 &mut scan,
                 &mut in_quote,
                 usize::MAX,
                 &mut ends,
+                &mut qn,
             );
             if ends.is_empty() && !eof {
                 // One record longer than the chunk: map more until it ends.
                 want = n.saturating_mul(2);
                 continue;
             }
+            let mut lines = ends.len() as u64 + qn.before_last_end;
             if eof {
                 let here = Pos {
                     file: self.name.clone(),
@@ -433,7 +447,9 @@ impl MapChunks {
                     byte: self.byte,
                     record: Some(self.record),
                 };
+                let last = ends.last().copied().unwrap_or(0);
                 end_tail(map.as_ref(), &mut ends, in_quote, false, &here)?;
+                lines += memchr::memchr_iter(b'\n', &map.as_ref()[last..]).count() as u64;
             }
             let c = Chunk {
                 data: map,
@@ -447,7 +463,8 @@ impl MapChunks {
             self.carry = n - used;
             crate::io::progress::add_read(used as u64);
             self.record += c.len() as u64;
-            self.line += c.newlines();
+            debug_assert_eq!(lines, c.newlines());
+            self.line += lines;
             self.byte += used as u64;
             return Ok(Some(c));
         }
@@ -509,6 +526,133 @@ pub fn header_names(header: &[u8]) -> Result<Vec<String>, Malformed> {
     let mut f = Vec::new();
     split_fields(header, &mut f)?;
     Ok(field_names(header, &f))
+}
+
+/// How a scan takes a 64-byte block: its quote and newline masks, and the prefix XOR of a
+/// quote mask ([`Portable`] on any CPU, [`wide::Wide`] where AVX2 and PCLMULQDQ are).
+trait Blocks: Copy {
+    /// The quote and newline masks of `b[..64]`.
+    fn masks(self, b: &[u8]) -> [u64; 2];
+    /// [`prefix_xor`].
+    fn prefix_xor(self, x: u64) -> u64;
+}
+
+/// SSE2 compares (x86_64's baseline) and a shift-and-XOR prefix.
+#[derive(Clone, Copy)]
+struct Portable;
+
+impl Blocks for Portable {
+    #[inline(always)]
+    fn masks(self, b: &[u8]) -> [u64; 2] {
+        byte_masks(b, [b'"', b'\n'])
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        prefix_xor(x)
+    }
+}
+
+/// 64-byte blocks with 32-byte compares (AVX2) and the prefix XOR in one carry-less multiply
+/// (PCLMULQDQ), as simdjson finds its strings: the record scanner's quote-dense path and
+/// csvsplit's cut pass. Hand-written: memchr (the SIMD search used elsewhere) finds bytes but
+/// gives neither masks nor the quote parity, and no crate computes CSV quote state.
+#[cfg(target_arch = "x86_64")]
+pub mod wide {
+    use std::arch::x86_64::{
+        __m256i, _mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+
+    /// Whether the CPU has what this module's functions are compiled for (std caches the
+    /// answer; a call is a load and a test).
+    pub fn available() -> bool {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("pclmulqdq")
+            && is_x86_feature_detected!("popcnt")
+            && is_x86_feature_detected!("lzcnt")
+    }
+
+    /// The 64-bit mask of two 32-byte compare results.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn mask(lo: __m256i, hi: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(lo) as u32)
+            | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+    }
+
+    /// The 64 bytes at `ptr`, in two halves.
+    ///
+    /// # Safety
+    /// `ptr` points to 64 readable bytes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn load(ptr: *const u8) -> (__m256i, __m256i) {
+        let ptr = ptr.cast::<__m256i>();
+        // SAFETY: the caller's.
+        unsafe { (_mm256_loadu_si256(ptr), _mm256_loadu_si256(ptr.add(1))) }
+    }
+
+    /// Bit `k`: byte `k` of the 64 in `lo` and `hi` is the byte in every lane of `v`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub fn eq(lo: __m256i, hi: __m256i, v: __m256i) -> u64 {
+        mask(_mm256_cmpeq_epi8(lo, v), _mm256_cmpeq_epi8(hi, v))
+    }
+
+    /// [`super::prefix_xor`] in one carry-less multiply by all ones.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    pub fn prefix_xor(q: u64) -> u64 {
+        let p = _mm_clmulepi64_si128(_mm_cvtsi64_si128(q as i64), _mm_set1_epi8(-1), 0);
+        _mm_cvtsi128_si64(p) as u64
+    }
+
+    /// Proof that the CPU has the features ([`Wide::new`] checks): a scan generic over
+    /// [`super::Blocks`] takes its blocks with the functions above.
+    #[derive(Clone, Copy)]
+    pub(super) struct Wide(());
+
+    impl Wide {
+        pub(super) fn new() -> Option<Wide> {
+            available().then_some(Wide(()))
+        }
+    }
+
+    impl super::Blocks for Wide {
+        #[inline(always)]
+        fn masks(self, b: &[u8]) -> [u64; 2] {
+            let b = &b[..64];
+            // SAFETY: a `Wide` exists only on a CPU with AVX2 (`new`), and `b` has 64 bytes.
+            unsafe {
+                let (lo, hi) = load(b.as_ptr());
+                [
+                    eq(lo, hi, _mm256_set1_epi8(b'"' as i8)),
+                    eq(lo, hi, _mm256_set1_epi8(b'\n' as i8)),
+                ]
+            }
+        }
+
+        #[inline(always)]
+        fn prefix_xor(self, x: u64) -> u64 {
+            // SAFETY: a `Wide` exists only on a CPU with PCLMULQDQ (`new`).
+            unsafe { prefix_xor(x) }
+        }
+    }
+
+    /// The scan with these blocks, compiled for the features so that they inline.
+    #[target_feature(enable = "avx2,pclmulqdq,popcnt,lzcnt")]
+    pub(super) fn scan<const COUNT: bool>(
+        w: Wide,
+        data: &[u8],
+        pos: &mut usize,
+        in_quote: &mut bool,
+        until: usize,
+        ends: &mut Vec<usize>,
+        qn: &mut super::QuotedNewlines,
+    ) {
+        super::scan::<COUNT, Wide>(w, data, pos, in_quote, until, ends, qn);
+    }
 }
 
 /// Bit `k` of mask `j`: byte `k` of `b[..64]` is `needles[j]`. Sixteen bytes per compare
@@ -586,6 +730,76 @@ pub fn scan_ends(
     until: usize,
     ends: &mut Vec<usize>,
 ) {
+    scan_any::<false>(
+        data,
+        pos,
+        in_quote,
+        until,
+        ends,
+        &mut QuotedNewlines::default(),
+    );
+}
+
+/// Newlines inside quoted fields met by [`scan_ends_counting`]: with the ends found, the
+/// lines the records take, without a second pass over them to count their newlines (which
+/// was a third of pksort's reading thread on a jsonb table).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct QuotedNewlines {
+    /// Those before the last record end pushed.
+    pub before_last_end: u64,
+    /// Those up to where the scan stopped (the scan's state, for the next call).
+    seen: u64,
+}
+
+/// [`scan_ends`] that also counts the newlines inside quoted fields into `qn`: the records
+/// up to the last end pushed take `ends pushed + qn.before_last_end` lines.
+pub fn scan_ends_counting(
+    data: &[u8],
+    pos: &mut usize,
+    in_quote: &mut bool,
+    until: usize,
+    ends: &mut Vec<usize>,
+    qn: &mut QuotedNewlines,
+) {
+    scan_any::<true>(data, pos, in_quote, until, ends, qn);
+}
+
+/// The scan with the widest blocks the CPU has.
+#[inline]
+fn scan_any<const COUNT: bool>(
+    data: &[u8],
+    pos: &mut usize,
+    in_quote: &mut bool,
+    until: usize,
+    ends: &mut Vec<usize>,
+    qn: &mut QuotedNewlines,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(w) = wide::Wide::new() {
+        // SAFETY: `w` proves the CPU has the features `wide::scan` is compiled for.
+        return unsafe { wide::scan::<COUNT>(w, data, pos, in_quote, until, ends, qn) };
+    }
+    scan::<COUNT, Portable>(Portable, data, pos, in_quote, until, ends, qn);
+}
+
+/// Low `k` bits set (`k` < 64).
+#[inline(always)]
+fn below(k: u32) -> u64 {
+    (1u64 << k) - 1
+}
+
+/// [`scan_ends`], counting quoted newlines when `COUNT` (one body, a compiled copy per count
+/// and kind of block, so the scans that need no count pay nothing for it).
+#[inline(always)]
+fn scan<const COUNT: bool, B: Blocks>(
+    blocks: B,
+    data: &[u8],
+    pos: &mut usize,
+    in_quote: &mut bool,
+    until: usize,
+    ends: &mut Vec<usize>,
+    qn: &mut QuotedNewlines,
+) {
     let mut i = *pos;
     let mut q = *in_quote;
     // Masks up to here (see DENSE_SPAN), then searches again.
@@ -593,23 +807,39 @@ pub fn scan_ends(
     let mut last_open = None;
     while i < data.len() {
         if i < dense_until && i + 64 <= data.len() {
-            let [quotes, newlines] = byte_masks(&data[i..], [b'"', b'\n']);
+            let [quotes, newlines] = blocks.masks(&data[i..]);
             // Bit k: inside quotes after byte k (a newline is never a quote, so inside at
             // it exactly when inside after it).
-            let inside = prefix_xor(quotes) ^ if q { !0 } else { 0 };
+            let inside = blocks.prefix_xor(quotes) ^ if q { !0 } else { 0 };
             if quotes != 0 {
                 dense_until = i + 64 + DENSE_SPAN;
             }
-            let mut e = newlines & !inside;
+            let all = newlines & !inside;
+            let quoted = newlines & inside;
+            let mut e = all;
             while e != 0 {
-                let end = i + e.trailing_zeros() as usize + 1;
+                let k = e.trailing_zeros();
+                let end = i + k as usize + 1;
                 ends.push(end);
                 if end >= until {
+                    if COUNT {
+                        qn.seen += u64::from((quoted & below(k)).count_ones());
+                        qn.before_last_end = qn.seen;
+                    }
                     *pos = end;
                     *in_quote = false;
                     return;
                 }
                 e &= e - 1;
+            }
+            if COUNT && quoted != 0 {
+                if all != 0 {
+                    let k = 63 - all.leading_zeros();
+                    qn.before_last_end = qn.seen + u64::from((quoted & below(k)).count_ones());
+                }
+                qn.seen += u64::from(quoted.count_ones());
+            } else if COUNT && all != 0 {
+                qn.before_last_end = qn.seen;
             }
             q = inside >> 63 != 0;
             i += 64;
@@ -618,10 +848,18 @@ pub fn scan_ends(
         if q {
             match memchr::memchr(b'"', &data[i..]) {
                 Some(j) => {
+                    if COUNT {
+                        qn.seen += memchr::memchr_iter(b'\n', &data[i..i + j]).count() as u64;
+                    }
                     i += j + 1;
                     q = false;
                 }
-                None => i = data.len(),
+                None => {
+                    if COUNT {
+                        qn.seen += memchr::memchr_iter(b'\n', &data[i..]).count() as u64;
+                    }
+                    i = data.len()
+                }
             }
         } else {
             match memchr::memchr2(b'"', b'\n', &data[i..]) {
@@ -633,6 +871,9 @@ pub fn scan_ends(
                         dense_until = dense_after(&mut last_open, at);
                     } else {
                         ends.push(i);
+                        if COUNT {
+                            qn.before_last_end = qn.seen;
+                        }
                         if i >= until {
                             break;
                         }
@@ -1143,7 +1384,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// The scan by searches and by 64-byte masks against the byte-at-a-time one, on data
         /// whose quotes, newlines, CRs and 0xff bytes fall at every place in and across the
-        /// blocks, stopped at any `until` and resumed (inside quotes too).
+        /// blocks, stopped at any `until` and resumed (inside quotes too); the counting scan
+        /// finds the same ends and as many lines as there are newlines before the last.
         #[test]
         fn scan_ends_agrees_with_the_strict_scan(
             data in proptest::collection::vec(proptest::sample::select(
@@ -1152,13 +1394,25 @@ mod tests {
         ) {
             let (mut pa, mut qa, mut ea) = (0, false, Vec::new());
             let (mut pb, mut qb, mut eb) = (0, false, Vec::new());
+            let (mut pc, mut qc, mut ec) = (0, false, Vec::new());
+            let (mut pd, mut qd, mut ed) = (0, false, Vec::new());
+            let (mut qn, mut qnd) = (QuotedNewlines::default(), QuotedNewlines::default());
             let mut k = 0;
             while pa < data.len() || pb < data.len() {
                 let until = pa + steps[k % steps.len()];
                 k += 1;
                 scan_ends(&data, &mut pa, &mut qa, until, &mut ea);
                 scan_ends_strict(&data, &mut pb, &mut qb, until, &mut eb);
+                scan_ends_counting(&data, &mut pc, &mut qc, until, &mut ec, &mut qn);
+                // The portable blocks, whichever the CPU would take.
+                scan::<true, Portable>(Portable, &data, &mut pd, &mut qd, until, &mut ed, &mut qnd);
                 proptest::prop_assert_eq!((pa, qa, &ea), (pb, qb, &eb));
+                proptest::prop_assert_eq!((pc, qc, &ec), (pb, qb, &eb));
+                proptest::prop_assert_eq!((pd, qd, &ed, qnd), (pb, qb, &eb, qn));
+                // The lines up to the last end: every newline there, quoted or not.
+                let last = eb.last().copied().unwrap_or(0);
+                let lines = data[..last].iter().filter(|&&b| b == b'\n').count() as u64;
+                proptest::prop_assert_eq!(ec.len() as u64 + qn.before_last_end, lines);
             }
         }
     }

@@ -145,54 +145,11 @@ impl Pass {
 #[cfg(target_arch = "x86_64")]
 mod wide {
     use super::{Pass, end_line_at};
+    pub use crate::csv::records::wide::available;
+    use crate::csv::records::wide::{eq, load, mask, prefix_xor};
     use std::arch::x86_64::{
-        __m256i, _mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
-        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8, _mm256_testz_si256,
+        _mm256_cmpeq_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_testz_si256,
     };
-
-    /// Whether the CPU runs [`advance`] (std caches the answer; a call is a load and a test).
-    pub fn available() -> bool {
-        is_x86_feature_detected!("avx2")
-            && is_x86_feature_detected!("pclmulqdq")
-            && is_x86_feature_detected!("popcnt")
-            && is_x86_feature_detected!("lzcnt")
-    }
-
-    /// The 64-bit mask of two 32-byte compare results.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn mask(lo: __m256i, hi: __m256i) -> u64 {
-        u64::from(_mm256_movemask_epi8(lo) as u32)
-            | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
-    }
-
-    /// The 64 bytes at `ptr`, in two halves.
-    ///
-    /// # Safety
-    /// `ptr` points to 64 readable bytes.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn load(ptr: *const u8) -> (__m256i, __m256i) {
-        let ptr = ptr.cast::<__m256i>();
-        // SAFETY: the caller's.
-        unsafe { (_mm256_loadu_si256(ptr), _mm256_loadu_si256(ptr.add(1))) }
-    }
-
-    /// Bit `k`: byte `k` of the 64 in `lo` and `hi` is the byte in every lane of `v`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn eq(lo: __m256i, hi: __m256i, v: __m256i) -> u64 {
-        mask(_mm256_cmpeq_epi8(lo, v), _mm256_cmpeq_epi8(hi, v))
-    }
-
-    /// [`crate::csv::records::prefix_xor`] in one carry-less multiply by all ones.
-    #[inline]
-    #[target_feature(enable = "pclmulqdq,sse2")]
-    fn prefix_xor(q: u64) -> u64 {
-        let p = _mm_clmulepi64_si128(_mm_cvtsi64_si128(q as i64), _mm_set1_epi8(-1), 0);
-        _mm_cvtsi128_si64(p) as u64
-    }
 
     /// The `\.` lines among the backslashes at line starts `c` of the block at `at` (rare:
     /// out of the loop, whose registers it would take).

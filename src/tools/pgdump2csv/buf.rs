@@ -35,6 +35,10 @@ pub(super) struct Buf {
     pub(super) err: Option<std::io::Error>,
     /// The longest line or statement (unconsumed bytes) held at once.
     limit: usize,
+    /// Bytes of `data`'s allocation from its start that hold values written earlier (by a
+    /// read or by zeroing): at least `data.len()`. A fill reads over them without zeroing
+    /// them again, which was 3% of a plain dump's CPU (a memset of 4 MiB per read).
+    init: usize,
 }
 
 impl Buf {
@@ -49,6 +53,7 @@ impl Buf {
             name,
             err: None,
             limit: line_limit(),
+            init: 0,
         }
     }
 
@@ -79,8 +84,21 @@ impl Buf {
         }
         // Grown by doubling, but never past the limit (and one byte to tell it was passed).
         let want = READ_SIZE.max(old).min(self.limit + 1 - old);
+        let cap = self.data.capacity();
         self.data.reserve_exact(want);
-        self.data.resize(old + want, 0);
+        if self.data.capacity() != cap {
+            // A new allocation: only what was moved into it is known.
+            self.init = old;
+        }
+        if self.init >= old + want {
+            // SAFETY: the capacity covers `old + want` bytes (reserved above), and all of them
+            // were initialised in this allocation before (`init`); truncating or draining a
+            // Vec<u8> leaves the bytes past its length as they were.
+            unsafe { self.data.set_len(old + want) };
+        } else {
+            self.data.resize(old + want, 0);
+            self.init = old + want;
+        }
         let mut filled = old;
         while filled < old + want {
             match self.r.read(&mut self.data[filled..]) {
@@ -128,8 +146,15 @@ impl Buf {
     /// and its start there, and goes on in `fresh` with what follows it. Lines are not
     /// counted (the caller knows them).
     pub(super) fn hand_off(&mut self, n: usize, mut fresh: Vec<u8>) -> (Vec<u8>, usize) {
+        // A buffer handed back after use was filled up to its length.
+        let (init, cap) = (fresh.len(), fresh.capacity());
         fresh.clear();
         fresh.extend_from_slice(&self.data[self.pos + n..]);
+        self.init = if fresh.capacity() == cap {
+            init.max(fresh.len())
+        } else {
+            fresh.len()
+        };
         let start = self.pos;
         self.base += (self.pos + n) as u64;
         self.pos = 0;
@@ -141,5 +166,49 @@ impl Buf {
         let lines = memchr::memchr_iter(b'\n', &self.data[self.pos..self.pos + n]).count();
         self.line += lines as u64;
         self.pos += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gives its bytes (from offset `.1`) in reads of uneven sizes, as a pipe may.
+    struct Dribble(Vec<u8>, usize, usize);
+
+    impl Read for Dribble {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.2 += 1;
+            let n = (self.2 % 7 * 100_003 + 1)
+                .min(out.len())
+                .min(self.0.len() - self.1);
+            out[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    /// Buffers handed back dirty (and of every size) are filled again with the stream's bytes
+    /// only: what is read over without zeroing never shows through.
+    #[test]
+    fn reused_buffers_hold_only_the_stream() {
+        let input: Vec<u8> = (0..3 * READ_SIZE + 12345)
+            .map(|i| (i % 251) as u8 | 1)
+            .collect();
+        let mut b = Buf::new(Box::new(Dribble(input.clone(), 0, 0)), "t".into());
+        let mut got = Vec::new();
+        let mut spare: Vec<Vec<u8>> = vec![vec![0u8; 5], vec![0u8; 2 * READ_SIZE + 9]];
+        while b.fill().unwrap() {
+            let n = b.avail().len() * 2 / 3;
+            got.extend_from_slice(&b.avail()[..n]);
+            let fresh = spare.pop().unwrap_or_default();
+            let (data, start) = b.hand_off(n, fresh);
+            assert_eq!(&data[start..start + n], &got[got.len() - n..]);
+            let mut dirty = data;
+            dirty.iter_mut().for_each(|x| *x = 0);
+            spare.insert(0, dirty);
+        }
+        got.extend_from_slice(b.avail());
+        assert_eq!(got, input);
     }
 }

@@ -227,6 +227,45 @@ pub(super) fn segments(
     out
 }
 
+/// How many entries ahead [`gather`] asks for a record's bytes (and twice that for where it
+/// starts). The records are scattered over the input in key order, so each copy began with
+/// a wait for memory: the copy was a fifth of a sort of the quoted customer table (`perf`),
+/// at a fraction of the speed of a sequential copy.
+const AHEAD: usize = 16;
+
+/// Asks the CPU to fetch a line into its caches (a hint: no fault, nothing else changes).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault, whatever `p` is.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Prefetches where `e`'s record starts (its entry in the chunk's ends).
+#[inline(always)]
+fn prefetch_end(batches: &[Batch], e: &Entry) {
+    let ends = &batches[e.batch as usize].chunk.ends;
+    if let Some(x) = ends.get((e.idx as usize).wrapping_sub(1)) {
+        prefetch(std::ptr::from_ref(x).cast::<u8>());
+    }
+}
+
+/// Prefetches the first two lines of `e`'s record (the hardware follows on from there).
+#[inline(always)]
+fn prefetch_record(batches: &[Batch], e: &Entry) {
+    let c = &batches[e.batch as usize].chunk;
+    let r = c.range(e.idx as usize);
+    let rec = &c.data.as_ref()[r];
+    prefetch(rec.as_ptr());
+    if rec.len() > 64 {
+        prefetch(rec[64..].as_ptr());
+    }
+}
+
 /// Gathers the records of sorted `v` into contiguous blocks, a few blocks at a time in
 /// parallel (the random reads from scattered records are the slow part of writing), and
 /// hands the blocks in order to `sink`, which returns false to stop. `fill` appends one
@@ -245,7 +284,14 @@ pub(super) fn gather(
     for g in segs.chunks(group) {
         let mut bufs: Vec<Vec<u8>> = g.iter().map(|_| fresh()).collect();
         bufs.par_iter_mut().zip(g.par_iter()).for_each(|(buf, r)| {
-            for e in &v[r.clone()] {
+            let seg = &v[r.clone()];
+            for (k, e) in seg.iter().enumerate() {
+                if let Some(a) = seg.get(k + 2 * AHEAD) {
+                    prefetch_end(batches, a);
+                }
+                if let Some(a) = seg.get(k + AHEAD) {
+                    prefetch_record(batches, a);
+                }
                 fill(buf, e);
             }
         });
