@@ -7,8 +7,10 @@
 //! Record boundaries are found by quote parity with `memchr2` rather than csv-core's DFA: in
 //! RFC 4180 a newline ends a record exactly when an even number of `"` precede it in the
 //! record, and a SIMD search for two bytes runs several times faster than a byte-at-a-time
-//! state machine. Quoting mistakes that parity cannot see (a bare `"` inside an unquoted
-//! field) are caught by [`split_fields`] when the fields are looked at.
+//! state machine; where quoted fields come close together, 64-byte quote and newline masks
+//! instead ([`DENSE_SPAN`]), by AVX2 where the CPU has it ([`wide`]). Quoting mistakes that
+//! parity cannot see (a bare `"` inside an unquoted field) are caught by [`split_fields`]
+//! when the fields are looked at.
 
 use crate::io::error::{Error, IoContext, Pos, Result};
 use std::borrow::Cow;
@@ -574,6 +576,9 @@ pub mod wide {
     }
 
     /// The 64-bit mask of two 32-byte compare results.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 ([`available`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     pub fn mask(lo: __m256i, hi: __m256i) -> u64 {
@@ -584,7 +589,7 @@ pub mod wide {
     /// The 64 bytes at `ptr`, in two halves.
     ///
     /// # Safety
-    /// `ptr` points to 64 readable bytes.
+    /// `ptr` points to 64 readable bytes, and the CPU has AVX2 ([`available`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     pub unsafe fn load(ptr: *const u8) -> (__m256i, __m256i) {
@@ -594,6 +599,9 @@ pub mod wide {
     }
 
     /// Bit `k`: byte `k` of the 64 in `lo` and `hi` is the byte in every lane of `v`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 ([`available`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     pub fn eq(lo: __m256i, hi: __m256i, v: __m256i) -> u64 {
@@ -601,6 +609,9 @@ pub mod wide {
     }
 
     /// [`super::prefix_xor`] in one carry-less multiply by all ones.
+    ///
+    /// # Safety
+    /// The CPU has PCLMULQDQ ([`available`]).
     #[inline]
     #[target_feature(enable = "pclmulqdq,sse2")]
     pub fn prefix_xor(q: u64) -> u64 {

@@ -90,15 +90,14 @@ impl Buf {
             // A new allocation: only what was moved into it is known.
             self.init = old;
         }
-        if self.init >= old + want {
-            // SAFETY: the capacity covers `old + want` bytes (reserved above), and all of them
-            // were initialised in this allocation before (`init`); truncating or draining a
-            // Vec<u8> leaves the bytes past its length as they were.
-            unsafe { self.data.set_len(old + want) };
-        } else {
-            self.data.resize(old + want, 0);
-            self.init = old + want;
-        }
+        let end = old + want;
+        // SAFETY: the capacity covers `end` bytes (reserved above), and the first `init` were
+        // initialised in this allocation before (truncating or draining a Vec<u8> leaves the
+        // bytes past its length as they were); `init >= old`, the length now.
+        unsafe { self.data.set_len(self.init.min(end)) };
+        // Zeroes only what was never written.
+        self.data.resize(end, 0);
+        self.init = self.init.max(end);
         let mut filled = old;
         while filled < old + want {
             match self.r.read(&mut self.data[filled..]) {
@@ -197,7 +196,7 @@ mod tests {
             .collect();
         let mut b = Buf::new(Box::new(Dribble(input.clone(), 0, 0)), "t".into());
         let mut got = Vec::new();
-        let mut spare: Vec<Vec<u8>> = vec![vec![0u8; 5], vec![0u8; 2 * READ_SIZE + 9]];
+        let mut spare: Vec<Vec<u8>> = vec![vec![0xaa; 5], vec![0xaa; 2 * READ_SIZE + 9]];
         while b.fill().unwrap() {
             let n = b.avail().len() * 2 / 3;
             got.extend_from_slice(&b.avail()[..n]);
@@ -205,7 +204,8 @@ mod tests {
             let (data, start) = b.hand_off(n, fresh);
             assert_eq!(&data[start..start + n], &got[got.len() - n..]);
             let mut dirty = data;
-            dirty.iter_mut().for_each(|x| *x = 0);
+            // A byte the input never has (it has only odd ones).
+            dirty.iter_mut().for_each(|x| *x = 0xaa);
             spare.insert(0, dirty);
         }
         got.extend_from_slice(b.avail());
