@@ -701,17 +701,19 @@ mod blocks {
     use super::{CopyConverter, RowError, count_msg};
     use std::arch::x86_64::{
         __m256i, _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8, _mm256_storeu_si256,
+        _mm256_set1_epi8, _mm256_storeu_si256,
     };
 
     /// What a 64-byte block of COPY text holds, a bit per byte.
     struct Masks {
         tabs: u64,
         newlines: u64,
-        /// Backslashes and CRs: the rows holding them go to the row path.
-        escapes: u64,
+        backslashes: u64,
+        crs: u64,
         quotes: u64,
         commas: u64,
+        /// `N`: a NULL is `\N`.
+        ns: u64,
     }
 
     impl Masks {
@@ -735,13 +737,14 @@ mod blocks {
                 u64::from(_mm256_movemask_epi8(l) as u32)
                     | u64::from(_mm256_movemask_epi8(h) as u32) << 32
             };
-            let (bs, cr) = (eq(b'\\'), eq(b'\r'));
             Masks {
                 tabs: bits(eq(b'\t')),
                 newlines: bits(eq(b'\n')),
-                escapes: bits((_mm256_or_si256(bs.0, cr.0), _mm256_or_si256(bs.1, cr.1))),
+                backslashes: bits(eq(b'\\')),
+                crs: bits(eq(b'\r')),
                 quotes: bits(eq(b'"')),
                 commas: bits(eq(b',')),
+                ns: bits(eq(b'N')),
             }
         }
     }
@@ -780,11 +783,12 @@ mod blocks {
         while q + 64 <= block.len() {
             // SAFETY: `block[q..q + 64]` is readable; the features are the caller's.
             let m = unsafe { Masks::of(block[q..q + 64].as_ptr()) };
-            let stop = m.tabs | m.newlines | m.escapes;
+            let escapes = m.backslashes | m.crs;
+            let stop = m.tabs | m.newlines | escapes;
             let special = m.quotes | m.commas;
             if stop != 0 {
                 let k = stop.trailing_zeros();
-                if m.escapes >> k & 1 != 0 {
+                if escapes >> k & 1 != 0 {
                     return None;
                 }
                 let before = (1u64 << k) - 1;
@@ -806,9 +810,9 @@ mod blocks {
         /// [`CopyConverter::convert`] 64 bytes at a time: each step takes the bytes up to
         /// the block's last TAB or newline, so it ends on a field boundary and knows every
         /// field it writes whole. A field with a comma or quote gets a quote before and
-        /// after it and its quotes doubled, an empty one `""`, and the rest is copied with
-        /// TABs as commas; each newline checks its row's field count. A row with a
-        /// backslash or CR, or a field longer than a block, goes from where the step stands
+        /// after it and its quotes doubled, an empty one `""`, a NULL (`\N`) nothing, and
+        /// the rest is copied with TABs as commas; each newline checks its row's field
+        /// count. A field with another backslash or a CR, or a field longer than a block, goes from where the step stands
         /// to the row path ([`CopyConverter::row_from`]), and the last 128 bytes or so to
         /// [`CopyConverter::convert_rows`].
         ///
@@ -831,10 +835,15 @@ mod blocks {
                 // SAFETY: `at` has 128 readable bytes; the features are the caller's.
                 let m = unsafe { Masks::of(at) };
                 let sep = m.tabs | m.newlines;
-                let last = if m.escapes != 0 {
+                // A field that is exactly `\N` (a NULL, written as the empty field) is
+                // taken here when its separator is in the block; any other backslash, and
+                // a CR, is an escape.
+                let nulls = m.backslashes & ((sep << 1) | 1) & (m.ns >> 1) & (sep >> 2);
+                let escapes = (m.backslashes & !nulls) | m.crs;
+                let last = if escapes != 0 {
                     // The fields before the field holding the first escape are written
                     // here, the rest of its row by the row path.
-                    let before = (m.escapes & m.escapes.wrapping_neg()) - 1;
+                    let before = (escapes & escapes.wrapping_neg()) - 1;
                     let ends = sep & before;
                     if ends == 0 {
                         p = self.finish_row(block, line, p, fields, rows, out)?;
@@ -927,8 +936,11 @@ mod blocks {
                     close |= 1 << end;
                     special &= !upto(end);
                 }
-                let mut ins = quotes | open | close | empty;
                 let twice = (quotes & open) | empty;
+                // A NULL's two bytes are left out (its separator lies in the window, since
+                // the window ends with the last separator before any escape).
+                let nulls = nulls & win;
+                let mut ins = quotes | open | close | empty | nulls;
 
                 // At most 64 bytes and two quotes before each, and 64 written past the end.
                 out.reserve(4 * 64);
@@ -943,10 +955,14 @@ mod blocks {
                         let k = ins.trailing_zeros() as usize;
                         copy_fields(at.add(from), dst.add(d), k - from);
                         d += k - from;
-                        *dst.add(d) = b'"';
-                        *dst.add(d + 1) = b'"';
-                        d += 1 + (twice >> k & 1) as usize;
-                        from = k;
+                        if nulls >> k & 1 != 0 {
+                            from = k + 2;
+                        } else {
+                            *dst.add(d) = b'"';
+                            *dst.add(d + 1) = b'"';
+                            d += 1 + (twice >> k & 1) as usize;
+                            from = k;
+                        }
                         ins &= ins - 1;
                     }
                     copy_fields(at.add(from), dst.add(d), len - from);
@@ -1168,7 +1184,7 @@ mod tests {
     }
 
     /// A field of the block test: mostly plain bytes, commas and quotes, short or longer than
-    /// a block; one in sixty may hold any byte (a backslash, CR or TAB).
+    /// a block, or a NULL (`\N`); one in sixty may hold any byte (a backslash, CR or TAB).
     fn field() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         use proptest::strategy::Strategy;
         let plain = [vec![b'a'; 12], vec![b',', b'"', b'N', b'.', 0xff]].concat();
@@ -1177,6 +1193,7 @@ mod tests {
             proptest::collection::vec(proptest::sample::select(bytes.clone()), len).boxed()
         };
         proptest::strategy::Union::new_weighted(vec![
+            (30, proptest::strategy::Just(b"\\N".to_vec()).boxed()),
             (540, pick(&plain, 0..12)),
             (60, pick(&plain, 60..140)),
             (9, pick(&any, 0..12)),
