@@ -708,12 +708,10 @@ mod blocks {
     struct Masks {
         tabs: u64,
         newlines: u64,
-        backslashes: u64,
-        crs: u64,
+        /// Backslashes and CRs.
+        escapes: u64,
         quotes: u64,
         commas: u64,
-        /// `N`: a NULL is `\N`.
-        ns: u64,
     }
 
     impl Masks {
@@ -740,12 +738,33 @@ mod blocks {
             Masks {
                 tabs: bits(eq(b'\t')),
                 newlines: bits(eq(b'\n')),
-                backslashes: bits(eq(b'\\')),
-                crs: bits(eq(b'\r')),
+                escapes: bits(eq(b'\\')) | bits(eq(b'\r')),
                 quotes: bits(eq(b'"')),
                 commas: bits(eq(b',')),
-                ns: bits(eq(b'N')),
             }
+        }
+
+        /// The backslashes of the 64 bytes at `at` and their `N`s (a NULL is `\N`): asked
+        /// for only when a block has an escape.
+        ///
+        /// # Safety
+        /// `at` points to 64 readable bytes; the CPU has AVX2.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn backslashes(at: *const u8) -> (u64, u64) {
+            // SAFETY: the caller's.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_si256(at.cast::<__m256i>()),
+                    _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
+                )
+            };
+            let bits = |b: u8| {
+                let v = _mm256_set1_epi8(b as i8);
+                u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, v)) as u32)
+                    | u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, v)) as u32) << 32
+            };
+            (bits(b'\\'), bits(b'N'))
         }
     }
 
@@ -783,7 +802,7 @@ mod blocks {
         while q + 64 <= block.len() {
             // SAFETY: `block[q..q + 64]` is readable; the features are the caller's.
             let m = unsafe { Masks::of(block[q..q + 64].as_ptr()) };
-            let escapes = m.backslashes | m.crs;
+            let escapes = m.escapes;
             let stop = m.tabs | m.newlines | escapes;
             let special = m.quotes | m.commas;
             if stop != 0 {
@@ -838,8 +857,13 @@ mod blocks {
                 // A field that is exactly `\N` (a NULL, written as the empty field) is
                 // taken here when its separator is in the block; any other backslash, and
                 // a CR, is an escape.
-                let nulls = m.backslashes & ((sep << 1) | 1) & (m.ns >> 1) & (sep >> 2);
-                let escapes = (m.backslashes & !nulls) | m.crs;
+                let (mut nulls, mut escapes) = (0u64, m.escapes);
+                if escapes != 0 {
+                    // SAFETY: as for `Masks::of`.
+                    let (bs, ns) = unsafe { Masks::backslashes(at) };
+                    nulls = bs & ((sep << 1) | 1) & (ns >> 1) & (sep >> 2);
+                    escapes &= !nulls;
+                }
                 let last = if escapes != 0 {
                     // The fields before the field holding the first escape are written
                     // here, the rest of its row by the row path.
