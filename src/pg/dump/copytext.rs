@@ -831,8 +831,9 @@ mod blocks {
         /// field it writes whole. A field with a comma or quote gets a quote before and
         /// after it and its quotes doubled, an empty one `""`, a NULL (`\N`) nothing, and
         /// the rest is copied with TABs as commas; each newline checks its row's field
-        /// count. A field with another backslash or a CR, or a field longer than a block, goes from where the step stands
-        /// to the row path ([`CopyConverter::row_from`]), and the last 128 bytes or so to
+        /// count. A field with another backslash or a CR, and a field longer than a block
+        /// with one, go with the rest of their row to the row path
+        /// ([`CopyConverter::row_from`]); the last 128 bytes or so to
         /// [`CopyConverter::convert_rows`].
         ///
         /// # Safety
