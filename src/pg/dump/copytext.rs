@@ -1049,16 +1049,11 @@ mod blocks {
             if block.get(end) == Some(&b'\r') {
                 return Err(err(super::LITERAL_CR.into()));
             }
-            let line = &block[line_start..end];
-            let special = memchr::memchr3(b'\\', b',', b'"', &line[p - line_start..]);
-            self.row_from::<true>(
-                line,
-                p - line_start,
-                fields,
-                special.map(|k| p - line_start + k),
-                out,
-            )
-            .map_err(err)?;
+            // The field at `p` holds the escape (or is a long one): it goes to
+            // `special_field` at once, without a search for its first special byte.
+            let (line, at) = (&block[line_start..end], p - line_start);
+            self.row_from::<true>(line, at, fields, Some(at), out)
+                .map_err(err)?;
             // A block ends with a newline; were it cut, the rows path gets nothing more.
             Ok((end + 1).min(block.len()))
         }
