@@ -699,9 +699,10 @@ pub fn escape(v: Option<&[u8]>, out: &mut Vec<u8>) {
 #[cfg(target_arch = "x86_64")]
 mod blocks {
     use super::{CopyConverter, RowError, count_msg};
+    use crate::csv::records::wide;
     use std::arch::x86_64::{
-        __m256i, _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-        _mm256_set1_epi8, _mm256_storeu_si256,
+        __m256i, _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_set1_epi8,
+        _mm256_storeu_si256,
     };
 
     /// What a 64-byte block of COPY text holds, a bit per byte.
@@ -721,26 +722,14 @@ mod blocks {
         #[target_feature(enable = "avx2")]
         unsafe fn of(at: *const u8) -> Masks {
             // SAFETY: the caller's.
-            let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_si256(at.cast::<__m256i>()),
-                    _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
-                )
-            };
-            let eq = |b: u8| {
-                let v = _mm256_set1_epi8(b as i8);
-                (_mm256_cmpeq_epi8(lo, v), _mm256_cmpeq_epi8(hi, v))
-            };
-            let bits = |(l, h): (__m256i, __m256i)| {
-                u64::from(_mm256_movemask_epi8(l) as u32)
-                    | u64::from(_mm256_movemask_epi8(h) as u32) << 32
-            };
+            let (lo, hi) = unsafe { wide::load(at) };
+            let eq = |b: u8| wide::eq(lo, hi, _mm256_set1_epi8(b as i8));
             Masks {
-                tabs: bits(eq(b'\t')),
-                newlines: bits(eq(b'\n')),
-                escapes: bits(eq(b'\\')) | bits(eq(b'\r')),
-                quotes: bits(eq(b'"')),
-                commas: bits(eq(b',')),
+                tabs: eq(b'\t'),
+                newlines: eq(b'\n'),
+                escapes: eq(b'\\') | eq(b'\r'),
+                quotes: eq(b'"'),
+                commas: eq(b','),
             }
         }
 
@@ -753,18 +742,9 @@ mod blocks {
         #[target_feature(enable = "avx2")]
         unsafe fn backslashes(at: *const u8) -> (u64, u64) {
             // SAFETY: the caller's.
-            let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_si256(at.cast::<__m256i>()),
-                    _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
-                )
-            };
-            let bits = |b: u8| {
-                let v = _mm256_set1_epi8(b as i8);
-                u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, v)) as u32)
-                    | u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, v)) as u32) << 32
-            };
-            (bits(b'\\'), bits(b'N'))
+            let (lo, hi) = unsafe { wide::load(at) };
+            let eq = |b: u8| wide::eq(lo, hi, _mm256_set1_epi8(b as i8));
+            (eq(b'\\'), eq(b'N'))
         }
     }
 
