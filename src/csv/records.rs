@@ -1565,11 +1565,11 @@ mod tests {
                         rec.extend(text.iter().filter(|&&b| b == b'a' || b == b' '));
                     }
                 }
-                if let Some((at, b)) = poke {
-                    if !rec.is_empty() {
-                        let n = rec.len();
-                        rec[at % n] = b;
-                    }
+                if let Some((at, b)) = poke
+                    && !rec.is_empty()
+                {
+                    let n = rec.len();
+                    rec[at % n] = b;
                 }
                 rec.push(b'\n');
                 rec
