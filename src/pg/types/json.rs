@@ -26,11 +26,11 @@ pub(super) fn check_json(v: &[u8], binary: bool) -> Result<(), String> {
 /// one is a numeric.
 const PLAIN_NUMBERS_FIT: usize = 16383;
 
-/// Whether a document simd-json took could hold what jsonb refuses beyond json: a number
-/// with an exponent (a digit before an `e` or `E`: numeric has limits that f64 has not), or
-/// a long one; a `\u` escape of a NUL or a surrogate (simd-json rejects lone surrogates, but
-/// the exact scan decides). True also for text in strings that looks so, so it only says
-/// when [`jsonb_extra`] must look: sixteen bytes at a time, a few operations each.
+/// Whether a document the grammar took could hold what jsonb refuses beyond json: a number
+/// with an exponent (a digit before an `e` or `E`: numeric has limits), or a long one; a
+/// `\u` escape of a NUL or a surrogate (a lone one is refused, a pair is not: the exact
+/// scan decides). True also for text in strings that looks so, so it only says when
+/// [`jsonb_extra`] must look: sixteen bytes at a time, a few operations each.
 #[inline]
 fn jsonb_may_refuse(v: &[u8]) -> bool {
     if v.len() > PLAIN_NUMBERS_FIT {
