@@ -677,11 +677,7 @@ pub mod wide {
                     continue;
                 }
                 // Bit k of `px`: the quotes up to k, with those before the block, are odd.
-                let mut px = q ^ q << 1;
-                px ^= px << 2;
-                px ^= px << 4;
-                px ^= px << 8;
-                px ^= odd.wrapping_neg();
+                let px = super::prefix_xor(u64::from(q)) as u32 ^ odd.wrapping_neg();
                 let keep = !(q & !px) & 0xffff;
                 odd ^= q.count_ones() & 1;
                 for (half, m) in [(x, keep & 0xff), (_mm_srli_si128(x, 8), keep >> 8)] {
@@ -1257,13 +1253,7 @@ impl FastSplit {
                 let lo = (self.skip.saturating_sub(base) as u32) << shift;
                 let from = if lo >= 64 { 0 } else { u64::MAX << lo };
                 let q = quotes & ev & from;
-                let mut odd = q ^ q << 1;
-                odd ^= odd << 2;
-                odd ^= odd << 4;
-                odd ^= odd << 8;
-                odd ^= odd << 16;
-                odd ^= odd << 32;
-                let close = q & odd & !(quotes >> (1u32 << shift));
+                let close = q & prefix_xor(q) & !(quotes >> (1u32 << shift));
                 if close == 0 {
                     return Step::Go; // every quote left is paired inside the block
                 }
