@@ -92,15 +92,18 @@ fn jsonb_may_refuse(v: &[u8]) -> bool {
     false
 }
 
+/// What jsonb refuses in a document the grammar ([`json_grammar_ok`]) took: numbers beyond
+/// numeric, `\u0000`, lone surrogate escapes. Byte by byte outside strings.
 pub(super) fn jsonb_extra(v: &[u8]) -> Result<(), String> {
     let mut i = 0;
     let mut in_str = false;
     while i < v.len() {
         if in_str {
-            // The plain run of a string up to its next quote or backslash.
-            match quote_or_backslash(&v[i..]) {
-                Some(n) => i += n,
-                None => break,
+            // The plain run of a string up to its next quote or backslash (the grammar took
+            // `v`, so its strings hold no control characters, where the run also stops).
+            i += plain_run(&v[i..]);
+            if i == v.len() {
+                break;
             }
         }
         let b = v[i];
@@ -146,38 +149,6 @@ pub(super) fn jsonb_extra(v: &[u8]) -> Result<(), String> {
         i += 1;
     }
     Ok(())
-}
-
-/// The first `"` or `\` in `v`: sixteen bytes at a time, inline. A document's strings are
-/// a few bytes each, where a `memchr2` call per string cost more than its search (the
-/// `memchr` family was about a sixth of checking the jsonb corpus).
-#[inline]
-fn quote_or_backslash(v: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is in x86_64's baseline; each load reads `v[i..i + 16]`, inside `v`,
-        // unaligned loads being allowed.
-        unsafe {
-            let (q, b) = (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
-            while i + 16 <= v.len() {
-                let x = _mm_loadu_si128(v.as_ptr().add(i).cast::<__m128i>());
-                let m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)));
-                if m != 0 {
-                    return Some(i + m.trailing_zeros() as usize);
-                }
-                i += 16;
-            }
-        }
-    }
-    v[i..]
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\')
-        .map(|k| i + k)
 }
 
 /// The length of `v`'s prefix that a JSON string takes as it is: no `"`, `\\` or control
@@ -476,17 +447,6 @@ mod tests {
             proptest::prop_assert_eq!(
                 plain_run(&v),
                 v.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).unwrap_or(v.len())
-            );
-        }
-
-        /// The block search against a byte-at-a-time one, with quotes and backslashes at every
-        /// place in and across sixteen-byte blocks.
-        #[test]
-        fn quote_or_backslash_agrees_with_position(v in proptest::collection::vec(
-            proptest::sample::select(vec![b'a', b'a', b'a', b'a', b'"', b'\\', 0xff]), 0..60)) {
-            proptest::prop_assert_eq!(
-                quote_or_backslash(&v),
-                v.iter().position(|&c| c == b'"' || c == b'\\')
             );
         }
     }
