@@ -782,12 +782,11 @@ mod blocks {
         while q + 64 <= block.len() {
             // SAFETY: `block[q..q + 64]` is readable; the features are the caller's.
             let m = unsafe { Masks::of(block[q..q + 64].as_ptr()) };
-            let escapes = m.escapes;
-            let stop = m.tabs | m.newlines | escapes;
+            let stop = m.tabs | m.newlines | m.escapes;
             let special = m.quotes | m.commas;
             if stop != 0 {
                 let k = stop.trailing_zeros();
-                if escapes >> k & 1 != 0 {
+                if m.escapes >> k & 1 != 0 {
                     return None;
                 }
                 let before = (1u64 << k) - 1;
