@@ -621,7 +621,7 @@ pub mod wide {
 
     /// Row `m`: the indices of the set bits of `m`, in order, then zeros. A `pshufb` by row
     /// `m` packs the bytes of eight that `m` keeps to the left.
-    static PACK: [[u8; 8]; 256] = {
+    pub(crate) static PACK: [[u8; 8]; 256] = {
         let mut t = [[0u8; 8]; 256];
         let mut m = 0;
         while m < 256 {

@@ -486,7 +486,10 @@ static EXPAND: [[u8; 16]; 256] = {
 ///
 /// With `SHUFFLE` (only where the caller is compiled for AVX2), each eight bytes holding a
 /// quote are written by one shuffle (SSSE3's `pshufb`, a row of [`EXPAND`]) instead of a
-/// piece per quote: a jsonb document has a quote every five bytes or so.
+/// piece per quote: a jsonb document has a quote every five bytes or so. And the run goes
+/// on past escapes other than `\` with a digit, `x` or TAB ([`escapes_block`] decodes
+/// them, and sets `needs` for those that stand for a comma, quote, CR or newline): it
+/// stops at a TAB, at one of those escapes or at the end.
 #[inline(always)]
 fn quote_run<const SHUFFLE: bool>(
     src: &[u8],
@@ -498,7 +501,7 @@ fn quote_run<const SHUFFLE: bool>(
     {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8, _mm_storeu_si128,
+            _mm_set1_epi8, _mm_shuffle_epi8, _mm_storeu_si128,
         };
         assert!(dst.len() >= 2 * src.len() + 16);
         let out = dst.as_mut_ptr().cast::<u8>();
@@ -521,6 +524,16 @@ fn quote_run<const SHUFFLE: bool>(
                 let stop =
                     _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)))
                         as u32;
+                if SHUFFLE && stop != 0 {
+                    // SAFETY: `dst[d..]` holds `2 * 16 + 16` bytes, as the stores below.
+                    let (read, wrote) = escapes_block(x, 16, out.add(d), needs);
+                    i += read;
+                    d += wrote;
+                    if read < 16 {
+                        return (i, d);
+                    }
+                    continue;
+                }
                 // The bytes of this run in the block: up to the stop, or all sixteen.
                 let keep = if stop == 0 { 16 } else { stop.trailing_zeros() };
                 let within = (1u32 << keep) - 1;
@@ -531,7 +544,7 @@ fn quote_run<const SHUFFLE: bool>(
                     _mm_storeu_si128(out.add(d).cast::<__m128i>(), x);
                     d += keep as usize;
                 } else if SHUFFLE {
-                    use std::arch::x86_64::{_mm_shuffle_epi8, _mm_srli_si128};
+                    use std::arch::x86_64::_mm_srli_si128;
                     // Each half expanded by its row of `EXPAND` into sixteen bytes, of which
                     // those of the bytes kept count; `quotes` holds only those.
                     let lo = (quotes & 0xff) as usize;
@@ -576,6 +589,17 @@ fn quote_run<const SHUFFLE: bool>(
                     return (i, d);
                 }
             }
+            if SHUFFLE && i < src.len() && src.len() >= 16 {
+                // The last bytes, fewer than sixteen: the sixteen that end `src`, moved to
+                // the front, rather than a byte at a time (a note's every line ends so).
+                let rem = src.len() - i;
+                let last = _mm_loadu_si128(src.as_ptr().add(src.len() - 16).cast::<__m128i>());
+                let row = _mm_loadu_si128(TAIL[rem].as_ptr().cast::<__m128i>());
+                let x = _mm_shuffle_epi8(last, row);
+                // SAFETY: `dst[d..]` holds `2 * rem + 16` bytes (`d <= 2 * i`).
+                let (read, wrote) = escapes_block(x, rem as u32, out.add(d), needs);
+                return (i + read, d + wrote);
+            }
         }
     }
     while let Some(&v) = src.get(i) {
@@ -594,6 +618,156 @@ fn quote_run<const SHUFFLE: bool>(
         i += 1;
     }
     (i, d)
+}
+
+/// By a letter's high nibble less 6 and its low nibble: the byte that a backslash and the
+/// letter stand for (`b f n` in row 0, `r t v` in row 1), 0 where no letter is.
+#[cfg(target_arch = "x86_64")]
+static LETTERS: [[u8; 16]; 2] = {
+    let mut t = [[0u8; 16]; 2];
+    let pairs = [
+        (b'b', 8u8),
+        (b'f', 12),
+        (b'n', b'\n'),
+        (b'r', b'\r'),
+        (b't', b'\t'),
+        (b'v', 11),
+    ];
+    let mut k = 0;
+    while k < pairs.len() {
+        let (c, v) = pairs[k];
+        t[(c >> 4) as usize - 6][(c & 15) as usize] = v;
+        k += 1;
+    }
+    t
+};
+
+/// Row `r` (1 to 15): the shuffle that moves the last `r` of sixteen bytes to the front and
+/// zeroes the rest, for a run's last bytes loaded as the sixteen that end it.
+#[cfg(target_arch = "x86_64")]
+static TAIL: [[u8; 16]; 16] = {
+    let mut t = [[0x80u8; 16]; 16];
+    let mut r = 1;
+    while r < 16 {
+        let mut j = 0;
+        while j < r {
+            t[r][j] = (16 - r + j) as u8;
+            j += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Of sixteen bytes whose backslashes are `bsl` and whose first byte no backslash escapes:
+/// the bytes that a backslash escapes (bit 16: the byte after the sixteen), and the
+/// backslashes that start an escape. In a run of backslashes every second one escapes the
+/// next; simdjson's subtraction finds the runs of odd length without a loop.
+#[inline]
+fn escapes(bsl: u32) -> (u32, u32) {
+    const ODD: u32 = 0xaaaa_aaaa;
+    let codes = ((bsl << 1) | ODD).wrapping_sub(bsl) ^ ODD;
+    ((codes ^ bsl) & 0x1_ffff, codes & bsl)
+}
+
+/// [`quote_run`]'s step for the first `limit` (1 to 16) of sixteen bytes `x` whose first
+/// byte no backslash escapes: writes them to `dst` up to the run's end (an unescaped TAB,
+/// the end of the `limit` bytes, or an escape left to [`decode_escape`]: a digit, `x`, a TAB
+/// or nothing after the backslash), each escape decoded and each quote doubled, and returns
+/// how many bytes it read and wrote. `dst` has room for 32 bytes.
+///
+/// Multi-line notes hold an escape (`\n`, `\\` in a path) every 30-40 bytes, and a return
+/// from the run, a decoding and a new run per escape was most of their conversion. Here the
+/// escaped letters are looked up by a shuffle per nibble row and swapped in by a blend;
+/// each eight bytes are packed by a shuffle (a row of `records::wide::PACK`) that leaves
+/// the escaping backslashes out, and, where the packed bytes hold a quote, expanded by one
+/// more (a row of [`EXPAND`]) that doubles it.
+///
+/// # Safety
+/// The CPU has AVX2 (the caller is compiled for it); `dst` points to 32 writable bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn escapes_block(
+    x: std::arch::x86_64::__m128i,
+    limit: u32,
+    dst: *mut u8,
+    needs: &mut bool,
+) -> (usize, usize) {
+    use crate::csv::records::wide::PACK;
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_blendv_epi8, _mm_cmpeq_epi8, _mm_loadl_epi64,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16,
+        _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_si128, _mm_storel_epi64,
+        _mm_storeu_si128,
+    };
+    // SAFETY: the intrinsics need SSE4.1 at most, which AVX2 implies (the caller's); the
+    // table loads read a row of `LETTERS`, `PACK` or `EXPAND` whole; the stores write
+    // `dst[..32]` at most (the second half starts at most sixteen bytes in).
+    unsafe {
+        let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+        let bits = |v: __m128i| _mm_movemask_epi8(v) as u32;
+        let (bsl, tabs) = (bits(eq(b'\\')), bits(eq(b'\t')));
+        let (escaped, starts) = escapes(bsl);
+        let numeric = _mm_cmpeq_epi8(
+            _mm_and_si128(x, _mm_set1_epi8(0xf8u8 as i8)),
+            _mm_set1_epi8(b'0' as i8),
+        );
+        let hard_byte = bits(_mm_or_si128(_mm_or_si128(numeric, eq(b'x')), eq(b'\t')));
+        // The escapes left to `decode_escape`, by their backslash; one at the last byte.
+        let hard = ((hard_byte & escaped) >> 1) | (starts & (1 << (limit - 1)));
+        let keep = ((tabs & !escaped) | hard | (1 << limit)).trailing_zeros();
+        let within = (1u32 << keep) - 1;
+        let drop = starts & within;
+        // The escaped letters swapped for their bytes: lanes whose bit of `escaped` is set.
+        let lo = _mm_and_si128(x, _mm_set1_epi8(15));
+        let hi = _mm_and_si128(x, _mm_set1_epi8(0xf0u8 as i8));
+        let row = |k: usize| _mm_loadu_si128(LETTERS[k].as_ptr().cast::<__m128i>());
+        let v = _mm_or_si128(
+            _mm_and_si128(
+                _mm_cmpeq_epi8(hi, _mm_set1_epi8(0x60)),
+                _mm_shuffle_epi8(row(0), lo),
+            ),
+            _mm_and_si128(
+                _mm_cmpeq_epi8(hi, _mm_set1_epi8(0x70)),
+                _mm_shuffle_epi8(row(1), lo),
+            ),
+        );
+        let lane_bits = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+        let spread = _mm_shuffle_epi8(
+            _mm_set1_epi16(escaped as u16 as i16),
+            _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+        );
+        let escaped_v = _mm_cmpeq_epi8(_mm_and_si128(spread, lane_bits), lane_bits);
+        let letter = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_setzero_si128()), escaped_v);
+        let y = _mm_blendv_epi8(x, v, letter);
+        let yeq = |c: u8| _mm_cmpeq_epi8(y, _mm_set1_epi8(c as i8));
+        let quoting = _mm_or_si128(
+            _mm_or_si128(yeq(b','), yeq(b'"')),
+            _mm_or_si128(yeq(b'\n'), yeq(b'\r')),
+        );
+        *needs |= bits(quoting) & within != 0;
+        let kept = !drop & within;
+        // One half of eight bytes at `at`, `m` its bytes kept: returns how many written.
+        let half = |h: __m128i, m: u32, at: *mut u8| {
+            let n = m.count_ones() as usize;
+            let pack = _mm_loadl_epi64(PACK[m as usize].as_ptr().cast::<__m128i>());
+            let p = _mm_shuffle_epi8(h, pack);
+            let quotes = bits(_mm_cmpeq_epi8(p, _mm_set1_epi8(b'"' as i8))) & ((1 << n) - 1);
+            if quotes == 0 {
+                _mm_storel_epi64(at.cast::<__m128i>(), p);
+                n
+            } else {
+                let row = _mm_loadu_si128(EXPAND[quotes as usize].as_ptr().cast::<__m128i>());
+                _mm_storeu_si128(at.cast::<__m128i>(), _mm_shuffle_epi8(p, row));
+                n + quotes.count_ones() as usize
+            }
+        };
+        let mut wrote = half(y, kept & 0xff, dst);
+        if kept > 0xff {
+            wrote += half(_mm_srli_si128::<8>(y), kept >> 8, dst.add(wrote));
+        }
+        (keep as usize, wrote)
+    }
 }
 
 /// Decodes the escape whose backslash precedes `after`: the byte and how many bytes of
@@ -1179,6 +1353,52 @@ mod tests {
             }
             let c = CopyConverter::new(rows[0].len(), FieldWriter::new(null));
             agree(&c, &block)?;
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The same on fields made of escapes as pg_dump writes them and some it does not
+        /// (every letter, `\\`, runs of backslashes, escaped quotes, commas and TABs,
+        /// octal and hex bytes, a backslash cut by the line's end) between plain bytes,
+        /// quotes and commas, long enough for `escapes_block`'s sixteen-byte steps and its
+        /// shifted last step to meet each kind at every offset.
+        #[test]
+        fn escape_dense_fields_agree_with_the_strict_decoder(
+            rows in proptest::strategy::Strategy::prop_flat_map(1usize..4, |n| proptest::collection::vec(
+                proptest::collection::vec(proptest::collection::vec(proptest::sample::select(
+                    vec![&b"a"[..], b"a", b"a", b"\\n", b"\\r", b"\\t", b"\\b", b"\\f", b"\\v",
+                         b"\\\\", b"\\\\\\\\", b"\\\"", b"\\,", b"\\q", b"\\\t", b"\\x41", b"\\x4",
+                         b"\\101", b"\\7", b"\\8", b"\\N", b"\"", b",", b"\xc3\xa9", b"\\"]),
+                    0..40).prop_map(|parts| parts.concat()), n), 1..4)),
+            null in proptest::sample::select(vec![&b""[..], b"\\N"]),
+        ) {
+            let mut block = Vec::new();
+            for row in &rows {
+                block.extend_from_slice(&row.join(&b'\t'));
+                block.push(b'\n');
+            }
+            let c = CopyConverter::new(rows[0].len(), FieldWriter::new(null));
+            agree(&c, &block)?;
+        }
+    }
+
+    /// `escapes` against a walk of every mask of sixteen backslashes.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn escapes_agrees_with_a_walk() {
+        for bsl in 0u32..1 << 16 {
+            let (mut escaped, mut starts, mut k) = (0u32, 0u32, 0);
+            while k < 16 {
+                if bsl >> k & 1 == 1 {
+                    starts |= 1 << k;
+                    escaped |= 1 << (k + 1);
+                    k += 2;
+                } else {
+                    k += 1;
+                }
+            }
+            assert_eq!(escapes(bsl), (escaped, starts), "{bsl:016b}");
         }
     }
 
