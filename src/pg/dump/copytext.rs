@@ -487,7 +487,7 @@ static EXPAND: [[u8; 16]; 256] = {
 /// With `SHUFFLE` (only where the caller is compiled for AVX2), each eight bytes holding a
 /// quote are written by one shuffle (SSSE3's `pshufb`, a row of [`EXPAND`]) instead of a
 /// piece per quote: a jsonb document has a quote every five bytes or so. And the run goes
-/// on past escapes other than `\` with a digit, `x` or TAB ([`escapes_block`] decodes
+/// on past escapes other than `\` with a digit or `x` ([`escapes_block`] decodes
 /// them, and sets `needs` for those that stand for a comma, quote, CR or newline): it
 /// stops at a TAB, at one of those escapes or at the end.
 #[inline(always)]
@@ -525,7 +525,8 @@ fn quote_run<const SHUFFLE: bool>(
                     _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)))
                         as u32;
                 if SHUFFLE && stop != 0 {
-                    // SAFETY: `dst[d..]` holds `2 * 16 + 16` bytes, as the stores below.
+                    // SAFETY: `dst[d..]` holds `2 * 16 + 16` bytes (`d <= 2 * i`, `i + 16 <=
+                    // src.len()` and the assert).
                     let (read, wrote) = escapes_block(x, 16, out.add(d), needs);
                     i += read;
                     d += wrote;
@@ -672,9 +673,10 @@ fn escapes(bsl: u32) -> (u32, u32) {
 
 /// [`quote_run`]'s step for the first `limit` (1 to 16) of sixteen bytes `x` whose first
 /// byte no backslash escapes: writes them to `dst` up to the run's end (an unescaped TAB,
-/// the end of the `limit` bytes, or an escape left to [`decode_escape`]: a digit, `x`, a TAB
-/// or nothing after the backslash), each escape decoded and each quote doubled, and returns
-/// how many bytes it read and wrote. `dst` has room for 32 bytes.
+/// the end of the `limit` bytes, or an escape left to [`decode_escape`]: a backslash and a
+/// digit, `x` or nothing), each escape decoded and each quote doubled, and returns how many
+/// bytes it read and wrote. An escaped TAB is a byte of the value, as `decode_escape` has
+/// it. `dst` has room for `2 * limit + 16` bytes.
 ///
 /// Multi-line notes hold an escape (`\n`, `\\` in a path) every 30-40 bytes, and a return
 /// from the run, a decoding and a new run per escape was most of their conversion. Here the
@@ -684,7 +686,8 @@ fn escapes(bsl: u32) -> (u32, u32) {
 /// more (a row of [`EXPAND`]) that doubles it.
 ///
 /// # Safety
-/// The CPU has AVX2 (the caller is compiled for it); `dst` points to 32 writable bytes.
+/// The CPU has AVX2 (the caller is compiled for it); `dst` points to `2 * limit + 16`
+/// writable bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn escapes_block(
@@ -701,8 +704,9 @@ unsafe fn escapes_block(
         _mm_storeu_si128,
     };
     // SAFETY: the intrinsics need SSE4.1 at most, which AVX2 implies (the caller's); the
-    // table loads read a row of `LETTERS`, `PACK` or `EXPAND` whole; the stores write
-    // `dst[..32]` at most (the second half starts at most sixteen bytes in).
+    // table loads read a row of `LETTERS`, `PACK` or `EXPAND` whole. The first half's
+    // store writes `dst[..16]`; the second half's, only when `limit > 8`, sixteen bytes
+    // from at most sixteen in (eight bytes written at most twice): within `2 * limit + 16`.
     unsafe {
         let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let bits = |v: __m128i| _mm_movemask_epi8(v) as u32;
@@ -712,7 +716,7 @@ unsafe fn escapes_block(
             _mm_and_si128(x, _mm_set1_epi8(0xf8u8 as i8)),
             _mm_set1_epi8(b'0' as i8),
         );
-        let hard_byte = bits(_mm_or_si128(_mm_or_si128(numeric, eq(b'x')), eq(b'\t')));
+        let hard_byte = bits(_mm_or_si128(numeric, eq(b'x')));
         // The escapes left to `decode_escape`, by their backslash; one at the last byte.
         let hard = ((hard_byte & escaped) >> 1) | (starts & (1 << (limit - 1)));
         let keep = ((tabs & !escaped) | hard | (1 << limit)).trailing_zeros();
