@@ -1364,6 +1364,17 @@ mod tests {
         Ok(())
     }
 
+    /// COPY text of `rows` (each a row's fields), each field after the first behind a TAB and
+    /// each row ending in LF.
+    fn lines(rows: &[Vec<Vec<u8>>]) -> Vec<u8> {
+        let mut block = Vec::new();
+        for row in rows {
+            block.extend_from_slice(&row.join(&b'\t'));
+            block.push(b'\n');
+        }
+        block
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// The run-wise row decoder against the byte-at-a-time one, on rows whose TABs,
@@ -1406,13 +1417,8 @@ mod tests {
                     0..60), n), 1..4)),
             null in proptest::sample::select(vec![&b""[..], b"\\N", b"aaaa"]),
         ) {
-            let mut block = Vec::new();
-            for row in &rows {
-                block.extend_from_slice(&row.join(&b'\t'));
-                block.push(b'\n');
-            }
             let c = CopyConverter::new(rows[0].len(), FieldWriter::new(null));
-            agree(&c, &block)?;
+            agree(&c, &lines(&rows))?;
         }
     }
 
@@ -1433,13 +1439,8 @@ mod tests {
                     0..40).prop_map(|parts| parts.concat()), n), 1..4)),
             null in proptest::sample::select(vec![&b""[..], b"\\N"]),
         ) {
-            let mut block = Vec::new();
-            for row in &rows {
-                block.extend_from_slice(&row.join(&b'\t'));
-                block.push(b'\n');
-            }
             let c = CopyConverter::new(rows[0].len(), FieldWriter::new(null));
-            agree(&c, &block)?;
+            agree(&c, &lines(&rows))?;
         }
     }
 
@@ -1492,14 +1493,9 @@ mod tests {
             null in proptest::sample::select(vec![&b""[..], &b""[..], &b""[..], b"\\N"]),
             ncols_off in 0usize..4,
         ) {
-            let mut block = Vec::new();
-            for row in &rows {
-                block.extend_from_slice(&row.join(&b'\t'));
-                block.push(b'\n');
-            }
             let ncols = match ncols_off { 0 => rows[0].len() + 1, _ => rows[0].len() };
             let c = CopyConverter::new(ncols, FieldWriter::new(null));
-            agree(&c, &block)?;
+            agree(&c, &lines(&rows))?;
         }
     }
 
