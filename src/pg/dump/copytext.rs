@@ -244,59 +244,70 @@ impl CopyConverter {
     }
 
     /// Writes the field at the start of `rest` (up to the first TAB not taken by a backslash,
-    /// or the end) as CSV and returns its length in `rest`. Escapes are decoded, quotes
-    /// doubled and the need to quote found in one pass, straight into `out`: the field is
-    /// written after an opening quote, which is taken back if the value turns out not to
-    /// need one. Multi-line notes (an escape every few bytes) took four passes before: the
-    /// search for the field's end, one search per escape to decode, the search for a byte
-    /// that forces quoting, and the quoting.
+    /// a newline, or the end) as CSV and returns its length in `rest`. Escapes are decoded,
+    /// quotes doubled and the need to quote found in one pass, straight into `out`: the
+    /// field is written after an opening quote, which is taken back if the value turns out
+    /// not to need one. Multi-line notes (an escape every few bytes) took four passes
+    /// before: the search for the field's end, one search per escape to decode, the search
+    /// for a byte that forces quoting, and the quoting.
+    ///
+    /// `rest` may run past the row's end (the 64-byte path hands over the rest of its
+    /// block, so that the row's newline is not searched for first): the field then ends at
+    /// the newline, and a CR, or a backslash before a newline, is the row's error, as the
+    /// byte-at-a-time decoder has it.
     #[inline(always)]
     fn special_field<const WIDE: bool>(
         &self,
         rest: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<usize, String> {
-        if rest.starts_with(b"\\N") && rest.get(2).is_none_or(|&b| b == b'\t') {
+        if rest.starts_with(b"\\N") && rest.get(2).is_none_or(|&b| b == b'\t' || b == b'\n') {
             out.extend_from_slice(self.fw.null());
             return Ok(2);
         }
-        // Each input byte adds at most two (a doubled quote), plus both quotes and sixteen
-        // bytes of slack for whole-block stores (`quote_run`'s bound: at any point `d <= 1 +
-        // 2 * i`, so what is left holds `2 * (rest.len() - i) + 16`).
-        out.reserve(2 * rest.len() + 2 + 17);
+        // The run is copied a window at a time, so that what is reserved for it (each input
+        // byte adds at most two, a doubled quote, and `quote_run` stores sixteen bytes past
+        // what it keeps) stays small when `rest` is the rest of a block.
+        const WINDOW: usize = 4096;
         let mut needs = false;
         let mut i = 0usize;
-        let spare = out.spare_capacity_mut();
-        let mut d = 1usize; // bytes written to `spare`, the opening quote first
-        spare[0].write(b'"');
+        let old = out.len();
+        out.push(b'"');
         let end = loop {
-            // The next TAB or backslash at or after `i`, the bytes before it copied (each
-            // quote doubled) on the way.
-            let (read, wrote) = quote_run::<WIDE>(&rest[i..], &mut spare[d..], &mut needs);
-            d += wrote;
+            let window = &rest[i..rest.len().min(i + WINDOW)];
+            out.reserve(2 * window.len() + 16);
+            // The next TAB, newline, CR or backslash left to `decode_escape` at or after
+            // `i`, the bytes before it copied (each quote doubled) on the way.
+            let (read, wrote) = quote_run::<WIDE>(window, out.spare_capacity_mut(), &mut needs);
+            // SAFETY: `quote_run` wrote `wrote` bytes of the spare capacity.
+            unsafe { out.set_len(out.len() + wrote) };
             i += read;
-            if rest.get(i).is_none_or(|&b| b == b'\t') {
-                break i;
+            if read == window.len() && i < rest.len() {
+                continue;
             }
-            let (v, len) = decode_escape(&rest[i + 1..])
-                .ok_or_else(|| "backslash at the end of a line (damaged COPY data)".to_string())?;
+            match rest.get(i) {
+                None | Some(b'\t' | b'\n') => break i,
+                Some(b'\r') => return Err(LITERAL_CR.into()),
+                _ => {}
+            }
+            let (v, len) = match (rest.get(i + 1), decode_escape(&rest[i + 1..])) {
+                (Some(b'\r'), _) => return Err(LITERAL_CR.into()),
+                (Some(b'\n'), _) | (_, None) => {
+                    return Err("backslash at the end of a line (damaged COPY data)".into());
+                }
+                (_, Some(e)) => e,
+            };
             i += 1 + len;
-            spare[d].write(v);
-            d += 1;
+            out.push(v);
             match v {
                 b'"' => {
-                    spare[d].write(b'"');
-                    d += 1;
+                    out.push(b'"');
                     needs = true;
                 }
                 b',' | b'\r' | b'\n' => needs = true,
                 _ => {}
             }
         };
-        let old = out.len();
-        // SAFETY: `spare[..d]` was written above (`d` counts exactly the bytes written), and
-        // `d` is within the capacity reserved, which every index into `spare` checked.
-        unsafe { out.set_len(old + d) };
         let value = &out[old + 1..];
         // A value with no quote in it is written as it is: the doubling did not apply.
         if !needs && (value == b"\\." || value == self.fw.null() || value.is_empty()) {
@@ -306,7 +317,7 @@ impl CopyConverter {
             out.push(b'"');
         } else {
             out.copy_within(old + 1.., old);
-            out.truncate(old + d - 1);
+            out.truncate(out.len() - 1);
         }
         Ok(end)
     }
@@ -519,6 +530,7 @@ fn quote_run<const SHUFFLE: bool>(
                 _mm_set1_epi8(b'"' as i8),
                 _mm_set1_epi8(b',' as i8),
             );
+            let (lf, cr) = (_mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8));
             while i + 16 <= src.len() {
                 if SHUFFLE && i + 32 <= src.len() {
                     // SAFETY: as below, for `src[i..i + 32]`, the 32-byte store (`d + 32 <=
@@ -531,9 +543,11 @@ fn quote_run<const SHUFFLE: bool>(
                     }
                 }
                 let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
-                let stop =
-                    _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)))
-                        as u32;
+                let ends = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr));
+                let stop = _mm_movemask_epi8(_mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)),
+                    ends,
+                )) as u32;
                 if SHUFFLE && stop != 0 {
                     // SAFETY: `dst[d..]` holds `2 * 16 + 16` bytes (`d <= 2 * i`, `i + 16 <=
                     // src.len()` and the assert).
@@ -615,7 +629,7 @@ fn quote_run<const SHUFFLE: bool>(
     }
     while let Some(&v) = src.get(i) {
         match v {
-            b'\t' | b'\\' => break,
+            b'\t' | b'\\' | b'\n' | b'\r' => break,
             b'"' => {
                 dst[d].write(b'"');
                 d += 1;
@@ -654,7 +668,7 @@ unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Option<usi
         let y = _mm256_loadu_si256(src.cast::<__m256i>());
         let eq =
             |c: u8| _mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8))) as u32;
-        if eq(b'\t') | eq(b'\\') != 0 {
+        if eq(b'\t') | eq(b'\\') | eq(b'\n') | eq(b'\r') != 0 {
             return None;
         }
         let quotes = eq(b'"');
@@ -720,6 +734,7 @@ static TAIL: [[u8; 16]; 16] = {
 /// the bytes that a backslash escapes (bit 16: the byte after the sixteen), and the
 /// backslashes that start an escape. In a run of backslashes every second one escapes the
 /// next; simdjson's subtraction finds the runs of odd length without a loop.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn escapes(bsl: u32) -> (u32, u32) {
     const ODD: u32 = 0xaaaa_aaaa;
@@ -766,16 +781,18 @@ unsafe fn escapes_block(
     unsafe {
         let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let bits = |v: __m128i| _mm_movemask_epi8(v) as u32;
-        let (bsl, tabs) = (bits(eq(b'\\')), bits(eq(b'\t')));
+        let line_ends = _mm_or_si128(eq(b'\n'), eq(b'\r'));
+        let bsl = bits(eq(b'\\'));
+        let seps = bits(_mm_or_si128(eq(b'\t'), line_ends));
         let (escaped, starts) = escapes(bsl);
         let numeric = _mm_cmpeq_epi8(
             _mm_and_si128(x, _mm_set1_epi8(0xf8u8 as i8)),
             _mm_set1_epi8(b'0' as i8),
         );
-        let hard_byte = bits(_mm_or_si128(numeric, eq(b'x')));
+        let hard_byte = bits(_mm_or_si128(_mm_or_si128(numeric, eq(b'x')), line_ends));
         // The escapes left to `decode_escape`, by their backslash; one at the last byte.
         let hard = ((hard_byte & escaped) >> 1) | (starts & (1 << (limit - 1)));
-        let keep = ((tabs & !escaped) | hard | (1 << limit)).trailing_zeros();
+        let keep = ((seps & !escaped) | hard | (1 << limit)).trailing_zeros();
         let within = (1u32 << keep) - 1;
         let drop = starts & within;
         // The escaped letters swapped for their bytes: lanes whose bit of `escaped` is set.
@@ -1256,19 +1273,33 @@ mod blocks {
                 offset: line_start,
                 msg,
             };
-            // The row's end, or a CR before it: the row's error then, as in the row path,
-            // since the bytes before `p` had none.
-            let end = memchr::memchr2(b'\n', b'\r', &block[p..]).map_or(block.len(), |k| p + k);
-            if block.get(end) == Some(&b'\r') {
+            // The field at `p` holds the escape (or is a long one): it goes to
+            // `special_field` at once, without a search for its first special byte, nor for
+            // the row's end (a jsonb document's row ends a kilobyte on): the field ends at
+            // its TAB or the row's newline, and a CR in it is the row's error, as in the row
+            // path, since the bytes before `p` had none.
+            let rest = &block[line_start..];
+            let at = p - line_start;
+            let i = at + self.special_field::<true>(&rest[at..], out).map_err(err)?;
+            if rest.get(i) != Some(&b'\t') {
+                if fields + 1 != self.ncols {
+                    return Err(err(count_msg(fields + 1, self.ncols)));
+                }
+                out.push(b'\n');
+                // A block ends with a newline; were it cut, the rows path gets nothing more.
+                return Ok((line_start + i + 1).min(block.len()));
+            }
+            // Fields after it: the rest of the row, to its end or a CR before it.
+            let end = memchr::memchr2(b'\n', b'\r', &rest[i..]).map_or(rest.len(), |k| i + k);
+            if rest.get(end) == Some(&b'\r') {
                 return Err(err(super::LITERAL_CR.into()));
             }
-            // The field at `p` holds the escape (or is a long one): it goes to
-            // `special_field` at once, without a search for its first special byte.
-            let (line, at) = (&block[line_start..end], p - line_start);
-            self.row_from::<true>(line, at, fields, Some(at), out)
+            out.push(b',');
+            let (line, pos) = (&rest[..end], i + 1);
+            let special = memchr::memchr3(b'\\', b',', b'"', &line[pos..]).map(|k| pos + k);
+            self.row_from::<true>(line, pos, fields + 1, special, out)
                 .map_err(err)?;
-            // A block ends with a newline; were it cut, the rows path gets nothing more.
-            Ok((end + 1).min(block.len()))
+            Ok((line_start + end + 1).min(block.len()))
         }
     }
 }
@@ -1432,14 +1463,88 @@ mod tests {
         #[test]
         fn escape_dense_fields_agree_with_the_strict_decoder(
             rows in proptest::strategy::Strategy::prop_flat_map(1usize..4, |n| proptest::collection::vec(
-                proptest::collection::vec(proptest::collection::vec(proptest::sample::select(
-                    vec![&b"a"[..], b"a", b"a", b"\\n", b"\\r", b"\\t", b"\\b", b"\\f", b"\\v",
-                         b"\\\\", b"\\\\\\\\", b"\\\"", b"\\,", b"\\q", b"\\\t", b"\\x41", b"\\x4",
-                         b"\\101", b"\\7", b"\\8", b"\\N", b"\"", b",", b"\xc3\xa9", b"\\"]),
-                    0..40).prop_map(|parts| parts.concat()), n), 1..4)),
+                proptest::collection::vec(escape_field(0..40), n), 1..4)),
             null in proptest::sample::select(vec![&b""[..], b"\\N"]),
         ) {
             let c = CopyConverter::new(rows[0].len(), FieldWriter::new(null));
+            agree(&c, &lines(&rows))?;
+        }
+    }
+
+    /// A field made of escapes as pg_dump writes them and some it does not (every letter,
+    /// `\\`, runs of backslashes, escaped quotes, commas and TABs, octal and hex bytes),
+    /// between plain bytes, quotes, commas and UTF-8; `parts` pieces of them. A lone
+    /// backslash may end it (then escaping the TAB or newline after it), and a CR be in it.
+    fn escape_field(
+        parts: std::ops::Range<usize>,
+    ) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::strategy::Strategy;
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"a"[..],
+                b"a",
+                b"a",
+                b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                b"\\n",
+                b"\\r",
+                b"\\t",
+                b"\\b",
+                b"\\f",
+                b"\\v",
+                b"\\\\",
+                b"\\\\\\\\",
+                b"\\\"",
+                b"\\,",
+                b"\\q",
+                b"\\\t",
+                b"\\x41",
+                b"\\x4",
+                b"\\101",
+                b"\\7",
+                b"\\8",
+                b"\\N",
+                b"\"",
+                b",",
+                b"\xc3\xa9",
+                b"\\",
+            ]),
+            parts,
+        )
+        .prop_map(|parts| parts.concat())
+        .prop_flat_map(|f| {
+            (proptest::strategy::Just(f), 0u8..40).prop_map(|(mut f, r)| {
+                // One field in forty with a CR somewhere, one with a CR at its end.
+                match r {
+                    0 => {
+                        let at = f.len() / 2;
+                        f.insert(at, b'\r');
+                    }
+                    1 => f.push(b'\r'),
+                    _ => {}
+                }
+                f
+            })
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Blocks long enough for the 64-byte path, whose rows each hold an escape-dense
+        /// field among plain ones (first, last or between): the row path is handed the
+        /// rest of the block from that field on and must end the field, and the row, at
+        /// the row's newline, with a CR or a backslash before the newline the row's error.
+        #[test]
+        fn escape_rows_in_blocks_agree_with_the_strict_decoder(
+            rows in proptest::collection::vec(
+                (proptest::collection::vec(field(), 0..4), escape_field(0..30), 0usize..4), 2..30),
+            ncols_off in 0usize..4,
+        ) {
+            let rows: Vec<Vec<Vec<u8>>> = rows.into_iter().map(|(mut plain, esc, at)| {
+                plain.insert(at.min(plain.len()), esc);
+                plain
+            }).collect();
+            let ncols = match ncols_off { 0 => rows[0].len() + 1, _ => rows[0].len() };
+            let c = CopyConverter::new(ncols, FieldWriter::new(b""));
             agree(&c, &lines(&rows))?;
         }
     }
