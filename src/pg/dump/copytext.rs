@@ -488,7 +488,7 @@ static EXPAND: [[u8; 16]; 256] = {
     t
 };
 
-/// Copies the bytes of `src` up to its first TAB or backslash into `dst`, each quote
+/// Copies the bytes of `src` up to its first TAB, backslash, CR or newline into `dst`, each quote
 /// doubled, and returns how many bytes it read and how many it wrote; sets `needs` if a
 /// comma or quote was among them. `dst` must hold `2 * src.len() + 16` bytes: on x86_64
 /// a run is copied sixteen bytes at a time, in pieces ending at each quote as
@@ -498,9 +498,10 @@ static EXPAND: [[u8; 16]; 256] = {
 /// With `SHUFFLE` (only where the caller is compiled for AVX2), each eight bytes holding a
 /// quote are written by one shuffle (SSSE3's `pshufb`, a row of [`EXPAND`]) instead of a
 /// piece per quote: a jsonb document has a quote every five bytes or so. And the run goes
-/// on past escapes other than `\` with a digit or `x` ([`escapes_block`] decodes
-/// them, and sets `needs` for those that stand for a comma, quote, CR or newline): it
-/// stops at a TAB, at one of those escapes or at the end.
+/// on past escapes other than `\` with a digit, `x`, CR or newline ([`escapes_block`]
+/// decodes them, and sets `needs` for those that stand for a comma, quote, CR or newline):
+/// it stops at a TAB, a CR or newline, one of those escapes, or the end. Every path stops
+/// at a CR or newline, so that a `src` running past its row's end ends there.
 #[inline(always)]
 fn quote_run<const SHUFFLE: bool>(
     src: &[u8],
@@ -645,7 +646,7 @@ fn quote_run<const SHUFFLE: bool>(
     (i, d)
 }
 
-/// [`quote_run`]'s step for the 32 bytes at `src` when none is a TAB or backslash: writes
+/// [`quote_run`]'s step for the 32 bytes at `src` when none is a TAB, backslash, CR or newline: writes
 /// them to `dst`, each quote doubled (by a row of [`EXPAND`] per eight bytes holding one),
 /// and returns how many bytes it wrote; `None`, writing nothing, when one is. A jsonb
 /// document's runs between escapes are long and quote-dense, and 32 bytes a step halves
@@ -744,8 +745,9 @@ fn escapes(bsl: u32) -> (u32, u32) {
 
 /// [`quote_run`]'s step for the first `limit` (1 to 16) of sixteen bytes `x` whose first
 /// byte no backslash escapes: writes them to `dst` up to the run's end (an unescaped TAB,
-/// the end of the `limit` bytes, or an escape left to [`decode_escape`]: a backslash and a
-/// digit, `x` or nothing), each escape decoded and each quote doubled, and returns how many
+/// CR or newline, the end of the `limit` bytes, or an escape left to [`decode_escape`]: a
+/// backslash and a digit, `x`, CR, newline or nothing), each escape decoded and each quote
+/// doubled, and returns how many
 /// bytes it read and wrote. An escaped TAB is a byte of the value, as `decode_escape` has
 /// it. `dst` has room for `2 * limit + 16` bytes.
 ///
