@@ -488,9 +488,9 @@ static EXPAND: [[u8; 16]; 256] = {
     t
 };
 
-/// Copies the bytes of `src` up to its first TAB, backslash, CR or newline into `dst`, each quote
-/// doubled, and returns how many bytes it read and how many it wrote; sets `needs` if a
-/// comma or quote was among them. `dst` must hold `2 * src.len() + 16` bytes: on x86_64
+/// Copies the bytes of `src` up to its first TAB, backslash, CR or newline into `dst`,
+/// each quote doubled, and returns how many bytes it read and how many it wrote; sets
+/// `needs` if a comma or quote was among them. `dst` must hold `2 * src.len() + 16` bytes: on x86_64
 /// a run is copied sixteen bytes at a time, in pieces ending at each quote as
 /// [`crate::csv::csvout::write_quoted`] does (a jsonb document has a quote every few
 /// bytes), a block's bytes past what is kept included.
