@@ -500,8 +500,11 @@ static EXPAND: [[u8; 16]; 256] = {
 /// piece per quote: a jsonb document has a quote every five bytes or so. And the run goes
 /// on past escapes other than `\` with a digit, `x`, CR or newline ([`escapes_block`]
 /// decodes them, and sets `needs` for those that stand for a comma, quote, CR or newline):
-/// it stops at a TAB, a CR or newline, one of those escapes, or the end. Every path stops
-/// at a CR or newline, so that a `src` running past its row's end ends there.
+/// it stops at a TAB, a CR or newline, one of those escapes, or the end. With `SHUFFLE`
+/// every step stops at a CR or newline, so that a `src` running past its row's end (as
+/// `finish_row` hands it) ends there. Without it, `src` is part of one line whose CRs were
+/// refused before (the row-at-a-time path), and the sixteen-byte step does not look for
+/// them.
 #[inline(always)]
 fn quote_run<const SHUFFLE: bool>(
     src: &[u8],
@@ -513,7 +516,7 @@ fn quote_run<const SHUFFLE: bool>(
     {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8, _mm_shuffle_epi8, _mm_storeu_si128,
+            _mm_set1_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128,
         };
         assert!(dst.len() >= 2 * src.len() + 16);
         let out = dst.as_mut_ptr().cast::<u8>();
@@ -544,7 +547,13 @@ fn quote_run<const SHUFFLE: bool>(
                     }
                 }
                 let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
-                let ends = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr));
+                // Only `finish_row` (AVX2, so `SHUFFLE`) hands a run bytes past its row's
+                // end; the row-at-a-time callers hand one line, CR already refused.
+                let ends = if SHUFFLE {
+                    _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))
+                } else {
+                    _mm_setzero_si128()
+                };
                 let stop = _mm_movemask_epi8(_mm_or_si128(
                     _mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)),
                     ends,
