@@ -60,9 +60,9 @@ impl Converter<'_> {
     /// the first table to fail stops the others (their files are not published) and its
     /// error is returned.
     ///
-    /// Memory: each table in flight holds its read buffer (up to 2 x 4 MB plus a longest
+    /// Memory: each table in flight holds its read buffer (up to 2 x 2 MiB plus a longest
     /// line), its decompression queue (up to 10 blocks of 1 MB) and its converted pieces
-    /// (about the read size): about 25 MB per job, whatever the table sizes.
+    /// (about the read size): about 16 MB per job, whatever the table sizes.
     ///
     /// Threads: `jobs` at most working. W = min(jobs, tables) workers each read, convert and
     /// write one table; each has a decompression thread only when there are threads for it

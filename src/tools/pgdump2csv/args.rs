@@ -160,7 +160,7 @@ pub struct Args {
     /// with more, decompression runs on a thread of its own beside the conversion, up to N
     /// tables of an archive read from a file (directory, custom or tar) are converted at
     /// once, and the rest convert data (and --gzip) in parallel blocks. An archive from a
-    /// pipe is read in one pass. Each table in flight holds about 25 MB of buffers
+    /// pipe is read in one pass. Each table in flight holds about 16 MB of buffers
     /// [default: number of CPUs; at most 4 per CPU, 256 in all].
     #[arg(short = 'j', long = "jobs", alias = "parallel", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]

@@ -4,7 +4,7 @@
 //! converting and writing go on at once.
 //!
 //! Memory: at most `4 x threads + 2` pieces are between the reader and the writer, each
-//! about [`PIECE`] bytes of input (held in the read buffers they were cut from, 4-8 MiB
+//! about [`PIECE`] bytes of input (held in the read buffers they were cut from, 2-4 MiB
 //! each) and as much again of CSV; with `-j 2` about 40-60 MiB, whatever the block's size.
 
 use super::super::buf::Buf;
@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 /// The size of the pieces a block is cut into for the pool (at line ends): big enough that
 /// a piece costs far more to convert than to hand over, small enough that two cores share
-/// a 4 MiB read evenly.
+/// a 2 MiB read evenly.
 pub(super) const PIECE: usize = 1 << 20;
 
 /// The piece size in force: [`PIECE`], or a smaller one from the hidden environment variable
