@@ -39,9 +39,9 @@ use schema::{header_notes, header_order};
 
 /// The size of the chunks the input is read and checked in: 2 MiB, a core's L2 cache on the
 /// benchmark machine, as pgdump2csv's reads (what a read copies in is still cached when the
-/// chunk's records are found and checked). Against 4 MiB, typed + key `-j 2`, 1M rows,
-/// interleaved medians: clean 0.997x, quoted 0.980x, json 0.970x the time
-/// (docs/benchmarks.md, seventh run).
+/// chunk's records are found and checked). Against 4 MiB (`TOOL=csvcheck bash
+/// bench/ab.sh`, typed + key, `-j 2`, 1M rows): notes 5% faster in two runs, clean, quoted
+/// and json within 2.5% either way, the noise (docs/benchmarks.md, seventh run).
 const CHUNK: usize = 2 << 20;
 
 /// Runs csvcheck.

@@ -187,9 +187,10 @@ const INSERT_HEAD_MAX: usize = 1 << 20;
 ///
 /// 2 MiB, a core's L2 cache on the benchmark machine: what a read copies in is still in
 /// the cache when the `\.` line is searched for in it and the pieces are cut. Measured
-/// against 4 MiB (docs/benchmarks.md, seventh run): plain dumps `-j 2` 2-5% faster on
-/// every shape (notes 2.19x `cp` -> 2.11x), a custom archive and a gzip dump no different
-/// beyond the noise; 1 MiB lost on the three-table dump (1.70x against 1.61x).
+/// against 4 MiB (`bash bench/ab.sh`; docs/benchmarks.md, seventh run): plain dumps
+/// `-j 2` 1-5% faster on every shape (notes 2.44x `cp` -> 2.36x), a custom archive and a
+/// gzip dump no different beyond the noise; 1 MiB lost on the three-table dump (1.70x
+/// against 1.61x).
 const READ_SIZE: usize = 2 << 20;
 /// Below this, a data block is converted on the current thread.
 const PAR_MIN: usize = 256 << 10;
