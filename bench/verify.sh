@@ -11,6 +11,10 @@
 # and one with all of them; each is timed side by side with its floor by hyperfine, and its
 # client CPU figure taken with /usr/bin/time.
 #
+# SHAPE=<clean|quoted|json|notes|all> (issue 36) takes the corpus of bench/corpus.sh instead:
+# its plain dump converted by pgdump2csv and loaded by csvload, then each of its tables
+# timed the same way (ROWS picks bench/data/corpus-ROWS; made if missing).
+#
 # Needs: hyperfine, /usr/bin/time, bc, PostgreSQL server binaries (bench/pgserver.sh), a
 # release build of pgdump2csv and csvload.
 # Environment: ROWS (default 1000000 per table), BINDIR (default $CARGO_TARGET_DIR/release),
@@ -59,10 +63,20 @@ VALS[ranges]="tstzrange('2000-01-01'::timestamptz + g * interval '1 minute', '20
 COLS[composite]="a ev, b ev[]"
 VALS[composite]="ROW(g, '2020-01-01'::timestamptz + g * interval '1 second', md5(g::text))::ev, ARRAY[ROW(g, NULL, 'x')::ev]"
 ALL="ints numeric float text timestamptz jsonb arrays ranges composite"
-FAMILIES=${FAMILIES:-$ALL all}
+if [ -n "${SHAPE:-}" ]; then
+    # shellcheck disable=SC1091
+    . bench/corpus.sh
+    FAMILIES=${FAMILIES:-$TABLES}
+    PREFIX=
+    "$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
+        --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$DUMP"
+else
+    FAMILIES=${FAMILIES:-$ALL all}
+    PREFIX=b_
+fi
 
-$PSQL -d src -c "CREATE TYPE public.ev AS (n int, at timestamptz, s text)"
-for f in $FAMILIES; do
+[ -n "${SHAPE:-}" ] || $PSQL -d src -c "CREATE TYPE public.ev AS (n int, at timestamptz, s text)"
+for f in $([ -n "${SHAPE:-}" ] || echo "$FAMILIES"); do
     if [ "$f" = all ]; then
         cols=""; vals=""
         for x in $ALL; do
@@ -73,14 +87,16 @@ for f in $FAMILIES; do
     else
         cols=${COLS[$f]}; vals=${VALS[$f]}
     fi
-    $PSQL -d src -c "CREATE TABLE public.b_$f (id int PRIMARY KEY, $cols)" \
-        -c "INSERT INTO public.b_$f SELECT g, $vals FROM generate_series(1, $ROWS) g"
+    $PSQL -d src -c "CREATE TABLE public.$PREFIX$f (id int PRIMARY KEY, $cols)" \
+        -c "INSERT INTO public.$PREFIX$f SELECT g, $vals FROM generate_series(1, $ROWS) g"
 done
-# Dumped under a zone other than the reading session's UTC, as a migration's dump may be.
-PGTZ=Asia/Kathmandu $PG_DUMP -d src -f "$OUT/src.sql"
-"$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
-    --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$OUT/src.sql"
-rm "$OUT/src.sql"
+if [ -z "${SHAPE:-}" ]; then
+    # Dumped under a zone other than the reading session's UTC, as a migration's dump may be.
+    PGTZ=Asia/Kathmandu $PG_DUMP -d src -f "$OUT/src.sql"
+    "$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
+        --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$OUT/src.sql"
+    rm "$OUT/src.sql"
+fi
 DB="host=$SOCK user=postgres dbname=dst"
 "$BINDIR/csvload" -q -j 2 --schema "$OUT/schema.sql" --post-data "$OUT/post.sql" \
     -m "$OUT/manifest.json" "$DB"
@@ -88,10 +104,10 @@ DB="host=$SOCK user=postgres dbname=dst"
 if [ "${CALLGRIND:-}" = 1 ]; then
     printf '%-12s %9s %14s %10s %14s %10s\n' family "CSV MB" "Ir" "Ir/byte" "baseline Ir" "Ir/byte"
     for f in $FAMILIES; do
-        bytes=$(stat -c %s "$OUT/csv/public.b_$f.csv")
+        bytes=$(stat -c %s "$OUT/csv/public.$PREFIX$f.csv")
         ir() {
             valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.$f.%p" "$1" -q -j 1 \
-                --verify-only --verify content -m "$OUT/manifest.json" -t "public.b_$f" "$DB" \
+                --verify-only --verify content -m "$OUT/manifest.json" -t "public.$PREFIX$f" "$DB" \
                 2> "$OUT/cg.err" >/dev/null || { cat "$OUT/cg.err" >&2; exit 1; }
             grep -h "^summary:" "$OUT"/cg.$f.* | awk '{s += $2} END {print s}'
             rm -f "$OUT"/cg.$f.*
@@ -104,14 +120,14 @@ if [ "${CALLGRIND:-}" = 1 ]; then
     done
     exit 0
 fi
-echo "$(nproc) CPUs, $ROWS rows per table"
-printf '%-12s %9s %10s %10s %10s %8s %10s\n' family "CSV MB" "floor s" "verify s" "CPU s" ratio "MB/CPU-s"
+echo "$(nproc) CPUs, $ROWS rows per table${SHAPE:+, corpus shape $SHAPE}"
+printf '%-12s %9s %10s %10s %10s %8s %10s\n' "$([ -n "${SHAPE:-}" ] && echo table || echo family)" "CSV MB" "floor s" "verify s" "CPU s" ratio "MB/CPU-s"
 for f in $FAMILIES; do
-    csv="$OUT/csv/public.b_$f.csv"
+    csv="$OUT/csv/public.$PREFIX$f.csv"
     bytes=$(stat -c %s "$csv")
-    cols=$($PSQL -d dst -At -c "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute WHERE attrelid = 'public.b_$f'::regclass AND attnum > 0 AND NOT attisdropped")
-    FLOOR="$PSQL -d dst -c 'COPY (SELECT $cols FROM ONLY public.b_$f) TO STDOUT WITH (FORMAT csv)' > /dev/null; cat '$csv' > /dev/null"
-    VERIFY="$BINDIR/csvload -q --verify-only --verify content -m $OUT/manifest.json -t public.b_$f '$DB'"
+    cols=$($PSQL -d dst -At -c "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute WHERE attrelid = 'public.$PREFIX$f'::regclass AND attnum > 0 AND NOT attisdropped")
+    FLOOR="$PSQL -d dst -c 'COPY (SELECT $cols FROM ONLY public.$PREFIX$f) TO STDOUT WITH (FORMAT csv)' > /dev/null; cat '$csv' > /dev/null"
+    VERIFY="$BINDIR/csvload -q --verify-only --verify content -m $OUT/manifest.json -t public.$PREFIX$f '$DB'"
     hyperfine --runs "$RUNS" --export-json "$OUT/$f.json" \
         -n "floor ($f)" "$FLOOR" -n "verify content ($f)" "$VERIFY" >&2
     floor=$(python3 -c "import json;print(json.load(open('$OUT/$f.json'))['results'][0]['median'])")
