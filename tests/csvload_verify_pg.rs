@@ -895,6 +895,56 @@ fn zones_and_styles_of_dump_and_target_verify_equal() {
     }
 }
 
+/// Issue 36: a `timestamptz` column whose first records are in UTC is compared as text in
+/// the first pass. A record after them with the same instant at another offset still
+/// verifies (its bucket goes to the canonical pass); an instant one microsecond off, in UTC
+/// like its neighbours, is found.
+#[test]
+fn utc_timestamps_compared_as_text_still_verify_other_offsets() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("d");
+    let dir = tempfile::tempdir().unwrap();
+    let cols: &[(&str, &str)] = &[("id", "integer"), ("at", "timestamp with time zone")];
+    let mut rows: Vec<Vec<Option<String>>> = (1..=1500)
+        .map(|i| {
+            vec![
+                Some(i.to_string()),
+                Some(format!(
+                    "2026-01-01 00:{:02}:{:02}.25+00",
+                    i / 60 % 60,
+                    i % 60
+                )),
+            ]
+        })
+        .collect();
+    rows.push(vec![Some("1501".into()), None]);
+    rows.push(vec![
+        Some("1502".into()),
+        Some("2026-01-01 05:45:00+05:45".into()),
+    ]);
+    write_csv(&dir.path().join("z.csv"), &rows, &["id", "at"], "");
+    let m = manifest(dir.path(), "z", cols, rows.len() as u64, "");
+    let m = m.to_str().unwrap();
+    pg.psql(
+        "d",
+        "CREATE TABLE public.z (id integer PRIMARY KEY, at timestamptz)",
+    );
+    let (code, out, err) = csvload(&pg, &["--verify", "content", "-m", m, "dbname=d"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("public.z ") && out.contains("  ok"), "{out}");
+    pg.psql(
+        "d",
+        "UPDATE public.z SET at = at + interval '1 microsecond' WHERE id = 1200",
+    );
+    let (code, out, err) = csvload(
+        &pg,
+        &["--verify-only", "--verify", "content", "-m", m, "dbname=d"],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("key (id)=(1200)"), "{out}");
+    assert!(!out.contains("key (id)=(1502)"), "{out}");
+}
+
 /// Issue 35 item 2: values are compared in the manifest's type. A double loaded into
 /// `real` (16777217 stored as 16777216) and json loaded into jsonb (a duplicate key
 /// dropped) differ; the warning names the columns and both types.

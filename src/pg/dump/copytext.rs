@@ -900,7 +900,9 @@ unsafe fn escapes_block(
 /// [`escapes_block`] for the thirty-two bytes `x`, with AVX2: the same step over twice the
 /// bytes, for the same cost of masks. A note's run meets an escape every 30-40 bytes, so
 /// most of its steps met one in sixteen bytes anyway, and it took two sixteen-byte steps
-/// where this takes one.
+/// where this takes one. The steps are `escapes_block`'s, written again with 256-bit
+/// intrinsics: a trait over both widths would hide the very instructions this is about,
+/// and the property tests hold both to the byte-at-a-time decoder.
 ///
 /// # Safety
 /// The CPU has AVX2 (the caller is compiled for it); `dst` points to 80 writable bytes.

@@ -669,6 +669,72 @@ fn printable(s: &str) -> String {
     out
 }
 
+/// Records of a table's first CSV file that [`utc_columns`] looks at.
+const SAMPLE_RECORDS: usize = 1000;
+
+/// Compares the table's `timestamptz` columns as text in the first pass (marks them
+/// [`Shape::plain`]) when the first records of its first CSV file print every one of them
+/// in UTC, as the target's session does ([`SESSION`]): a dump taken under UTC then costs
+/// no parse of them on either side. Sound whatever the rest of the file holds: equal texts
+/// are equal instants, and a record whose text differs (another offset for the same
+/// instant) only sends its bucket to the canonical pass, as a dump taken in another zone
+/// sends every bucket. Measured on the issue-36 notes table (one `timestamptz` of five
+/// columns, 1M rows): docs/benchmarks.md, "Ninth run". Only a regular file is looked at
+/// (a pipe would be read twice), and best effort: a file that cannot be read here is
+/// reported by the pass that reads it whole, as before.
+fn utc_columns(plan: &Plan, ti: usize, shape: &mut Shape) {
+    let cols: Vec<usize> = (0..shape.types.len())
+        .filter(|&i| !shape.plain[i] && shape.types[i] == Form::Base(PgType::TimestampTz))
+        .collect();
+    let Some(f) = plan.files.iter().find(|f| f.table == ti) else {
+        return;
+    };
+    if cols.is_empty() || !std::fs::metadata(&f.path).is_ok_and(|m| m.is_file()) {
+        return;
+    }
+    let Ok(inp) = crate::io::input::open(Some(&f.path)) else {
+        return;
+    };
+    let mut cr = ChunkReader::new(inp.reader, &inp.name, 1 << 16);
+    let Ok(Some(c)) = cr.next_chunk(Vec::new()) else {
+        return;
+    };
+    let skip = usize::from(f.header);
+    let recs = (skip..c.len().min(skip + SAMPLE_RECORDS)).map(|i| c.record(i));
+    for k in utc_in(recs, &cols, plan.tables[ti].null.as_bytes()) {
+        shape.plain[k] = true;
+    }
+}
+
+/// Of the columns `cols`, those that hold a value in `recs` and whose every value there
+/// ends in `+00` (a `timestamptz` printed in UTC; not `infinity`, nor a BC date). None
+/// when a record does not split.
+fn utc_in<'a>(recs: impl Iterator<Item = &'a [u8]>, cols: &[usize], null: &[u8]) -> Vec<usize> {
+    let mut fields = Vec::new();
+    let mut seen = vec![false; cols.len()];
+    for rec in recs {
+        let body = strip_terminator(rec);
+        if split_fields_fast(rec, body, &mut fields).is_err() {
+            return Vec::new();
+        }
+        for (j, &k) in cols.iter().enumerate() {
+            match fields.get(k) {
+                Some(f) if f.quoted || f.raw(body) != null => {
+                    if !f.value(body).ends_with(b"+00") {
+                        return Vec::new();
+                    }
+                    seen[j] = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    cols.iter()
+        .zip(seen)
+        .filter_map(|(&k, s)| s.then_some(k))
+        .collect()
+}
+
 /// Reads the CSV side (side 0) of table `ti` into `pass`.
 fn csv_side(plan: &Plan, ti: usize, shape: &Shape, how: How, pass: &mut Pass) -> Result<u64> {
     let t = &plan.tables[ti];
@@ -720,7 +786,8 @@ struct Report {
 /// second pass over the differing buckets.
 fn table(client: &mut postgres::Client, plan: &Plan, ti: usize, diff: u64) -> Result<Report> {
     let t = &plan.tables[ti];
-    let shape = shape(client, t)?;
+    let mut shape = shape(client, t)?;
+    utc_columns(plan, ti, &mut shape);
     let text_cols: Vec<String> = shape
         .names
         .iter()
@@ -1046,6 +1113,39 @@ fn table_row(name: &str, csv: u64, target: u64, ok: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Which `timestamptz` columns the first pass may take as text: every value in the
+    /// sample in UTC, NULLs (unquoted, equal to the NULL string) skipped; none when one
+    /// value is at another offset, `infinity` or BC, or a record does not split.
+    #[test]
+    fn utc_columns_only_when_every_sampled_value_is_in_utc() {
+        let utc = |csv: &str, null: &str| {
+            let recs: Vec<&[u8]> = csv.split_inclusive('\n').map(str::as_bytes).collect();
+            super::utc_in(recs.into_iter(), &[1, 2], null.as_bytes())
+        };
+        let a = "1,2026-01-01 00:00:00+00,\"2026-01-02 10:00:00.5+00\"\n";
+        let b = "2,,2026-03-01 00:00:00+00\n";
+        assert_eq!(utc(&format!("{a}{b}"), ""), vec![1, 2]);
+        // A column with only NULLs in the sample stays canonical; a quoted empty field is a
+        // value (COPY's CSV rule).
+        assert_eq!(utc(b, ""), vec![2]);
+        assert_eq!(
+            utc("3,\"\",2026-03-01 00:00:00+00\n", ""),
+            Vec::<usize>::new()
+        );
+        // Another NULL string: the empty field is a value.
+        assert_eq!(utc(b, "\\N"), Vec::<usize>::new());
+        for other in [
+            "2026-01-01 05:45:00+05:45",
+            "2026-01-01 01:00:00+01",
+            "infinity",
+            "0044-03-15 00:00:00+00 BC",
+        ] {
+            let c = format!("4,{other},2026-01-01 00:00:00+00\n");
+            assert_eq!(utc(&format!("{a}{c}"), ""), Vec::<usize>::new(), "{other}");
+        }
+        assert_eq!(utc(&format!("{a}5,\"x\"y,1\n"), ""), Vec::<usize>::new());
+    }
+
     #[test]
     fn table_rows_escape_control_characters() {
         // Issue 19 item 17: the content table printed names raw (ESC and CR reached the
