@@ -498,8 +498,9 @@ static EXPAND: [[u8; 16]; 256] = {
 /// With `SHUFFLE` (only where the caller is compiled for AVX2), each eight bytes holding a
 /// quote are written by one shuffle (SSSE3's `pshufb`, a row of [`EXPAND`]) instead of a
 /// piece per quote: a jsonb document has a quote every five bytes or so. And the run goes
-/// on past escapes other than `\` with a digit, `x`, CR or newline ([`escapes_block`]
-/// decodes them, and sets `needs` for those that stand for a comma, quote, CR or newline):
+/// on past escapes other than `\` with a digit, `x`, CR or newline ([`escapes_block`],
+/// or [`escapes_block_32`] where 32 bytes are left and they are not all plain, decodes
+/// them, and sets `needs` for those that stand for a comma, quote, CR or newline):
 /// it stops at a TAB, a CR or newline, one of those escapes, or the end. With `SHUFFLE`
 /// every step stops at a CR or newline, so that a `src` running past its row's end (as
 /// `finish_row` hands it) ends there. Without it, `src` is part of one line whose CRs were
@@ -536,47 +537,41 @@ fn quote_run<const SHUFFLE: bool>(
             );
             let (lf, cr) = (_mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8));
             while i + 16 <= src.len() {
-                let stop = if SHUFFLE && i + 32 <= src.len() {
+                if SHUFFLE && i + 32 <= src.len() {
                     // SAFETY: as below, for `src[i..i + 32]`, the 32-byte store (`d + 32 <=
                     // 2 * i + 32 <= 2 * src.len() - 32`) and the four 16-byte ones (each at
                     // most sixteen past the one before).
-                    match plain_32(src.as_ptr().add(i), out.add(d), needs) {
-                        Ok(wrote) => {
-                            i += 32;
-                            d += wrote;
-                            continue;
-                        }
-                        // The same 32 bytes, escapes decoded: `dst[d..]` holds `2 * 32 +
-                        // 16` bytes (`d <= 2 * i`, `i + 32 <= src.len()` and the assert).
-                        Err(_) => {
-                            let y = std::arch::x86_64::_mm256_loadu_si256(
-                                src.as_ptr().add(i).cast::<std::arch::x86_64::__m256i>(),
-                            );
-                            let (read, wrote) = escapes_block_32(y, out.add(d), needs);
-                            i += read;
-                            d += wrote;
-                            if read < 32 {
-                                return (i, d);
-                            }
-                            continue;
-                        }
+                    if let Some(wrote) = plain_32(src.as_ptr().add(i), out.add(d), needs) {
+                        i += 32;
+                        d += wrote;
+                        continue;
                     }
-                } else {
-                    let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
-                    // Only `finish_row` (AVX2, so `SHUFFLE`) hands a run bytes past its
-                    // row's end; the row-at-a-time callers hand one line, CR already
-                    // refused.
-                    let ends = if SHUFFLE {
-                        _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))
-                    } else {
-                        _mm_setzero_si128()
-                    };
-                    _mm_movemask_epi8(_mm_or_si128(
-                        _mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)),
-                        ends,
-                    )) as u32
-                };
+                    // The same 32 bytes, escapes decoded, rather than sixteen at a time:
+                    // `dst[d..]` holds `2 * 32 + 16` bytes (`d <= 2 * i`, `i + 32 <=
+                    // src.len()` and the assert).
+                    let y = std::arch::x86_64::_mm256_loadu_si256(
+                        src.as_ptr().add(i).cast::<std::arch::x86_64::__m256i>(),
+                    );
+                    let (read, wrote) = escapes_block_32(y, out.add(d), needs);
+                    i += read;
+                    d += wrote;
+                    if read < 32 {
+                        return (i, d);
+                    }
+                    continue;
+                }
                 let x = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
+                // Only `finish_row` (AVX2, so `SHUFFLE`) hands a run bytes past its row's
+                // end; the row-at-a-time callers hand one line, CR already refused.
+                let ends = if SHUFFLE {
+                    _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr))
+                } else {
+                    _mm_setzero_si128()
+                };
+                let stop = _mm_movemask_epi8(_mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi8(x, t), _mm_cmpeq_epi8(x, b)),
+                    ends,
+                )) as u32;
                 if SHUFFLE && stop != 0 {
                     // SAFETY: `dst[d..]` holds `2 * 16 + 16` bytes (`d <= 2 * i`, `i + 16 <=
                     // src.len()` and the assert).
@@ -676,8 +671,7 @@ fn quote_run<const SHUFFLE: bool>(
 
 /// [`quote_run`]'s step for the 32 bytes at `src` when none is a TAB, backslash, CR or newline: writes
 /// them to `dst`, each quote doubled (by a row of [`EXPAND`] per eight bytes holding one),
-/// and returns how many bytes it wrote; when one is, writes nothing and returns the mask of
-/// those bytes (a bit per byte), which the caller goes on from. A jsonb
+/// and returns how many bytes it wrote; `None`, writing nothing, when one is. A jsonb
 /// document's runs between escapes are long and quote-dense, and 32 bytes a step halves
 /// the masks' cost per byte of the sixteen-byte step.
 ///
@@ -686,7 +680,7 @@ fn quote_run<const SHUFFLE: bool>(
 /// `dst` to 64 writable ones.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Result<usize, u32> {
+unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Option<usize> {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_srli_si128, _mm_storeu_si128,
         _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
@@ -698,15 +692,14 @@ unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Result<usi
         let y = _mm256_loadu_si256(src.cast::<__m256i>());
         let eq =
             |c: u8| _mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8))) as u32;
-        let stops = eq(b'\t') | eq(b'\\') | eq(b'\n') | eq(b'\r');
-        if stops != 0 {
-            return Err(stops);
+        if eq(b'\t') | eq(b'\\') | eq(b'\n') | eq(b'\r') != 0 {
+            return None;
         }
         let quotes = eq(b'"');
         *needs |= (quotes | eq(b',')) != 0;
         if quotes == 0 {
             _mm256_storeu_si256(dst.cast::<__m256i>(), y);
-            return Ok(32);
+            return Some(32);
         }
         let quarter = |h: __m128i, m: u32, at: *mut u8| {
             let row = _mm_loadu_si128(EXPAND[m as usize].as_ptr().cast::<__m128i>());
@@ -718,7 +711,7 @@ unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Result<usi
         d += quarter(_mm_srli_si128::<8>(lo), quotes >> 8 & 0xff, dst.add(d));
         d += quarter(hi, quotes >> 16 & 0xff, dst.add(d));
         d += quarter(_mm_srli_si128::<8>(hi), quotes >> 24, dst.add(d));
-        Ok(d)
+        Some(d)
     }
 }
 
