@@ -692,7 +692,8 @@ fn utc_columns(plan: &Plan, ti: usize, shape: &mut Shape) {
     if cols.is_empty() || !std::fs::metadata(&f.path).is_ok_and(|m| m.is_file()) {
         return;
     }
-    let Ok(inp) = crate::io::input::open(Some(&f.path)) else {
+    // Decompressed on this thread: a sample needs no reader threads left to wind down.
+    let Ok(inp) = crate::io::input::open_with(Some(&f.path), false) else {
         return;
     };
     let mut cr = ChunkReader::new(inp.reader, &inp.name, 1 << 16);
