@@ -68,35 +68,32 @@ if [ -n "${SHAPE:-}" ]; then
     . bench/corpus.sh
     FAMILIES=${FAMILIES:-$TABLES}
     PREFIX=
-    "$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
-        --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$DUMP"
+    dump=$DUMP
 else
     FAMILIES=${FAMILIES:-$ALL all}
     PREFIX=b_
-fi
-
-[ -n "${SHAPE:-}" ] || $PSQL -d src -c "CREATE TYPE public.ev AS (n int, at timestamptz, s text)"
-for f in $([ -n "${SHAPE:-}" ] || echo "$FAMILIES"); do
-    if [ "$f" = all ]; then
-        cols=""; vals=""
-        for x in $ALL; do
-            # Each column's name (the first word of "name type") gets the family's prefix.
-            cols+="${cols:+, }$(echo "${COLS[$x]}" | sed -E "s/(^|, )([a-z]+) /\1${x}_\2 /g")"
-            vals+="${vals:+, }${VALS[$x]}"
-        done
-    else
-        cols=${COLS[$f]}; vals=${VALS[$f]}
-    fi
-    $PSQL -d src -c "CREATE TABLE public.$PREFIX$f (id int PRIMARY KEY, $cols)" \
-        -c "INSERT INTO public.$PREFIX$f SELECT g, $vals FROM generate_series(1, $ROWS) g"
-done
-if [ -z "${SHAPE:-}" ]; then
+    $PSQL -d src -c "CREATE TYPE public.ev AS (n int, at timestamptz, s text)"
+    for f in $FAMILIES; do
+        if [ "$f" = all ]; then
+            cols=""; vals=""
+            for x in $ALL; do
+                # Each column's name (the first word of "name type") gets the family's prefix.
+                cols+="${cols:+, }$(echo "${COLS[$x]}" | sed -E "s/(^|, )([a-z]+) /\1${x}_\2 /g")"
+                vals+="${vals:+, }${VALS[$x]}"
+            done
+        else
+            cols=${COLS[$f]}; vals=${VALS[$f]}
+        fi
+        $PSQL -d src -c "CREATE TABLE public.b_$f (id int PRIMARY KEY, $cols)" \
+            -c "INSERT INTO public.b_$f SELECT g, $vals FROM generate_series(1, $ROWS) g"
+    done
     # Dumped under a zone other than the reading session's UTC, as a migration's dump may be.
-    PGTZ=Asia/Kathmandu $PG_DUMP -d src -f "$OUT/src.sql"
-    "$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
-        --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$OUT/src.sql"
-    rm "$OUT/src.sql"
+    dump=$OUT/src.sql
+    PGTZ=Asia/Kathmandu $PG_DUMP -d src -f "$dump"
 fi
+"$BINDIR/pgdump2csv" -q -o "$OUT/csv" --write-manifest "$OUT/manifest.json" \
+    --write-schema "$OUT/schema.sql" --write-post-data "$OUT/post.sql" "$dump"
+[ -n "${SHAPE:-}" ] || rm "$dump"
 DB="host=$SOCK user=postgres dbname=dst"
 "$BINDIR/csvload" -q -j 2 --schema "$OUT/schema.sql" --post-data "$OUT/post.sql" \
     -m "$OUT/manifest.json" "$DB"
