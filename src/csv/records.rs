@@ -1045,6 +1045,13 @@ impl Field {
         &rec[self.start..self.end]
     }
 
+    /// Whether the field is NULL by COPY's CSV rule: unquoted and equal to the NULL string
+    /// `null` (a quoted field is never NULL).
+    #[inline]
+    pub fn is_null(&self, rec: &[u8], null: &[u8]) -> bool {
+        !self.quoted && self.raw(rec) == null
+    }
+
     /// The value: quotes removed and `""` undoubled. Borrows when nothing needs undoubling.
     pub fn value<'a>(&self, rec: &'a [u8]) -> Cow<'a, [u8]> {
         if !self.quoted {

@@ -200,8 +200,7 @@ impl Hasher {
         self.buf
             .extend_from_slice(&(self.fields.len() as u32).to_le_bytes());
         for (i, f) in self.fields.iter().enumerate() {
-            let raw = f.raw(body);
-            if !f.quoted && raw == null {
+            if f.is_null(body, null) {
                 self.buf.push(0);
                 continue;
             }
@@ -230,7 +229,7 @@ impl Hasher {
     fn key_bucket(&mut self, shape: &Shape, body: &[u8], null: &[u8]) -> usize {
         for &k in &shape.key {
             match self.fields.get(k) {
-                Some(f) if f.quoted || f.raw(body) != null => {
+                Some(f) if !f.is_null(body, null) => {
                     let v = f.value_in(body, &mut self.scratch);
                     self.key.push(1);
                     canon::framed(&mut self.key, |out| {
@@ -587,7 +586,7 @@ fn column_lines(shape: &Shape, nulls: [&[u8]; 2], recs: [&[u8]; 2], lines: &mut 
     }
     let value = |s: usize, i: usize| -> Option<Option<std::borrow::Cow<'_, [u8]>>> {
         let f = fields[s].get(i)?;
-        Some((f.quoted || f.raw(recs[s]) != nulls[s]).then(|| f.value(recs[s])))
+        Some((!f.is_null(recs[s], nulls[s])).then(|| f.value(recs[s])))
     };
     let n = fields[0].len().max(fields[1].len());
     for i in 0..n {
@@ -720,7 +719,7 @@ fn utc_in<'a>(recs: impl Iterator<Item = &'a [u8]>, cols: &[usize], null: &[u8])
         }
         for (j, &k) in cols.iter().enumerate() {
             match fields.get(k) {
-                Some(f) if f.quoted || f.raw(body) != null => {
+                Some(f) if !f.is_null(body, null) => {
                     if !f.value(body).ends_with(b"+00") {
                         return Vec::new();
                     }

@@ -642,7 +642,7 @@ impl<'a> Splitter<'a> {
                         ),
                     )
                 })?;
-                if !f.quoted && f.raw(rec) == null {
+                if f.is_null(rec, null) {
                     push_value(&mut self.keybuf, None);
                 } else {
                     push_value(&mut self.keybuf, Some(&f.value(rec)));
