@@ -235,7 +235,7 @@ const AHEAD: usize = 16;
 
 /// Asks the CPU to fetch a line into its caches (a hint: no fault, nothing else changes).
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(super) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing the program sees and cannot fault, whatever `p` is.
     unsafe {
