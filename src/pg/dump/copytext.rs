@@ -538,21 +538,31 @@ fn quote_run<const SHUFFLE: bool>(
             let (lf, cr) = (_mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8));
             while i + 16 <= src.len() {
                 if SHUFFLE && i + 32 <= src.len() {
-                    // SAFETY: as below, for `src[i..i + 32]`, the 32-byte store (`d + 32 <=
-                    // 2 * i + 32 <= 2 * src.len() - 32`) and the four 16-byte ones (each at
-                    // most sixteen past the one before).
-                    if let Some(wrote) = plain_32(src.as_ptr().add(i), out.add(d), needs) {
+                    use std::arch::x86_64::{
+                        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+                        _mm256_or_si256, _mm256_set1_epi8,
+                    };
+                    // The stops of 32 bytes, compared once for both steps below (a note's
+                    // run tried the plain step first and compared them again after).
+                    let y = _mm256_loadu_si256(src.as_ptr().add(i).cast::<__m256i>());
+                    let eq = |c: u8| _mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8));
+                    let line_ends = _mm256_or_si256(eq(b'\n'), eq(b'\r'));
+                    let (bsl, seps) = (eq(b'\\'), _mm256_or_si256(eq(b'\t'), line_ends));
+                    if _mm256_movemask_epi8(_mm256_or_si256(bsl, seps)) == 0 {
+                        // SAFETY: as below, for the 32-byte store (`d + 32 <= 2 * i + 32 <=
+                        // 2 * src.len() - 32`) and the four 16-byte ones (each at most
+                        // sixteen past the one before).
+                        d += plain_32(y, out.add(d), needs);
                         i += 32;
-                        d += wrote;
                         continue;
                     }
                     // The same 32 bytes, escapes decoded, rather than sixteen at a time:
                     // `dst[d..]` holds `2 * 32 + 16` bytes (`d <= 2 * i`, `i + 32 <=
                     // src.len()` and the assert).
-                    let y = std::arch::x86_64::_mm256_loadu_si256(
-                        src.as_ptr().add(i).cast::<std::arch::x86_64::__m256i>(),
-                    );
-                    let (read, wrote) = escapes_block_32(y, out.add(d), needs);
+                    let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
+                    let (bsl, seps) = (bits(bsl), bits(seps));
+                    let (read, wrote) =
+                        escapes_block_32(y, line_ends, bsl, seps, out.add(d), needs);
                     i += read;
                     d += wrote;
                     if read < 32 {
@@ -669,37 +679,35 @@ fn quote_run<const SHUFFLE: bool>(
     (i, d)
 }
 
-/// [`quote_run`]'s step for the 32 bytes at `src` when none is a TAB, backslash, CR or newline: writes
-/// them to `dst`, each quote doubled (by a row of [`EXPAND`] per eight bytes holding one),
-/// and returns how many bytes it wrote; `None`, writing nothing, when one is. A jsonb
-/// document's runs between escapes are long and quote-dense, and 32 bytes a step halves
-/// the masks' cost per byte of the sixteen-byte step.
+/// [`quote_run`]'s step for 32 bytes `y` none of which is a TAB, backslash, CR or newline
+/// (the caller looked): writes them to `dst`, each quote doubled (by a row of [`EXPAND`]
+/// per eight bytes holding one), and returns how many bytes it wrote. A jsonb document's
+/// runs between escapes are long and quote-dense, and 32 bytes a step halves the masks'
+/// cost per byte of the sixteen-byte step.
 ///
 /// # Safety
-/// The CPU has AVX2 (the caller is compiled for it); `src` points to 32 readable bytes,
-/// `dst` to 64 writable ones.
+/// The CPU has AVX2 (the caller is compiled for it); `dst` points to 64 writable bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Option<usize> {
+unsafe fn plain_32(y: std::arch::x86_64::__m256i, dst: *mut u8, needs: &mut bool) -> usize {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_srli_si128, _mm_storeu_si128,
-        _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_storeu_si256,
+        _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_storeu_si256,
     };
-    // SAFETY: AVX2 is the caller's; the loads and stores are within the bounds above (each
-    // eight bytes written as at most sixteen); the table loads read a row of `EXPAND`.
+    // SAFETY: AVX2 is the caller's; the stores are within the bounds above (each eight
+    // bytes written as at most sixteen); the table loads read a row of `EXPAND`.
     unsafe {
-        let y = _mm256_loadu_si256(src.cast::<__m256i>());
         let eq =
             |c: u8| _mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8))) as u32;
-        if eq(b'\t') | eq(b'\\') | eq(b'\n') | eq(b'\r') != 0 {
-            return None;
-        }
         let quotes = eq(b'"');
-        *needs |= (quotes | eq(b',')) != 0;
+        // Once a value must be quoted, its commas no longer matter.
+        if !*needs {
+            *needs = (quotes | eq(b',')) != 0;
+        }
         if quotes == 0 {
             _mm256_storeu_si256(dst.cast::<__m256i>(), y);
-            return Some(32);
+            return 32;
         }
         let quarter = |h: __m128i, m: u32, at: *mut u8| {
             let row = _mm_loadu_si128(EXPAND[m as usize].as_ptr().cast::<__m128i>());
@@ -711,7 +719,7 @@ unsafe fn plain_32(src: *const u8, dst: *mut u8, needs: &mut bool) -> Option<usi
         d += quarter(_mm_srli_si128::<8>(lo), quotes >> 8 & 0xff, dst.add(d));
         d += quarter(hi, quotes >> 16 & 0xff, dst.add(d));
         d += quarter(_mm_srli_si128::<8>(hi), quotes >> 24, dst.add(d));
-        Some(d)
+        d
     }
 }
 
@@ -797,6 +805,25 @@ unsafe fn pack_8(h: std::arch::x86_64::__m128i, m: u32, at: *mut u8) -> usize {
             _mm_storeu_si128(at.cast::<__m128i>(), _mm_shuffle_epi8(p, row));
             n + quotes.count_ones() as usize
         }
+    }
+}
+
+/// [`pack_8`] for bytes with no quote among those kept: the packing alone. Returns how many
+/// bytes it wrote; it stores eight.
+///
+/// # Safety
+/// The CPU has SSSE3 (the callers are compiled for AVX2); `at` points to eight writable
+/// bytes; `m < 256`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pack_8_plain(h: std::arch::x86_64::__m128i, m: u32, at: *mut u8) -> usize {
+    use crate::csv::records::wide::PACK;
+    use std::arch::x86_64::{__m128i, _mm_loadl_epi64, _mm_shuffle_epi8, _mm_storel_epi64};
+    // SAFETY: the caller's; the table load reads a row of `PACK` whole.
+    unsafe {
+        let pack = _mm_loadl_epi64(PACK[m as usize].as_ptr().cast::<__m128i>());
+        _mm_storel_epi64(at.cast::<__m128i>(), _mm_shuffle_epi8(h, pack));
+        m.count_ones() as usize
     }
 }
 
@@ -891,7 +918,8 @@ unsafe fn escapes_block(
 }
 
 /// [`escapes_block`] for the thirty-two bytes `x`, with AVX2: the same step over twice the
-/// bytes, for the same cost of masks. A note's run meets an escape every 30-40 bytes, so
+/// bytes, for the same cost of masks. The caller compared them already: `line_ends` (a
+/// lane per byte), `bsl` (backslashes) and `seps` (TABs and line ends) are its results. A note's run meets an escape every 30-40 bytes, so
 /// most of its steps met one in sixteen bytes anyway, and it took two sixteen-byte steps
 /// where this takes one. The steps are `escapes_block`'s, written again with 256-bit
 /// intrinsics: a trait over both widths would hide the very instructions this is about,
@@ -903,6 +931,9 @@ unsafe fn escapes_block(
 #[inline(always)]
 unsafe fn escapes_block_32(
     x: std::arch::x86_64::__m256i,
+    line_ends: std::arch::x86_64::__m256i,
+    bsl: u64,
+    seps: u64,
     dst: *mut u8,
     needs: &mut bool,
 ) -> (usize, usize) {
@@ -918,9 +949,6 @@ unsafe fn escapes_block_32(
     unsafe {
         let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
         let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
-        let line_ends = _mm256_or_si256(eq(b'\n'), eq(b'\r'));
-        let bsl = bits(eq(b'\\'));
-        let seps = bits(_mm256_or_si256(eq(b'\t'), line_ends));
         let (escaped, starts) = escapes(bsl);
         let numeric = _mm256_cmpeq_epi8(
             _mm256_and_si256(x, _mm256_set1_epi8(0xf8u8 as i8)),
@@ -968,30 +996,34 @@ unsafe fn escapes_block_32(
         let letter = _mm256_andnot_si256(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()), escaped_v);
         let y = _mm256_blendv_epi8(x, v, letter);
         let yeq = |c: u8| _mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8));
-        let quoting = _mm256_or_si256(
-            _mm256_or_si256(yeq(b','), yeq(b'"')),
-            _mm256_or_si256(yeq(b'\n'), yeq(b'\r')),
-        );
-        *needs |= bits(quoting) & within != 0;
+        let quotes = bits(yeq(b'"')) & within;
+        // Once a value must be quoted (a note, after its first `\n`), what else would make
+        // it so no longer matters.
+        if !*needs {
+            let quoting = _mm256_or_si256(yeq(b','), _mm256_or_si256(yeq(b'\n'), yeq(b'\r')));
+            *needs = (quotes | bits(quoting) & within) != 0;
+        }
         let kept = !drop & within;
         let (a, b) = (_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y));
-        let mut wrote = pack_8(a, (kept & 0xff) as u32, dst);
+        // Without a quote among them, the kept bytes are only packed: a look for quotes
+        // in each packed eight cost more than the packing.
+        let pack = |h: __m128i, q: u32, at: *mut u8| {
+            let m = (kept >> (8 * q) & 0xff) as u32;
+            if quotes == 0 {
+                pack_8_plain(h, m, at)
+            } else {
+                pack_8(h, m, at)
+            }
+        };
+        let mut wrote = pack(a, 0, dst);
         if keep > 8 {
-            wrote += pack_8(
-                _mm_srli_si128::<8>(a),
-                (kept >> 8 & 0xff) as u32,
-                dst.add(wrote),
-            );
+            wrote += pack(_mm_srli_si128::<8>(a), 1, dst.add(wrote));
         }
         if keep > 16 {
-            wrote += pack_8(b, (kept >> 16 & 0xff) as u32, dst.add(wrote));
+            wrote += pack(b, 2, dst.add(wrote));
         }
         if keep > 24 {
-            wrote += pack_8(
-                _mm_srli_si128::<8>(b),
-                (kept >> 24 & 0xff) as u32,
-                dst.add(wrote),
-            );
+            wrote += pack(_mm_srli_si128::<8>(b), 3, dst.add(wrote));
         }
         (keep as usize, wrote)
     }
