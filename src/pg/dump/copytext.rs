@@ -552,15 +552,23 @@ fn quote_run<const SHUFFLE: bool>(
                         // SAFETY: as below, for the 32-byte store (`d + 32 <= 2 * i + 32 <=
                         // 2 * src.len() - 32`) and the four 16-byte ones (each at most
                         // sixteen past the one before).
-                        d += plain_32(y, out.add(d), needs);
+                        d += plain_32(y, 32, out.add(d), needs);
                         i += 32;
                         continue;
+                    }
+                    let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
+                    let (bsl, seps) = (bits(bsl), bits(seps));
+                    if bsl == 0 {
+                        // The run's last bytes, before its TAB or line end, no escape
+                        // among them (a note's last line, most fields' ends): the plain
+                        // step, counting only those (same bounds as above).
+                        let keep = seps.trailing_zeros();
+                        d += plain_32(y, keep, out.add(d), needs);
+                        return (i + keep as usize, d);
                     }
                     // The same 32 bytes, escapes decoded, rather than sixteen at a time:
                     // `dst[d..]` holds `2 * 32 + 16` bytes (`d <= 2 * i`, `i + 32 <=
                     // src.len()` and the assert).
-                    let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
-                    let (bsl, seps) = (bits(bsl), bits(seps));
                     let (read, wrote) =
                         escapes_block_32(y, line_ends, bsl, seps, out.add(d), needs);
                     i += read;
@@ -679,9 +687,10 @@ fn quote_run<const SHUFFLE: bool>(
     (i, d)
 }
 
-/// [`quote_run`]'s step for 32 bytes `y` none of which is a TAB, backslash, CR or newline
-/// (the caller looked): writes them to `dst`, each quote doubled (by a row of [`EXPAND`]
-/// per eight bytes holding one), and returns how many bytes it wrote. A jsonb document's
+/// [`quote_run`]'s step for the first `keep` (0 to 32) of 32 bytes `y`, none of which is a
+/// TAB, backslash, CR or newline (the caller looked): writes them to `dst`, each quote
+/// doubled (by a row of [`EXPAND`] per eight bytes holding one), and returns how many bytes
+/// it wrote for them (it stores more: what follows is not counted). A jsonb document's
 /// runs between escapes are long and quote-dense, and 32 bytes a step halves the masks'
 /// cost per byte of the sixteen-byte step.
 ///
@@ -689,7 +698,12 @@ fn quote_run<const SHUFFLE: bool>(
 /// The CPU has AVX2 (the caller is compiled for it); `dst` points to 64 writable bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn plain_32(y: std::arch::x86_64::__m256i, dst: *mut u8, needs: &mut bool) -> usize {
+unsafe fn plain_32(
+    y: std::arch::x86_64::__m256i,
+    keep: u32,
+    dst: *mut u8,
+    needs: &mut bool,
+) -> usize {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_srli_si128, _mm_storeu_si128,
         _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_extracti128_si256, _mm256_movemask_epi8,
@@ -700,14 +714,19 @@ unsafe fn plain_32(y: std::arch::x86_64::__m256i, dst: *mut u8, needs: &mut bool
     unsafe {
         let eq =
             |c: u8| _mm256_movemask_epi8(_mm256_cmpeq_epi8(y, _mm256_set1_epi8(c as i8))) as u32;
-        let quotes = eq(b'"');
+        let within = if keep >= 32 {
+            u32::MAX
+        } else {
+            (1 << keep) - 1
+        };
+        let quotes = eq(b'"') & within;
         // Once a value must be quoted, its commas no longer matter.
         if !*needs {
-            *needs = (quotes | eq(b',')) != 0;
+            *needs = (quotes | eq(b',') & within) != 0;
         }
         if quotes == 0 {
             _mm256_storeu_si256(dst.cast::<__m256i>(), y);
-            return 32;
+            return keep as usize;
         }
         let quarter = |h: __m128i, m: u32, at: *mut u8| {
             let row = _mm_loadu_si128(EXPAND[m as usize].as_ptr().cast::<__m128i>());
@@ -718,8 +737,9 @@ unsafe fn plain_32(y: std::arch::x86_64::__m256i, dst: *mut u8, needs: &mut bool
         let mut d = quarter(lo, quotes & 0xff, dst);
         d += quarter(_mm_srli_si128::<8>(lo), quotes >> 8 & 0xff, dst.add(d));
         d += quarter(hi, quotes >> 16 & 0xff, dst.add(d));
-        d += quarter(_mm_srli_si128::<8>(hi), quotes >> 24, dst.add(d));
-        d
+        quarter(_mm_srli_si128::<8>(hi), quotes >> 24, dst.add(d));
+        // Past the kept bytes the quarters wrote what is not counted.
+        (keep + quotes.count_ones()) as usize
     }
 }
 
