@@ -1191,17 +1191,17 @@ pub fn split_fields_upto(rec: &[u8], n: usize, out: &mut Vec<Field>) -> Result<(
             }
         } else {
             let start = i;
-            let end = match memchr::memchr2(b',', b'"', &rec[i..]) {
+            let (end, last) = match memchr::memchr2(b',', b'"', &rec[i..]) {
                 Some(j) if rec[i + j] == b'"' => return Err(Malformed::BareQuote(i + j)),
-                Some(j) => i + j,
-                None => strip_terminator(rec).len().max(start),
+                Some(j) => (i + j, false),
+                None => (strip_terminator(rec).len(), true),
             };
             out.push(Field {
                 start,
                 end,
                 quoted: false,
             });
-            if end >= len || rec[end] != b',' {
+            if last {
                 return Ok(());
             }
             i = end + 1;

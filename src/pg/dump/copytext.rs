@@ -939,9 +939,9 @@ unsafe fn escapes_block(
 
 /// [`escapes_block`] for the thirty-two bytes `x`, with AVX2: the same step over twice the
 /// bytes, for the same cost of masks. The caller compared them already: `line_ends` (a
-/// lane per byte), `bsl` (backslashes) and `seps` (TABs and line ends) are its results. A note's run meets an escape every 30-40 bytes, so
-/// most of its steps met one in sixteen bytes anyway, and it took two sixteen-byte steps
-/// where this takes one. The steps are `escapes_block`'s, written again with 256-bit
+/// lane per byte), `bsl` (backslashes) and `seps` (TABs and line ends) are its results. A
+/// note's run meets an escape every 30-40 bytes, so most of its steps met one in sixteen
+/// bytes anyway, and it took two sixteen-byte steps where this takes one. The steps are `escapes_block`'s, written again with 256-bit
 /// intrinsics: a trait over both widths would hide the very instructions this is about,
 /// and the property tests hold both to the byte-at-a-time decoder.
 ///
