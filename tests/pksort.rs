@@ -1378,3 +1378,41 @@ fn interrupt_leaves_no_files() {
         .collect();
     assert!(left.is_empty(), "files left behind: {left:?}");
 }
+
+/// An input held in memory as many chunks (a 4M budget cuts 128 KiB chunks, and about 1 MB
+/// of records stays under it: no spilled run) is sorted stably, from a file (chunks mapped
+/// ahead by a helper thread, each unmapped when dropped) and from a pipe: the chunks' sorted
+/// entries are merged in two halves, and the halves in two parts at once, so records with
+/// equal keys straddle every split.
+#[test]
+fn many_chunks_in_memory_sort_stably() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..12_000u64 {
+        let x = i
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+            >> 33;
+        let rec = format!(
+            "{},{i},\"a, \"\"quoted\"\"\nnote\",{}\n",
+            x % 300,
+            "z".repeat((x % 90) as usize)
+        );
+        input.extend_from_slice(rec.as_bytes());
+        want.push((x % 300, rec));
+    }
+    want.sort_by_key(|w| w.0);
+    let want: String = want.into_iter().map(|w| w.1).collect();
+    write(dir.path(), "in.csv", &input);
+    let args = ["-k", "1:int", "-S", "4M", "--on-dup", "keep", "-j", "2"];
+    let mut file = args.to_vec();
+    file.push("in.csv");
+    for got in [
+        pksort(&file, b"", dir.path()),
+        pksort(&args, &input, dir.path()),
+    ] {
+        let got = show(&ok(&got));
+        assert!(got == want, "{}", diff(got.as_bytes(), want.as_bytes()));
+    }
+}

@@ -3,7 +3,7 @@
 //! every record of a chunk once, in parallel.
 
 use super::spec::KeySpec;
-use crate::csv::records::{Chunk, ChunkReader, FileMap, MapChunks};
+use crate::csv::records::{Chunk, ChunkReader, MapChunks, MapView};
 use crate::io::error::{Error, Pos, Result};
 use crate::io::input;
 use rayon::prelude::*;
@@ -22,7 +22,7 @@ pub enum Data {
     /// Read into a buffer.
     Read(Vec<u8>),
     /// Mapped from the file.
-    Mapped(FileMap),
+    Mapped(MapView),
 }
 
 impl Default for Data {
@@ -105,6 +105,8 @@ pub struct Inputs {
     pub header_rec: Option<Vec<u8>>,
     pending: Option<(u32, Records)>,
     target: usize,
+    /// Regular files mapped ahead by a helper thread ([`MapChunks::open`]).
+    ahead: bool,
 }
 
 impl Inputs {
@@ -128,11 +130,12 @@ impl Inputs {
             header_rec: None,
             pending: None,
             target,
+            ahead: true,
         }
     }
 
     /// One `Inputs` per input, each reading only its own (input indexes stay those of the
-    /// whole list).
+    /// whole list), with no helper thread each.
     pub fn each(paths: Vec<Option<PathBuf>>, header: bool, target: usize) -> Vec<Inputs> {
         let all = Inputs::new(paths, header, target);
         (0..all.paths.len())
@@ -146,6 +149,7 @@ impl Inputs {
                 header_rec: None,
                 pending: None,
                 target,
+                ahead: false,
             })
             .collect()
     }
@@ -174,7 +178,7 @@ impl Inputs {
                 self.next += 1;
                 let inp = input::open(self.paths[i].as_deref())?;
                 let mapped = match &inp.path {
-                    Some(p) => MapChunks::open(p, &self.names[i], self.target)?,
+                    Some(p) => MapChunks::open(p, &self.names[i], self.target, self.ahead)?,
                     _ => None,
                 };
                 let mut r = match mapped {
