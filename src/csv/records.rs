@@ -411,8 +411,34 @@ impl FileMap {
 /// dropped, so the process maps about what the chunks held span.
 pub struct MapView {
     map: std::sync::Arc<FileMap>,
+    /// `map`'s bytes `start..start + len`, resolved once: a chunk's bytes are looked at
+    /// several times per record, and going through the `Arc` and a bounds check each time
+    /// cost 2% of an in-memory sort's instructions.
+    ptr: *const u8,
     start: usize,
     len: usize,
+}
+
+// SAFETY: `ptr` points into the read-only mapping that `map` keeps alive; sharing views of
+// it between threads is as safe as sharing the `FileMap`.
+unsafe impl Send for MapView {}
+// SAFETY: see above.
+unsafe impl Sync for MapView {}
+
+impl MapView {
+    /// The bytes `start..start + len` of `map`.
+    ///
+    /// # Panics
+    /// When the range is not inside the map.
+    pub fn new(map: std::sync::Arc<FileMap>, start: usize, len: usize) -> MapView {
+        let ptr = (*map).as_ref()[start..start + len].as_ptr();
+        MapView {
+            map,
+            ptr,
+            start,
+            len,
+        }
+    }
 }
 
 impl std::fmt::Debug for MapView {
@@ -422,8 +448,11 @@ impl std::fmt::Debug for MapView {
 }
 
 impl AsRef<[u8]> for MapView {
+    #[inline]
     fn as_ref(&self) -> &[u8] {
-        &(*self.map).as_ref()[self.start..self.start + self.len]
+        // SAFETY: `ptr` starts `len` bytes of the mapping (checked in `new`), which `map`
+        // keeps mapped (a released page is read again from the file) for `self`'s life.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
@@ -539,11 +568,7 @@ impl MapChunks {
                 // still busy, and the range is left to the reader's own faults.
                 let _ = tx.try_send((at + n, self.ahead_len));
             }
-            let map = MapView {
-                map: std::sync::Arc::clone(&self.map),
-                start: at,
-                len: n,
-            };
+            let map = MapView::new(std::sync::Arc::clone(&self.map), at, n);
             let mut ends = Vec::new();
             let (mut scan, mut in_quote) = (0, false);
             let mut qn = QuotedNewlines::default();

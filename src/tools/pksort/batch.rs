@@ -282,6 +282,42 @@ pub fn prefix(k: &[u8]) -> u64 {
     u64::from_be_bytes(b)
 }
 
+/// Sorts `v` by its first element, stably: a least-significant-digit radix sort, one byte a
+/// pass, that skips the bytes every element shares (an integer key's high bytes). Written
+/// here rather than taken from a crate: the pairs and the skip are all it needs, a dozen
+/// lines.
+pub(super) fn radix_sort(v: &mut Vec<(u64, u32)>) {
+    let n = v.len();
+    if n <= 64 {
+        v.sort_by_key(|e| e.0);
+        return;
+    }
+    let mut counts = [[0usize; 256]; 8];
+    for &(p, _) in v.iter() {
+        for (b, c) in counts.iter_mut().enumerate() {
+            c[(p >> (8 * b)) as u8 as usize] += 1;
+        }
+    }
+    let mut tmp = vec![(0u64, 0u32); n];
+    for (b, c) in counts.iter().enumerate() {
+        if c.contains(&n) {
+            continue;
+        }
+        let mut at = [0usize; 256];
+        let mut sum = 0;
+        for (a, &k) in at.iter_mut().zip(c) {
+            *a = sum;
+            sum += k;
+        }
+        for &e in v.iter() {
+            let d = (e.0 >> (8 * b)) as u8 as usize;
+            tmp[at[d]] = e;
+            at[d] += 1;
+        }
+        std::mem::swap(v, &mut tmp);
+    }
+}
+
 /// Records per parallel task when encoding keys.
 const PART: usize = 2048;
 
@@ -348,15 +384,28 @@ impl Batch {
     }
 
     /// Sorts this batch's records by key (stably), while the reader thread reads on: the
-    /// final sort then only merges presorted runs.
+    /// final sort then only merges presorted runs. By the keys' first eight bytes first
+    /// ([`radix_sort`]), which for the usual keys (integers below 2^56, up to three small
+    /// ones) are the whole key, then each run of equal first bytes by the whole keys. A
+    /// comparison sort here was a quarter of pksort's instructions on a table keyed by one
+    /// integer (callgrind), most of them comparisons of those eight bytes.
     pub fn sort(&mut self) {
         let mut order: Vec<(u64, u32)> = (0..self.chunk.len())
             .map(|i| (prefix(self.key(i)), i as u32))
             .collect();
-        order.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| self.key(a.1 as usize).cmp(self.key(b.1 as usize)))
-        });
+        radix_sort(&mut order);
+        let mut i = 0;
+        while i < order.len() {
+            let p = order[i].0;
+            let run = order[i..].iter().take_while(|e| e.0 == p).count();
+            if run > 1 {
+                // Longer keys, or shorter ones padded alike (`prefix`), or equal keys: the
+                // whole keys decide, stably.
+                order[i..i + run]
+                    .sort_by(|a, b| self.key(a.1 as usize).cmp(self.key(b.1 as usize)));
+            }
+            i += run;
+        }
         self.order = order;
     }
 
@@ -432,6 +481,39 @@ impl Loc {
             line: self.line,
             byte: self.byte,
             record: Some(self.record),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::radix_sort;
+    use proptest::prelude::*;
+
+    /// Vectors whose values share bytes, differ in all, or both: few distinct values (equal
+    /// ones keep their order), small integers (high bytes all zero), any bits, or a high
+    /// byte alone; one kind per vector, or all mixed.
+    fn values() -> impl Strategy<Value = Vec<u64>> {
+        let n = 0..600usize;
+        prop_oneof![
+            prop::collection::vec(0u64..4, n.clone()),
+            prop::collection::vec(0u64..70_000, n.clone()),
+            prop::collection::vec(any::<u64>(), n.clone()),
+            prop::collection::vec((0u64..3).prop_map(|x| x << 56 | 7), n.clone()),
+            prop::collection::vec(prop_oneof![0u64..4, any::<u64>()], n),
+        ]
+    }
+
+    proptest! {
+        /// The radix sort is the standard library's stable sort by the first element, on
+        /// either side of its small-input cut.
+        #[test]
+        fn radix_sort_is_a_stable_sort(vals in values()) {
+            let mut v: Vec<(u64, u32)> = vals.into_iter().zip(0..).collect();
+            let mut want = v.clone();
+            want.sort_by_key(|e| e.0);
+            radix_sort(&mut v);
+            prop_assert_eq!(v, want);
         }
     }
 }
