@@ -529,6 +529,11 @@ impl MapChunks {
                     .map(|_| tx)
             })
             .flatten();
+        if let Some(tx) = &ahead {
+            // The first chunk too: on a file not in the page cache this reads it ahead of
+            // the reading thread's faults (as `MADV_WILLNEED` on each chunk did).
+            let _ = tx.try_send((0, target.max(1)));
+        }
         Ok(Some(MapChunks {
             map,
             ahead,
