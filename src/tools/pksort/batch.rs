@@ -385,9 +385,9 @@ impl Batch {
 
     /// Sorts this batch's records by key (stably), while the reader thread reads on: the
     /// final sort then only merges presorted runs. By the keys' first eight bytes first
-    /// ([`radix_sort`]), which for the usual keys (integers below 2^56, up to three small
+    /// (a radix sort), which for the usual keys (integers below 2^56, up to three small
     /// ones) are the whole key, then each run of equal first bytes by the whole keys. A
-    /// comparison sort here was a quarter of pksort's instructions on a table keyed by one
+    /// comparison sort here was 29% of pksort's instructions on a table keyed by one
     /// integer (callgrind), most of them comparisons of those eight bytes.
     pub fn sort(&mut self) {
         let mut order: Vec<(u64, u32)> = (0..self.chunk.len())
