@@ -274,6 +274,14 @@ fn end_tail(
     Ok(())
 }
 
+/// The system's page size (`None` if it will not say).
+fn page_size() -> Option<usize> {
+    // SAFETY: sysconf has no preconditions.
+    usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+        .ok()
+        .filter(|&p| p > 0)
+}
+
 /// A read-only mapping of a range of a file.
 ///
 /// Hand-written over libc rather than taken from memmap2: two calls and their checks, where
@@ -302,10 +310,7 @@ impl FileMap {
         if len == 0 {
             return None;
         }
-        // SAFETY: sysconf has no preconditions.
-        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-            .ok()
-            .filter(|&p| p > 0)?;
+        let page = page_size()? as u64;
         let start = offset / page * page;
         let skip = usize::try_from(offset - start).ok()?;
         let map_len = len.checked_add(skip)?;
@@ -366,10 +371,7 @@ impl FileMap {
     /// The page-aligned range of the mapping that covers `start..start + len` of the bytes
     /// it shows (clamped to the mapping).
     fn pages(&self, start: usize, len: usize) -> Option<(*mut libc::c_void, usize)> {
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-            .ok()
-            .filter(|&p| p > 0)?;
+        let page = page_size()?;
         let from = (self.skip + start) / page * page;
         let to = (self.skip + start + len).min(self.map_len);
         // SAFETY: `from` is within the mapping (a page start at or before `to`).
@@ -513,16 +515,16 @@ impl MapChunks {
             return Ok(None);
         };
         let map = std::sync::Arc::new(map);
-        // One range in flight: the helper maps at most one chunk ahead of the reader.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, usize)>(1);
-        let m2 = std::sync::Arc::clone(&map);
         let ahead = ahead
             .then(|| {
+                // One range in flight: the helper maps at most one chunk ahead of the reader.
+                let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, usize)>(1);
+                let m = std::sync::Arc::clone(&map);
                 std::thread::Builder::new()
                     .name("map ahead".into())
                     .spawn(move || {
                         for (start, len) in rx {
-                            m2.populate(start, len);
+                            m.populate(start, len);
                         }
                     })
                     .ok()
