@@ -1399,11 +1399,9 @@ mod blocks {
                 // backslash the step before left (below).
                 let (escaped, starts) = super::escapes_64(eq(b'\\'));
                 let k = (stops & !escaped).trailing_zeros();
+                // A backslash before a TAB, CR or newline (which is then not the end) is
+                // left to the row path by `UNESCAPED` below.
                 let mut below = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
-                if escaped & stops & below != 0 {
-                    out.set_len(mark);
-                    return None;
-                }
                 // Without the field's end, an escape whose backslash is the step's last
                 // byte is left to the next step, which starts on it.
                 let len = if k == 64 && starts >> 63 != 0 {
