@@ -1378,6 +1378,9 @@ mod blocks {
         // SAFETY: reserved above.
         unsafe { *out.as_mut_ptr().add(mark) = b'"' };
         let mut w = mark + 1; // the bytes written: `out[..w]`
+        // Kept here, not read through `out` each step: the byte stores below could alias
+        // anything, so the compiler would load them again after each.
+        let (mut base, mut cap) = (out.as_mut_ptr(), out.capacity());
         // Bit 8: a byte that must be quoted, from `UNESCAPED` or the masks.
         let mut needs = 0u16;
         let mut q = p;
@@ -1416,11 +1419,12 @@ mod blocks {
                     needs = 1 << 8;
                 }
                 let mut ins = (starts | (quotes & !escaped)) & below;
-                if out.capacity() - w < ROOM {
+                if cap - w < ROOM {
                     out.set_len(w);
                     out.reserve(ROOM);
+                    (base, cap) = (out.as_mut_ptr(), out.capacity());
                 }
-                let dst = out.as_mut_ptr().add(w);
+                let dst = base.add(w);
                 let (mut d, mut from) = (0usize, 0usize);
                 // Reads are of `at[from..from + 64]` with `from <= 64`, and of `at[j + 1]`
                 // with `j + 1 < len`, inside the 128 bytes; writes are of `dst[d..d + 64]`
