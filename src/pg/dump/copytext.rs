@@ -1475,9 +1475,10 @@ mod blocks {
                 out.set_len(mark);
                 return None;
             }
-            // Every escape stands for a byte, so the value is not empty; `\.` alone would
-            // end the data were it not quoted.
-            if needs >> 8 & 1 != 0 || &out[mark + 1..] == b"\\." {
+            // An empty value is quoted (unquoted it is the NULL), and `\.` alone, which
+            // would end the data.
+            let value = &out[mark + 1..];
+            if needs >> 8 & 1 != 0 || value.is_empty() || value == b"\\." {
                 out.push(b'"');
             } else {
                 out.copy_within(mark + 1.., mark);
