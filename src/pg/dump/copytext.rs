@@ -743,19 +743,24 @@ unsafe fn plain_32(
     }
 }
 
+/// The letters that a backslash makes a byte of in COPY text, and those bytes (as
+/// [`decode_escape`] has them), for the tables below.
+#[cfg(target_arch = "x86_64")]
+const LETTER_ESCAPES: [(u8, u8); 6] = [
+    (b'b', 8),
+    (b'f', 12),
+    (b'n', b'\n'),
+    (b'r', b'\r'),
+    (b't', b'\t'),
+    (b'v', 11),
+];
+
 /// By a letter's high nibble less 6 and its low nibble: the byte that a backslash and the
 /// letter stand for (`b f n` in row 0, `r t v` in row 1), 0 where no letter is.
 #[cfg(target_arch = "x86_64")]
 static LETTERS: [[u8; 16]; 2] = {
     let mut t = [[0u8; 16]; 2];
-    let pairs = [
-        (b'b', 8u8),
-        (b'f', 12),
-        (b'n', b'\n'),
-        (b'r', b'\r'),
-        (b't', b'\t'),
-        (b'v', 11),
-    ];
+    let pairs = LETTER_ESCAPES;
     let mut k = 0;
     while k < pairs.len() {
         let (c, v) = pairs[k];
@@ -818,14 +823,7 @@ static UNESCAPED: [u16; 256] = {
         t[c] = c as u16;
         c += 1;
     }
-    let letters = [
-        (b'b', 8u8),
-        (b'f', 12),
-        (b'n', b'\n'),
-        (b'r', b'\r'),
-        (b't', b'\t'),
-        (b'v', 11),
-    ];
+    let letters = LETTER_ESCAPES;
     let mut k = 0;
     while k < letters.len() {
         let (c, v) = letters[k];
@@ -2072,26 +2070,31 @@ mod tests {
         }
     }
 
+    /// The escaped bytes and escaping backslashes of the first `width` bytes whose
+    /// backslashes are `bsl`, a byte at a time (an escaped byte past 64 is not kept).
+    #[cfg(target_arch = "x86_64")]
+    fn escapes_walk(bsl: u64, width: u32) -> (u64, u64) {
+        let (mut escaped, mut starts, mut k) = (0u64, 0u64, 0);
+        while k < width {
+            if bsl >> k & 1 == 1 {
+                starts |= 1 << k;
+                if k < 63 {
+                    escaped |= 1 << (k + 1);
+                }
+                k += 2;
+            } else {
+                k += 1;
+            }
+        }
+        (escaped, starts)
+    }
+
     /// `escapes_64` against a walk of sixty-four bytes' backslashes: runs of every length
     /// at every offset, and masks at random.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn escapes_64_agrees_with_a_walk() {
-        let walk = |bsl: u64| {
-            let (mut escaped, mut starts, mut k) = (0u64, 0u64, 0);
-            while k < 64 {
-                if bsl >> k & 1 == 1 {
-                    starts |= 1 << k;
-                    if k < 63 {
-                        escaped |= 1 << (k + 1);
-                    }
-                    k += 2;
-                } else {
-                    k += 1;
-                }
-            }
-            (escaped, starts)
-        };
+        let walk = |bsl: u64| escapes_walk(bsl, 64);
         let mut masks = Vec::new();
         for len in 1..=64u32 {
             for at in 0..=64 - len {
@@ -2119,19 +2122,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn escapes_agrees_with_a_walk() {
-        let walk = |bsl: u64| {
-            let (mut escaped, mut starts, mut k) = (0u64, 0u64, 0);
-            while k < 32 {
-                if bsl >> k & 1 == 1 {
-                    starts |= 1 << k;
-                    escaped |= 1 << (k + 1);
-                    k += 2;
-                } else {
-                    k += 1;
-                }
-            }
-            (escaped, starts)
-        };
+        let walk = |bsl: u64| escapes_walk(bsl, 32);
         // Every mask of sixteen, alone and in the upper half after a run of backslashes;
         // thirty-two bits at random (an xorshift, seeded).
         let mut r = 0x9e37_79b9_7f4a_7c15u64;
