@@ -1702,7 +1702,8 @@ mod blocks {
                 msg,
             };
             // The field at `p` holds the escape (or is a long one): it goes to
-            // `special_field` at once, without a search for its first special byte, nor for
+            // `escaped_field`, and what that leaves to `special_field`, at once, without a
+            // search for its first special byte, nor for
             // the row's end (a jsonb document's row ends a kilobyte on): the field ends at
             // its TAB or the row's newline, and a CR in it is the row's error, as in the row
             // path, since the bytes before `p` had none.
