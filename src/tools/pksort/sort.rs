@@ -110,7 +110,8 @@ fn merge_into<T: Copy>(
     out: &mut [std::mem::MaybeUninit<T>],
     cmp: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) {
-    debug_assert_eq!(out.len(), a.len() + b.len());
+    // The caller's `set_len` relies on every slot being written: checked once a merge.
+    assert_eq!(out.len(), a.len() + b.len());
     let (mut i, mut j, mut o) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         // Ties take the first: it holds the earlier input.
