@@ -718,12 +718,16 @@ pub mod wide {
     };
 
     /// Whether the CPU has what this module's functions are compiled for (std caches the
-    /// answer; a call is a load and a test).
+    /// answer; a call is a load and a test), and BMI1/BMI2, which pgdump2csv's note path
+    /// is compiled for (every AVX2 CPU from Intel and AMD has them; one without takes the
+    /// portable paths).
     pub fn available() -> bool {
         is_x86_feature_detected!("avx2")
             && is_x86_feature_detected!("pclmulqdq")
             && is_x86_feature_detected!("popcnt")
             && is_x86_feature_detected!("lzcnt")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
     }
 
     /// The 64-bit mask of two 32-byte compare results.
