@@ -1433,7 +1433,7 @@ mod blocks {
                 // `wq` back a byte (two bytes become one), each doubled quote on. `wq` may
                 // point before `out` (wrapping arithmetic); `wq + from` never does.
                 // Reads are of `at[from..from + 64]` with `from <= 64`, and of `at[j + 1]`
-                // with `j + 1 < len`, inside the 128 bytes; writes are of 64 bytes at
+                // with `j < cut <= 64`, inside the 128 bytes; writes are of 64 bytes at
                 // `wq + from` and two at `wq + j`, at most `2 * 64` past `wp`, inside the
                 // `ROOM` reserved.
                 let (mut wq, mut from) = (wp, 0usize);
