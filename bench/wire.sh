@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# What csvload sends (issue 36 item 3): the server's cost of COPY FROM the same rows as CSV
-# and as COPY text, per table of a corpus shape. Each table is loaded once from its CSV,
-# written back by the server as COPY text, then loaded again from each file, RUNS rounds
-# interleaved, into a fresh table without indexes, by a server-side `COPY t FROM 'file'`: no
-# client, no network, so the figure is the server's parse and insert alone (wall time of the
-# statement and the machine's busy CPU over it, /proc/stat). Medians per table and format,
-# and the ratio text/CSV.
+# What csvload sends (issue 36 item 3): the server's cost of COPY FROM the same rows as CSV,
+# as COPY text and as binary COPY, per table of a corpus shape. Each table is loaded once from
+# its CSV, written back by the server as COPY text and as binary, then loaded again from each
+# file, RUNS rounds interleaved, into a fresh table without indexes, by a server-side
+# `COPY t FROM 'file'`: no client, no network, so the figure is the server's parse and insert
+# alone (wall time of the statement and the machine's busy CPU over it, /proc/stat). Medians
+# per table and format, and the ratio of each format to CSV.
 #
 #   SHAPE=all ROWS=1000000 bash bench/wire.sh
 #
@@ -39,21 +39,23 @@ for t in $TABLES; do
     chmod 644 "$OUT/$t.csv"
     $P -d w -c "$(ddl "$t")"
     $P -d w -c "SET TimeZone = UTC" -c "COPY public.$t FROM '$OUT/$t.csv' (FORMAT csv, NULL '')" \
-        -c "COPY public.$t TO '$OUT/$t.txt'" -c "DROP TABLE public.$t"
+        -c "COPY public.$t TO '$OUT/$t.txt'" -c "COPY public.$t TO '$OUT/$t.bin' (FORMAT binary)" \
+        -c "DROP TABLE public.$t"
 done
 echo "shape $SHAPE, $ROWS rows; $(nproc) CPUs; $("$PGBIN/postgres" --version)"
 for t in $TABLES; do
-    echo "$t: $(du -m "$OUT/$t.csv" | cut -f1) MB CSV, $(du -m "$OUT/$t.txt" | cut -f1) MB COPY text"
+    echo "$t: $(du -m "$OUT/$t.csv" | cut -f1) MB CSV, $(du -m "$OUT/$t.txt" | cut -f1) MB COPY text, $(du -m "$OUT/$t.bin" | cut -f1) MB COPY binary"
 done
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$OUT/times.tsv"
 for ((r = 1; r <= RUNS; r++)); do
     for t in $TABLES; do
-        for f in csv text; do
+        for f in csv text binary; do
             $P -d w -c "DROP TABLE IF EXISTS public.$t" -c "$(ddl "$t")" -c CHECKPOINT
             case $f in
             csv) sql="COPY public.$t FROM '$OUT/$t.csv' (FORMAT csv, NULL '')" ;;
             text) sql="COPY public.$t FROM '$OUT/$t.txt'" ;;
+            binary) sql="COPY public.$t FROM '$OUT/$t.bin' (FORMAT binary)" ;;
             esac
             b0=$(busy)
             t0=$(date +%s.%N)
@@ -72,13 +74,13 @@ for line in open(sys.argv[1]):
     t, f, w, c = line.split("\t")
     runs.setdefault((t, f), []).append((float(w), float(c)))
 print()
-print("| table | COPY FROM as | median wall | median machine CPU | runs | text / CSV (wall) |")
+print("| table | COPY FROM as | median wall | median machine CPU | runs | / CSV (wall) |")
 print("| --- | --- | ---: | ---: | ---: | ---: |")
 for (t, f), rs in runs.items():
     w = statistics.median(r[0] for r in rs)
     c = statistics.median(r[1] for r in rs)
     ratio = "-"
-    if f == "text":
+    if f != "csv":
         ratio = f"{w / statistics.median(r[0] for r in runs[(t, 'csv')]):.2f}x"
     print(f"| {t} | {f} | {w:.2f} s | {c:.2f} s | {len(rs)} | {ratio} |")
 PY

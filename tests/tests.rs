@@ -11,6 +11,7 @@ mod support;
 
 mod archive;
 mod archive_pg;
+mod binary_copy_pg;
 mod conn_libpq;
 mod conn_tls_recipe;
 mod contract;

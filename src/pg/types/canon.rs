@@ -410,7 +410,7 @@ fn datetime(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
 /// value; this reads fixed positions, and verification reads every timestamp of every row
 /// twice (issue 35, item 8). Equal to the general reader's value wherever it answers
 /// (`iso_fast_path_agrees_with_the_general_reader`).
-fn iso_value(t: &PgType, v: &[u8]) -> Option<i64> {
+pub(super) fn iso_value(t: &PgType, v: &[u8]) -> Option<i64> {
     let two = |i: usize| -> Option<i64> {
         let (a, b) = (
             v.get(i)?.wrapping_sub(b'0'),

@@ -9,6 +9,7 @@
 //! says so in its message; see [`PgType::check`].
 
 mod array;
+pub mod binary;
 mod bool;
 mod bytea;
 pub mod canon;

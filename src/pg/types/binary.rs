@@ -1,0 +1,343 @@
+//! PostgreSQL's binary COPY form of a value given as text, for the types and the text forms
+//! where the two are known to mean the same stored value; every other value is left to the
+//! server's text input (the caller sends text).
+//!
+//! Why: `COPY ... (FORMAT binary)` spares the server the input functions. Measured by
+//! `bench/wire.sh` (PostgreSQL 15, server-side COPY from a file, the corpus's `all` shape):
+//! the quoted customer table 2.64 s as COPY text against 1.89 s as binary, events 4.45 s
+//! against 3.91 s, notes 0.84 s against 0.44 s (docs/benchmarks.md, "What csvload sends").
+//! Binary data is read by the column's receive function without any check that it was meant
+//! for that type (eight bytes of an `int8` read as a `timestamp` load silently as a date), so
+//! a [`BinType`] comes only from the target column's type OID, never from a name in a file.
+//!
+//! Each encoder takes only the exact form PostgreSQL prints (pg_dump's output under its
+//! session settings) and answers `false` for anything else, even forms the server's text
+//! input accepts (`' 42'`, `1e3`, `NaN`, `infinity`, ` BC`, a zone name): what the text
+//! input does with those depends on its rules and the session, and the server applies them
+//! when the value is sent as text. Where both paths apply the same rule after reading the
+//! value (a `numeric(p,s)`'s rounding, a `varchar(n)`'s length, the encoding's validity, a
+//! jsonb document's syntax), the receive function applies it too (`numeric_recv`,
+//! `varchar_recv`, `jsonb_recv` call the same code as the text input), so nothing is checked
+//! twice here. `tests/binary_copy_pg.rs` holds every encoder to PostgreSQL: a value loaded
+//! both ways must read back equal, and one that text refuses must not load as binary.
+
+use super::canon::iso_value;
+use super::catalog::PgType;
+
+/// A column type with a binary encoder here, by its type OID (`pg_type.oid`, fixed for
+/// built-in types in every PostgreSQL release).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinType {
+    /// `boolean` (16).
+    Bool,
+    /// `smallint` (21).
+    Int2,
+    /// `integer` (23).
+    Int4,
+    /// `bigint` (20).
+    Int8,
+    /// `numeric` (1700), any typmod.
+    Numeric,
+    /// `date` (1082).
+    Date,
+    /// `timestamp without time zone` (1114), any precision.
+    Timestamp,
+    /// `timestamp with time zone` (1184), any precision.
+    TimestampTz,
+    /// `text` (25), `character varying` (1043), `character` (1042), `json` (114): the bytes
+    /// as they are.
+    Bytes,
+    /// `jsonb` (3802): a version byte, then the document's text.
+    Jsonb,
+}
+
+impl BinType {
+    /// The encoder for a column of type `oid`, if there is one.
+    pub fn from_oid(oid: u32) -> Option<BinType> {
+        Some(match oid {
+            16 => BinType::Bool,
+            21 => BinType::Int2,
+            23 => BinType::Int4,
+            20 => BinType::Int8,
+            1700 => BinType::Numeric,
+            1082 => BinType::Date,
+            1114 => BinType::Timestamp,
+            1184 => BinType::TimestampTz,
+            25 | 1043 | 1042 | 114 => BinType::Bytes,
+            3802 => BinType::Jsonb,
+            _ => return None,
+        })
+    }
+}
+
+/// The binary COPY header: signature, flags (no OIDs), no header extension.
+pub const HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
+/// The binary COPY trailer: a field count of -1.
+pub const TRAILER: &[u8] = &[0xff, 0xff];
+
+/// Appends a NULL field.
+pub fn push_null(out: &mut Vec<u8>) {
+    out.extend_from_slice(&(-1i32).to_be_bytes());
+}
+
+/// Appends the field (its length, then its bytes) for the value whose text is `v` (CSV
+/// quoting already undone), or returns `false`, leaving `out` as it was, when `v` is not in
+/// the one form this encoder takes for `t` (the caller then sends the value as text).
+pub fn push_value(t: BinType, v: &[u8], out: &mut Vec<u8>) -> bool {
+    let mark = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let ok = match t {
+        BinType::Bool => match v {
+            b"t" => {
+                out.push(1);
+                true
+            }
+            b"f" => {
+                out.push(0);
+                true
+            }
+            _ => false,
+        },
+        BinType::Int2 => int(v, i16::MIN.into(), i16::MAX.into())
+            .map(|n| out.extend_from_slice(&(n as i16).to_be_bytes()))
+            .is_some(),
+        BinType::Int4 => int(v, i32::MIN.into(), i32::MAX.into())
+            .map(|n| out.extend_from_slice(&(n as i32).to_be_bytes()))
+            .is_some(),
+        BinType::Int8 => int(v, i64::MIN, i64::MAX)
+            .map(|n| out.extend_from_slice(&n.to_be_bytes()))
+            .is_some(),
+        BinType::Numeric => numeric(v, out),
+        // PostgreSQL's binary dates and timestamps count from 2000-01-01 (its
+        // POSTGRES_EPOCH_JDATE); iso_value counts from 1970-01-01.
+        BinType::Date => iso_value(&PgType::Date, v)
+            .map(|d| out.extend_from_slice(&((d - 10_957) as i32).to_be_bytes()))
+            .is_some(),
+        BinType::Timestamp => iso_value(&PgType::Timestamp, v)
+            .map(|us| out.extend_from_slice(&(us - 946_684_800_000_000).to_be_bytes()))
+            .is_some(),
+        BinType::TimestampTz => iso_value(&PgType::TimestampTz, v)
+            .map(|us| out.extend_from_slice(&(us - 946_684_800_000_000).to_be_bytes()))
+            .is_some(),
+        BinType::Bytes => {
+            out.extend_from_slice(v);
+            true
+        }
+        BinType::Jsonb => {
+            out.push(1);
+            out.extend_from_slice(v);
+            true
+        }
+    };
+    if !ok {
+        out.truncate(mark);
+        return false;
+    }
+    let len = out.len() - mark - 4;
+    let Ok(len) = i32::try_from(len) else {
+        // Over 2 GB: the server's text input refuses it too, in its own words.
+        out.truncate(mark);
+        return false;
+    };
+    out[mark..mark + 4].copy_from_slice(&len.to_be_bytes());
+    true
+}
+
+/// `-?[0-9]+` within `lo..=hi` (leading zeros as int4in takes them); no sign `+`, no
+/// spaces.
+fn int(v: &[u8], lo: i64, hi: i64) -> Option<i64> {
+    let (neg, d) = match v.split_first() {
+        Some((b'-', d)) => (true, d),
+        _ => (false, v),
+    };
+    if d.is_empty() || d.len() > 25 || !d.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut n: i128 = 0;
+    for &b in d {
+        n = n * 10 + i128::from(b - b'0');
+    }
+    let n = if neg { -n } else { n };
+    (i128::from(lo)..=i128::from(hi))
+        .contains(&n)
+        .then_some(n as i64)
+}
+
+/// `-?D+[.D*]` or `-?.D+`, as numeric_out prints: base-10000 digits, weight, sign and the
+/// display scale (the digits after the point as written). numeric_recv then strips, rounds
+/// to the column's typmod and checks its precision exactly as numeric_in does.
+fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
+    let (neg, s) = match v.split_first() {
+        Some((b'-', s)) => (true, s),
+        _ => (false, v),
+    };
+    let (int, frac) = match s.iter().position(|&b| b == b'.') {
+        Some(p) => (&s[..p], &s[p + 1..]),
+        None => (s, &s[..0]),
+    };
+    if (int.is_empty() && frac.is_empty())
+        || !int.iter().all(u8::is_ascii_digit)
+        || !frac.iter().all(u8::is_ascii_digit)
+    {
+        return false;
+    }
+    // numeric_in's limits (NUMERIC_MAX_PRECISION digits before the point, NUMERIC_MAX_DSCALE
+    // after it): beyond them the text input's error is the one to give.
+    let int = &int[int.iter().take_while(|&&b| b == b'0').count()..];
+    if int.len() > 131_072 || frac.len() > 16_383 {
+        return false;
+    }
+    // Groups of four decimal digits, aligned on the point: the integer part padded on the
+    // left, the fraction on the right.
+    let ig = int.len().div_ceil(4);
+    let fg = frac.len().div_ceil(4);
+    let digit = |k: usize| -> i16 {
+        // Group k counts from the first integer group; decimal position of its digits.
+        let mut g = 0i16;
+        for j in 0..4 {
+            let pos = k * 4 + j; // position in the padded string
+            let b = if pos < ig * 4 {
+                let off = ig * 4 - int.len();
+                if pos < off { b'0' } else { int[pos - off] }
+            } else {
+                frac.get(pos - ig * 4).copied().unwrap_or(b'0')
+            };
+            g = g * 10 + i16::from(b - b'0');
+        }
+        g
+    };
+    let n = ig + fg;
+    // The first and last nonzero groups (numeric_send's form has neither leading nor
+    // trailing zero groups; a zero has no digits, weight 0 and a positive sign).
+    let (first, last, sign) = match (0..n).find(|&k| digit(k) != 0) {
+        None => (0, 0, 0u16),
+        Some(f) => (
+            f,
+            (f..n).rev().find(|&k| digit(k) != 0).unwrap_or(f) + 1,
+            if neg { 0x4000 } else { 0 },
+        ),
+    };
+    let weight = if first == last {
+        0
+    } else {
+        ig as i32 - 1 - first as i32
+    };
+    out.extend_from_slice(&((last - first) as u16).to_be_bytes());
+    out.extend_from_slice(&(weight as i16).to_be_bytes());
+    out.extend_from_slice(&sign.to_be_bytes());
+    out.extend_from_slice(&(frac.len() as u16).to_be_bytes());
+    for k in first..last {
+        out.extend_from_slice(&digit(k).to_be_bytes());
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(t: BinType, v: &str) -> Option<Vec<u8>> {
+        let mut out = vec![9];
+        if push_value(t, v.as_bytes(), &mut out) {
+            Some(out[1..].to_vec())
+        } else {
+            assert_eq!(out, [9], "{v}: out left as it was");
+            None
+        }
+    }
+
+    #[test]
+    fn numerics_as_numeric_send_writes_them() {
+        // (text, ndigits, weight, sign, dscale, digits) in numeric_send's form: no leading or
+        // trailing zero groups, a zero without digits and positive (numeric_recv would
+        // normalise these; the form is pinned here, the values by tests/binary_copy_pg.rs).
+        type Send = (&'static str, i16, i16, u16, u16, &'static [i16]);
+        let cases: &[Send] = &[
+            ("0", 0, 0, 0, 0, &[]),
+            ("0.00", 0, 0, 0, 2, &[]),
+            ("-0.00", 0, 0, 0, 2, &[]),
+            ("9820.80", 2, 0, 0, 2, &[9820, 8000]),
+            ("12345.678", 3, 1, 0, 3, &[1, 2345, 6780]),
+            ("-0.0001", 1, -1, 0x4000, 4, &[1]),
+            ("100000000", 1, 2, 0, 0, &[1]),
+            ("0.00001", 1, -2, 0, 5, &[1000]),
+            (".5", 1, -1, 0, 1, &[5000]),
+            ("5.", 1, 0, 0, 0, &[5]),
+            ("007.10", 2, 0, 0, 2, &[7, 1000]),
+        ];
+        for &(v, n, w, s, ds, d) in cases {
+            let mut want = Vec::new();
+            want.extend_from_slice(&(8 + 2 * d.len() as i32).to_be_bytes());
+            for x in [n, w] {
+                want.extend_from_slice(&x.to_be_bytes());
+            }
+            for x in [s, ds] {
+                want.extend_from_slice(&x.to_be_bytes());
+            }
+            for x in d {
+                want.extend_from_slice(&x.to_be_bytes());
+            }
+            assert_eq!(enc(BinType::Numeric, v), Some(want), "{v}");
+        }
+        for v in [
+            "", "-", ".", "1e5", "NaN", "+1", " 1", "1 ", "1.2.3", "Infinity", "1,5",
+        ] {
+            assert_eq!(enc(BinType::Numeric, v), None, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn integers_dates_and_timestamps() {
+        assert_eq!(
+            enc(BinType::Int2, "-32768"),
+            Some(vec![0, 0, 0, 2, 0x80, 0])
+        );
+        assert_eq!(enc(BinType::Int2, "32768"), None);
+        assert_eq!(
+            enc(BinType::Int4, "007"),
+            Some(vec![0, 0, 0, 4, 0, 0, 0, 7])
+        );
+        assert_eq!(
+            enc(BinType::Int8, "-9223372036854775808"),
+            Some([&[0, 0, 0, 8][..], &i64::MIN.to_be_bytes()].concat())
+        );
+        for v in [
+            "",
+            "-",
+            "+1",
+            " 1",
+            "1 ",
+            "0x1",
+            "9223372036854775808",
+            "1_000",
+        ] {
+            assert_eq!(enc(BinType::Int8, v), None, "{v:?}");
+        }
+        assert_eq!(
+            enc(BinType::Date, "2000-01-01"),
+            Some(vec![0, 0, 0, 4, 0, 0, 0, 0])
+        );
+        assert_eq!(
+            enc(BinType::Date, "1999-12-31"),
+            Some([&[0, 0, 0, 4][..], &(-1i32).to_be_bytes()].concat())
+        );
+        assert_eq!(
+            enc(BinType::TimestampTz, "2000-01-01 01:00:00.5+01"),
+            Some([&[0, 0, 0, 8][..], &500_000i64.to_be_bytes()].concat())
+        );
+        assert_eq!(
+            enc(BinType::Timestamp, "2000-01-01 00:00:01"),
+            Some([&[0, 0, 0, 8][..], &1_000_000i64.to_be_bytes()].concat())
+        );
+        for (t, v) in [
+            (BinType::Timestamp, "2000-01-01 00:00:01+00"),
+            (BinType::TimestampTz, "2000-01-01 00:00:01"),
+            (BinType::TimestampTz, "infinity"),
+            (BinType::Date, "2001-02-29"),
+            (BinType::Date, "0001-01-01 BC"),
+            (BinType::Bool, "true"),
+        ] {
+            assert_eq!(enc(t, v), None, "{v:?}");
+        }
+    }
+}
