@@ -20,6 +20,7 @@ mod csvcheck_fixtures;
 mod csvcheck_pg;
 mod csvcheck_pg_prop;
 mod csvcheck_prop;
+mod csvload_binary_pg;
 mod csvload_conn;
 mod csvload_load_pg;
 mod csvload_pg;

@@ -150,9 +150,9 @@ pub struct Args {
     /// so and the given kind is used. It sets the default --batch-rows, the session settings
     /// (YugabyteDB: yb_default_copy_from_rows_per_transaction = 0 and
     /// yb_disable_transactional_writes = off), whether advisory locks are taken (not on
-    /// CockroachDB, whose are stubs), what COPY gets (PostgreSQL: COPY text, rewritten from
-    /// the CSV; CockroachDB: the CSV `WITH CSV NULL`; YugabyteDB: the CSV `WITH (FORMAT
-    /// csv)`) and, on CockroachDB, whose DDL is not transactional, --schema/--post-data
+    /// CockroachDB, whose are stubs), what COPY gets (PostgreSQL: binary COPY when every
+    /// column's type has an encoder, else COPY text, both rewritten from the CSV; CockroachDB:
+    /// the CSV `WITH CSV NULL`; YugabyteDB: the CSV `WITH (FORMAT csv)`) and, on CockroachDB, whose DDL is not transactional, --schema/--post-data
     /// statement by statement and --truncate outside a transaction.
     #[arg(long, value_name = "KIND", value_enum)]
     pub target_kind: Option<target::TargetKind>,

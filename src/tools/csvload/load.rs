@@ -76,6 +76,9 @@ enum Fail {
     Retry(String),
     /// Anything else: stop as before.
     Fatal(Error),
+    /// A batch held a value the binary COPY encoders leave to the server's text input: it
+    /// was rolled back, and the file goes again from its last committed batch as COPY text.
+    AsText,
 }
 
 impl From<Error> for Fail {
@@ -104,11 +107,25 @@ pub fn load_file(
     let mut loaded = 0u64;
     let mut tries = 0u32;
     let mut checked = false;
+    let mut binary = true;
     loop {
         let before = loaded;
-        let why = match load_once(client, plan, job, o, &mut loaded, &mut checked) {
+        let why = match load_once(client, plan, job, o, &mut loaded, &mut checked, binary) {
             Ok(out) => return Ok(out),
             Err(Fail::Fatal(e)) => return Err(e),
+            // Not a failure: the same connection, at once, without counting a retry.
+            Err(Fail::AsText) => {
+                if !o.quiet {
+                    eprintln!(
+                        "csvload: {}: a value not in the form PostgreSQL prints its type in \
+                         (binary COPY takes only that); the file goes on as COPY text from its \
+                         last committed batch, where the server reads it by its own rules",
+                        crate::io::names::display_path(&job.path)
+                    );
+                }
+                binary = false;
+                continue;
+            }
             // A connection cut by the --io-timeout watchdog is said as such.
             Err(Fail::Retry(why)) => super::stall::explain(why),
         };

@@ -34,7 +34,9 @@ pub enum CopyOptions {
     Keywords,
     /// COPY's text format, `COPY t (cols) FROM STDIN`: csvload rewrites each batch's CSV as
     /// text (crate::csv::totext), which PostgreSQL 15's COPY parses with 10-22% less CPU
-    /// than the same rows as CSV (docs/benchmarks.md, "What csvload sends").
+    /// than the same rows as CSV (docs/benchmarks.md, "What csvload sends"), or, where every
+    /// column's type has an encoder, as binary COPY (crate::pg::types::binary; load/batch.rs
+    /// decides per file and falls back to text).
     /// The values are the same: the rewrite reads fields as COPY's CSV mode does.
     Text,
 }

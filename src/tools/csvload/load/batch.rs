@@ -9,8 +9,9 @@ use super::{
 use crate::csv::records::{Chunk, ChunkReader};
 use crate::io::error::{Error, IoContext, Pos, Result};
 use crate::io::input;
+use crate::pg::types::binary::{self, BinType};
 use crate::tools::csvload::journal::Journal;
-use crate::tools::csvload::plan::{FileJob, Plan};
+use crate::tools::csvload::plan::{FileJob, Plan, TablePlan};
 use crate::tools::csvload::server_message;
 use crate::tools::csvload::stall::net;
 use postgres::Client;
@@ -117,6 +118,8 @@ fn precheck(job: &FileJob) -> Result<()> {
 
 /// One try at a file: resumes after what the journal holds of it. `loaded` counts the
 /// records this run committed; `checked` is set once the file matched its manifest.
+/// `binary`: batches for PostgreSQL may go as binary COPY (see [`column_types`]); a batch
+/// with a value the encoders leave to text ends the try with [`Fail::AsText`], rolled back.
 pub(super) fn load_once(
     client: &mut Client,
     plan: &Plan,
@@ -124,6 +127,7 @@ pub(super) fn load_once(
     o: &Opts,
     loaded: &mut u64,
     checked: &mut bool,
+    binary: bool,
 ) -> std::result::Result<Outcome, Fail> {
     let t = &plan.tables[job.table];
     let tname = t.display();
@@ -241,11 +245,21 @@ pub(super) fn load_once(
         }
         cr.set_target(CHUNK);
     }
-    let copy_sql = o.rules.copy_sql(t);
-    // PostgreSQL gets COPY text, rewritten here batch by batch (see target::CopyOptions::Text);
-    // the hashes, the CRC and the positions stay the CSV's.
+    // PostgreSQL gets COPY text, rewritten here batch by batch (see target::CopyOptions::Text),
+    // or binary COPY where every column has an encoder; the hashes, the CRC and the
+    // positions stay the CSV's.
     let text = o.rules.sends_text();
+    let bin = if text && binary {
+        column_types(client, t)
+    } else {
+        None
+    };
+    let copy_sql = match bin {
+        Some(_) => format!("{} (FORMAT binary)", o.rules.copy_sql(t)),
+        None => o.rules.copy_sql(t),
+    };
     let mut rewritten = Vec::new();
+    let mut scratch = Vec::new();
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
@@ -262,6 +276,9 @@ pub(super) fn load_once(
         let mut bh = twox_hash::XxHash64::with_seed(0);
         let res: std::result::Result<(), BatchErr> = (|| {
             let mut w = net(|| tx.copy_in(&copy_sql)).map_err(BatchErr::Pg)?;
+            if bin.is_some() {
+                net(|| w.write_all(binary::HEADER)).map_err(BatchErr::Io)?;
+            }
             loop {
                 if pending.as_ref().is_none_or(|(c, i)| *i >= c.len()) {
                     if eof {
@@ -288,7 +305,19 @@ pub(super) fn load_once(
                 let from = c.range(*i).start;
                 let to = c.ends[*i + take as usize - 1];
                 let slice = &c.data[from..to];
-                let send = if text {
+                let send = if let Some(types) = &bin {
+                    rewritten.clear();
+                    if !binary::csv_to_binary(
+                        slice,
+                        t.null.as_bytes(),
+                        types,
+                        &mut rewritten,
+                        &mut scratch,
+                    ) {
+                        return Err(BatchErr::AsText);
+                    }
+                    &rewritten[..]
+                } else if text {
                     rewritten.clear();
                     if let Err(at) = crate::csv::totext::csv_to_copy_text(
                         slice,
@@ -323,6 +352,9 @@ pub(super) fn load_once(
                     break;
                 }
             }
+            if bin.is_some() {
+                net(|| w.write_all(binary::TRAILER)).map_err(BatchErr::Io)?;
+            }
             let got = net(|| w.finish()).map_err(BatchErr::Pg)?;
             if got != n {
                 return Err(BatchErr::Other(Error::file(
@@ -335,6 +367,7 @@ pub(super) fn load_once(
         if let Err(e) = res {
             drop(tx);
             let pe = match e {
+                BatchErr::AsText => return Err(Fail::AsText),
                 BatchErr::Other(e) => return Err(e.into()),
                 BatchErr::Io(e) => match io_pg(&e) {
                     Some(pe) if pe.as_db_error().is_some() && !retryable(pe) => {
@@ -425,6 +458,35 @@ enum BatchErr {
     Pg(postgres::Error),
     Io(std::io::Error),
     Other(Error),
+    /// A value outside the binary encoders' forms (the COPY is aborted, the batch rolled back).
+    AsText,
+}
+
+/// The binary encoders of `t`'s COPY columns, by the target's own column types (binary data
+/// is read by the column's receive function, so the type must be the column's, not what a
+/// manifest says); `None` (send COPY text) when any column's type has none, when the
+/// plan names no columns (COPY's implicit list leaves out generated columns, which the
+/// catalog query would have to know by server version), or when the query fails (the COPY
+/// then says why in its own words).
+fn column_types(client: &mut Client, t: &TablePlan) -> Option<Vec<BinType>> {
+    if t.columns.is_empty() {
+        return None;
+    }
+    let rows = net(|| {
+        client.query(
+            "SELECT a.attname::text, a.atttypid FROM pg_catalog.pg_attribute a \
+             WHERE a.attrelid = $1::text::pg_catalog.regclass AND a.attnum > 0 \
+             AND NOT a.attisdropped",
+            &[&t.sql_name()],
+        )
+    })
+    .ok()?;
+    let types: std::collections::HashMap<String, u32> =
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    t.columns
+        .iter()
+        .map(|c| BinType::from_oid(*types.get(c)?))
+        .collect()
 }
 
 fn io_pg(e: &std::io::Error) -> Option<&postgres::Error> {
