@@ -27,6 +27,7 @@ const TYPES: &[(&str, u32)] = &[
     ("char(4)", 1042),
     ("json", 114),
     ("jsonb", 3802),
+    ("uuid", 2950),
 ];
 
 /// Values every column is tried with, whatever its type (most are refused by most types).
@@ -90,6 +91,12 @@ const EDGES: &[&str] = &[
     "[1, {}]",
     "{bad json",
     "\"\\u0000\"",
+    "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+    "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11",
+    "{a0eebc999c0b4ef8bb6d6bb9bd380a11}",
+    "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+    "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1",
+    "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 ",
 ];
 
 /// Random values PostgreSQL prints for `ty` (seeded), as pg_dump's session would write them.
@@ -100,6 +107,7 @@ fn printed(c: &mut postgres::Client, ty: &str) -> Vec<String> {
         "integer" => "(floor(random() * 4294967296) - 2147483648)::bigint::integer",
         "bigint" => "floor((random() - 0.5) * 1.8e19)::numeric::bigint",
         "date" => "'0001-01-01'::date + floor(random() * 3652058)::int",
+        "uuid" => "md5(random()::text)::uuid",
         "timestamp" | "timestamp(3)" | "timestamptz" | "timestamptz(0)" => {
             "'0001-01-01 00:00:00+00'::timestamptz + random() * interval '3652058 days'"
         }

@@ -23,6 +23,7 @@
 
 use super::canon::iso_value;
 use super::catalog::PgType;
+use super::uuid::uuid_bytes;
 
 /// A column type with a binary encoder here, by its type OID (`pg_type.oid`, fixed for
 /// built-in types in every PostgreSQL release).
@@ -49,6 +50,9 @@ pub enum BinType {
     Bytes,
     /// `jsonb` (3802): a version byte, then the document's text.
     Jsonb,
+    /// `uuid` (2950): its 16 bytes, from any form `uuid_in` takes (they all mean the
+    /// same bytes).
+    Uuid,
 }
 
 impl BinType {
@@ -65,6 +69,7 @@ impl BinType {
             1184 => BinType::TimestampTz,
             25 | 1043 | 1042 | 114 => BinType::Bytes,
             3802 => BinType::Jsonb,
+            2950 => BinType::Uuid,
             _ => return None,
         })
     }
@@ -128,6 +133,7 @@ pub fn push_value(t: BinType, v: &[u8], out: &mut Vec<u8>) -> bool {
             out.extend_from_slice(v);
             true
         }
+        BinType::Uuid => uuid_bytes(v).map(|b| out.extend_from_slice(&b)).is_some(),
     };
     if !ok {
         out.truncate(mark);
