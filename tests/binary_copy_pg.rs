@@ -28,6 +28,9 @@ const TYPES: &[(&str, u32)] = &[
     ("json", 114),
     ("jsonb", 3802),
     ("uuid", 2950),
+    ("double precision", 701),
+    ("time", 1083),
+    ("time(2)", 1083),
 ];
 
 /// Values every column is tried with, whatever its type (most are refused by most types).
@@ -97,6 +100,34 @@ const EDGES: &[&str] = &[
     "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
     "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1",
     "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 ",
+    "1.5e+30",
+    "-1.5E+30",
+    "1e-05",
+    "3.4028235e+38",
+    "3.4028236e+38",
+    "1e39",
+    "1e-46",
+    "1.4e-45",
+    "1e-400",
+    "4.9e-324",
+    "1.7976931348623157e+308",
+    "1.8e+308",
+    "-0",
+    "0.000",
+    "0e5",
+    "0.1",
+    "123456789012345678901234567890",
+    "1.e5",
+    ".5e1",
+    "NaN",
+    "-Infinity",
+    "00:00:00",
+    "23:59:59.999999",
+    "23:59:59.9999995",
+    "24:00:00",
+    "12:30",
+    "12:30:00.123",
+    "12:30:60",
 ];
 
 /// Random values PostgreSQL prints for `ty` (seeded), as pg_dump's session would write them.
@@ -108,6 +139,10 @@ fn printed(c: &mut postgres::Client, ty: &str) -> Vec<String> {
         "bigint" => "floor((random() - 0.5) * 1.8e19)::numeric::bigint",
         "date" => "'0001-01-01'::date + floor(random() * 3652058)::int",
         "uuid" => "md5(random()::text)::uuid",
+        "double precision" => {
+            "(CASE WHEN random() < 0.05 THEN '-0' ELSE (random() - 0.5) * 10 ^ (random() * 600 - 300) END)"
+        }
+        "time" | "time(2)" => "'00:00:00'::time + random() * interval '24 hours'",
         "timestamp" | "timestamp(3)" | "timestamptz" | "timestamptz(0)" => {
             "'0001-01-01 00:00:00+00'::timestamptz + random() * interval '3652058 days'"
         }

@@ -18,7 +18,7 @@ use std::time::Duration;
 const DDL: &str = "CREATE TABLE public.src (
     id integer PRIMARY KEY, b boolean, i2 smallint, i8 bigint, n numeric, n2 numeric(10,2),
     d date, ts timestamp, ts3 timestamp(3), tz timestamptz, tx text, vc varchar(20), ch char(3),
-    j json, jb jsonb, u uuid)";
+    j json, jb jsonb, u uuid, f double precision, tm time)";
 
 const COLUMNS: &[(&str, &str)] = &[
     ("id", "integer"),
@@ -37,6 +37,8 @@ const COLUMNS: &[(&str, &str)] = &[
     ("j", "json"),
     ("jb", "jsonb"),
     ("u", "uuid"),
+    ("f", "double precision"),
+    ("tm", "time without time zone"),
 ];
 
 /// A random string of up to `n` characters from a nasty alphabet (CSV's and COPY text's
@@ -77,6 +79,9 @@ fn insert(rows: u32) -> String {
             rand_text(10)
         ),
         "md5(random()::text)::uuid".into(),
+        "(CASE WHEN random() < 0.05 THEN '-0' ELSE (random() - 0.5) * 10 ^ (random() * 600 - 300) END)"
+            .into(),
+        "'00:00:00'::time + random() * interval '24 hours'".into(),
     ];
     let exprs: Vec<String> = cols.iter().map(|c| nullable(c)).collect();
     format!(
@@ -159,8 +164,8 @@ fn binary_wire_loads_the_source_exactly() {
         "SET TimeZone = 'Asia/Kathmandu'; SET DateStyle = ISO; SET extra_float_digits = 3",
     )
     .unwrap();
-    let stmt_bin = r#"COPY "public"."t" ("id", "b", "i2", "i8", "n", "n2", "d", "ts", "ts3", "tz", "tx", "vc", "ch", "j", "jb", "u") FROM STDIN (FORMAT binary)"#;
-    let stmt_text = r#"COPY "public"."t" ("id", "b", "i2", "i8", "n", "n2", "d", "ts", "ts3", "tz", "tx", "vc", "ch", "j", "jb", "u") FROM STDIN
+    let stmt_bin = r#"COPY "public"."t" ("id", "b", "i2", "i8", "n", "n2", "d", "ts", "ts3", "tz", "tx", "vc", "ch", "j", "jb", "u", "f", "tm") FROM STDIN (FORMAT binary)"#;
+    let stmt_text = r#"COPY "public"."t" ("id", "b", "i2", "i8", "n", "n2", "d", "ts", "ts3", "tz", "tx", "vc", "ch", "j", "jb", "u", "f", "tm") FROM STDIN
 "#;
     let dir = tempfile::tempdir().unwrap();
     let mut csv = Vec::new();
@@ -196,7 +201,9 @@ fn binary_wire_loads_the_source_exactly() {
     c.batch_execute("INSERT INTO public.src (id, i2) VALUES (3001, 7)")
         .unwrap();
     let mut csv2 = csv.clone();
-    csv2.extend_from_slice(b"3001,\\N, 7 ,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N\n");
+    csv2.extend_from_slice(
+        b"3001,\\N, 7 ,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N\n",
+    );
     std::fs::write(dir.path().join("t2.csv"), &csv2).unwrap();
     let m2 = manifest(dir.path(), "t2.csv", 3001, "\\N");
     for batch in ["100000", "7"] {
@@ -235,7 +242,7 @@ fn binary_wire_loads_the_source_exactly() {
     let bad_record = 3001;
     let mut out_csv = csv.clone();
     out_csv.extend_from_slice(
-        b"3002,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,aaaaaaaaaaaaaaaaaaaaaaaaa,\\N,\\N,\\N,\\N\n",
+        b"3002,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,\\N,aaaaaaaaaaaaaaaaaaaaaaaaa,\\N,\\N,\\N,\\N,\\N,\\N\n",
     );
     std::fs::write(dir.path().join("t3.csv"), &out_csv).unwrap();
     let m3 = manifest(dir.path(), "t3.csv", 3001, "\\N");

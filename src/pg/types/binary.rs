@@ -53,6 +53,11 @@ pub enum BinType {
     /// `uuid` (2950): its 16 bytes, from any form `uuid_in` takes (they all mean the
     /// same bytes).
     Uuid,
+    /// `double precision` (701). Not `real`: before PostgreSQL 12 float4in rounded through
+    /// a double (strtod, then a cast), which can differ from one correct rounding.
+    Float8,
+    /// `time without time zone` (1083), any precision: microseconds since midnight.
+    Time,
 }
 
 impl BinType {
@@ -70,6 +75,8 @@ impl BinType {
             25 | 1043 | 1042 | 114 => BinType::Bytes,
             3802 => BinType::Jsonb,
             2950 => BinType::Uuid,
+            701 => BinType::Float8,
+            1083 => BinType::Time,
             _ => return None,
         })
     }
@@ -134,6 +141,15 @@ pub fn push_value(t: BinType, v: &[u8], out: &mut Vec<u8>) -> bool {
             true
         }
         BinType::Uuid => uuid_bytes(v).map(|b| out.extend_from_slice(&b)).is_some(),
+        // Subnormals go as text too: whether float8in takes them has varied by release.
+        BinType::Float8 => float(v)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|x| x.is_normal() || (*x == 0.0 && zero(v)))
+            .map(|x| out.extend_from_slice(&x.to_be_bytes()))
+            .is_some(),
+        BinType::Time => time(v)
+            .map(|us| out.extend_from_slice(&us.to_be_bytes()))
+            .is_some(),
     };
     if !ok {
         out.truncate(mark);
@@ -265,6 +281,68 @@ fn field_end(data: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// `-?D+[.D+][e[+-]D+]`, the form float8out prints (shortest exact digits since PostgreSQL
+/// 12, and with `extra_float_digits = 3` before), as a string for Rust's parser, which
+/// rounds correctly as strtod does. The specials (`NaN`, `Infinity`) go as text; so do values
+/// beyond the type's range or so small that they round to zero, which the text input refuses
+/// ("out of range") where Rust's parser gives infinity or zero.
+fn float(v: &[u8]) -> Option<&str> {
+    let s = v.strip_prefix(b"-").unwrap_or(v);
+    let (m, e) = match s.iter().position(|&b| b == b'e') {
+        Some(p) => (&s[..p], Some(&s[p + 1..])),
+        None => (s, None),
+    };
+    let (int, frac) = match m.iter().position(|&b| b == b'.') {
+        Some(p) => (&m[..p], Some(&m[p + 1..])),
+        None => (m, None),
+    };
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    let ok = digits(int)
+        && frac.is_none_or(digits)
+        && e.is_none_or(|e| digits(e.strip_prefix(b"+").or(e.strip_prefix(b"-")).unwrap_or(e)));
+    if !ok {
+        return None;
+    }
+    std::str::from_utf8(v).ok()
+}
+
+/// True when the mantissa of a value `float` took has no nonzero digit (a true zero, not an
+/// underflow).
+fn zero(v: &[u8]) -> bool {
+    v.iter()
+        .take_while(|&&b| b != b'e')
+        .all(|&b| matches!(b, b'0' | b'.' | b'-'))
+}
+
+/// `HH:MM:SS[.F{1,6}]` as time_out prints, hours 00-23, to microseconds since midnight;
+/// `24:00:00` and anything else go as text.
+fn time(v: &[u8]) -> Option<i64> {
+    let two = |i: usize| -> Option<i64> {
+        let (a, b) = (
+            v.get(i)?.wrapping_sub(b'0'),
+            v.get(i + 1)?.wrapping_sub(b'0'),
+        );
+        (a < 10 && b < 10).then(|| i64::from(a * 10 + b))
+    };
+    if v.len() < 8 || v[2] != b':' || v[5] != b':' {
+        return None;
+    }
+    let (h, m, s) = (two(0)?, two(3)?, two(6)?);
+    if h > 23 || m > 59 || s > 59 {
+        return None;
+    }
+    let mut us = ((h * 60 + m) * 60 + s) * 1_000_000;
+    if v.len() > 8 {
+        let f = &v[9..];
+        if v[8] != b'.' || f.is_empty() || f.len() > 6 || !f.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n = f.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        us += n * 10i64.pow(6 - f.len() as u32);
+    }
+    Some(us)
 }
 
 /// A `timestamptz` as iso_value reads it, and also with an offset of `+HH:MM:SS`: how
@@ -547,6 +625,18 @@ mod tests {
             Some(vec![0, 0, 0, 4, 0, 0, 0, 0])
         );
         assert_eq!(
+            enc(BinType::Float8, "-0"),
+            Some([&[0, 0, 0, 8][..], &(-0.0f64).to_be_bytes()].concat())
+        );
+        assert_eq!(
+            enc(BinType::Float8, "1.5e-05"),
+            Some([&[0, 0, 0, 8][..], &1.5e-5f64.to_be_bytes()].concat())
+        );
+        assert_eq!(
+            enc(BinType::Time, "00:00:01.5"),
+            Some([&[0, 0, 0, 8][..], &1_500_000i64.to_be_bytes()].concat())
+        );
+        assert_eq!(
             enc(BinType::Date, "1999-12-31"),
             Some([&[0, 0, 0, 4][..], &(-1i32).to_be_bytes()].concat())
         );
@@ -567,6 +657,13 @@ mod tests {
             (BinType::Date, "2001-02-29"),
             (BinType::Date, "0001-01-01 BC"),
             (BinType::Bool, "true"),
+            (BinType::Float8, "1e-400"),
+            (BinType::Float8, "4.9e-324"),
+            (BinType::Float8, "1.8e+308"),
+            (BinType::Float8, "NaN"),
+            (BinType::Float8, "1."),
+            (BinType::Time, "24:00:00"),
+            (BinType::Time, "12:30:00.1234567"),
         ] {
             assert_eq!(enc(t, v), None, "{v:?}");
         }
