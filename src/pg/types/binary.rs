@@ -11,10 +11,10 @@
 //! a [`BinType`] comes only from the target column's type OID, never from a name in a file.
 //!
 //! Each encoder takes only the exact form PostgreSQL prints (pg_dump's output under its
-//! session settings) and answers `false` for anything else, even forms the server's text
-//! input accepts (`' 42'`, `1e3`, `NaN`, `infinity`, ` BC`, a zone name): what the text
-//! input does with those depends on its rules and the session, and the server applies them
-//! when the value is sent as text. Where both paths apply the same rule after reading the
+//! session settings; a uuid in any form, all the same bytes) and answers `false` for anything
+//! else, even forms the server's text input accepts (`' 42'`, a numeric `1e3`, `NaN`,
+//! `infinity`, ` BC`, a zone name): what the text input does with those depends on its rules
+//! and the session, and the server applies them when the value is sent as text. Where both paths apply the same rule after reading the
 //! value (a `numeric(p,s)`'s rounding, a `varchar(n)`'s length, the encoding's validity, a
 //! jsonb document's syntax), the receive function applies it too (`numeric_recv`,
 //! `varchar_recv`, `jsonb_recv` call the same code as the text input), so nothing is checked
