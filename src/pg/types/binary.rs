@@ -24,6 +24,7 @@
 use super::canon::iso_value;
 use super::catalog::PgType;
 use super::uuid::uuid_bytes;
+use crate::csv::records::{Field, split_fields_fast};
 
 /// A column type with a binary encoder here, by its type OID (`pg_type.oid`, fixed for
 /// built-in types in every PostgreSQL release).
@@ -165,122 +166,59 @@ pub fn push_value(t: BinType, v: &[u8], out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// Appends `data`, whole CSV records (each ending in `\n`; the last may lack it), as binary
-/// COPY tuples of one field per entry of `types`, reading NULL as the unquoted field `null`.
-/// `false` when a record is outside what this reader takes (then `out` holds a part, which
-/// the caller drops, and the records go as text): a field count other than `types.len()`, a
-/// value outside its encoder's form, a quote that does not enclose a whole field, a carriage
-/// return outside quotes (a `\r\n` line end among them), a record starting `\.` (COPY's
-/// end-of-data line), an unclosed quote. Within that, fields are read as COPY's CSV mode
-/// reads them (`""` in quotes is a quote; a quoted field is never NULL), so the values are
-/// the ones the text would give. Hand-written: the CSV crates do not tell a quoted empty
-/// field from an unquoted one, which is NULL against `''`.
-pub fn csv_to_binary(
-    data: &[u8],
+/// Appends `records` (raw CSV records, each with its line end; the last may lack it) as
+/// binary COPY tuples of one field per entry of `types`, reading NULL as the unquoted field
+/// `null`. `false` when a record is outside what this reader takes (then `out` holds a part,
+/// which the caller drops, and the records go as text): a field count other than
+/// `types.len()`, a value outside its encoder's form, a quoting mistake (the strict split's
+/// errors), a carriage return outside quotes (a `\r\n` line end among them), a record
+/// starting `\.` (COPY's end-of-data line). Fields come from the toolkit's record scanner
+/// ([`split_fields_fast`], RFC 4180 strict, which is how COPY's CSV mode reads a record
+/// without quoting mistakes); a quoted field is never NULL, so the values are the ones the
+/// text would give.
+pub fn csv_to_binary<'a>(
+    records: impl IntoIterator<Item = &'a [u8]>,
     null: &[u8],
     types: &[BinType],
     out: &mut Vec<u8>,
+    fields: &mut Vec<Field>,
     scratch: &mut Vec<u8>,
 ) -> bool {
     let Ok(n) = i16::try_from(types.len()) else {
         return false;
     };
-    let mut i = 0;
-    while i < data.len() {
-        if data[i..].starts_with(b"\\.") {
+    for rec in records {
+        let body = rec.strip_suffix(b"\n").unwrap_or(rec);
+        if body.ends_with(b"\r") || body.starts_with(b"\\.") {
             return false;
         }
+        if split_fields_fast(body, body, fields).is_err() || fields.len() != types.len() {
+            return false;
+        }
+        // An unquoted CR is refused by COPY's CSV mode; a quoted one is data.
+        let cr = memchr::memchr(b'\r', body).is_some();
         out.extend_from_slice(&n.to_be_bytes());
-        let mut col = 0;
-        loop {
-            let Some(&t) = types.get(col) else {
-                return false;
-            };
-            col += 1;
-            let end;
-            if data.get(i) == Some(&b'"') {
-                scratch.clear();
-                let mut j = i + 1;
-                loop {
-                    let Some(k) = memchr::memchr(b'"', &data[j..]) else {
-                        return false;
-                    };
-                    scratch.extend_from_slice(&data[j..j + k]);
-                    j += k + 1;
-                    if data.get(j) == Some(&b'"') {
-                        scratch.push(b'"');
-                        j += 1;
-                    } else {
-                        break;
-                    }
-                }
-                if !push_value(t, scratch, out) {
-                    return false;
-                }
-                end = j;
+        for (f, &t) in fields.iter().zip(types) {
+            let ok = if f.quoted {
+                push_value(t, f.value_in(body, scratch), out)
             } else {
-                end = field_end(data, i);
-                if matches!(data.get(end), Some(b'"' | b'\r')) {
+                let v = f.raw(body);
+                if cr && memchr::memchr(b'\r', v).is_some() {
                     return false;
                 }
-                let v = &data[i..end];
                 if v == null {
                     push_null(out);
-                } else if !push_value(t, v, out) {
-                    return false;
+                    true
+                } else {
+                    push_value(t, v, out)
                 }
+            };
+            if !ok {
+                return false;
             }
-            match data.get(end) {
-                Some(b',') => i = end + 1,
-                Some(b'\n') | None => {
-                    i = end + 1;
-                    break;
-                }
-                // A quote closed before the field's end (`"a"b`): COPY reads on.
-                _ => return false,
-            }
-        }
-        if col != types.len() {
-            return false;
         }
     }
     true
-}
-
-/// The first byte at or after `i` that ends an unquoted field or makes it one this reader
-/// leaves to text (`,`, `\n`, `"`, `\r`), or `data.len()`. Fields are mostly a few bytes
-/// long, where a `memchr2` call per field and another over the field cost more than
-/// the field (measured: 16% of csvload's CPU on the customer table); this looks at 16 bytes
-/// at a time with SSE2, which every x86_64 CPU has.
-#[inline]
-fn field_end(data: &[u8], mut i: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        };
-        while i + 16 <= data.len() {
-            // SAFETY: bytes i..i + 16 are within `data` (checked above; the load is
-            // unaligned), and SSE2, which these intrinsics need, is part of x86_64.
-            let m = unsafe {
-                let x = _mm_loadu_si128(data.as_ptr().add(i).cast());
-                let eq = |b: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8));
-                let hit = _mm_or_si128(
-                    _mm_or_si128(eq(b','), eq(b'\n')),
-                    _mm_or_si128(eq(b'"'), eq(b'\r')),
-                );
-                _mm_movemask_epi8(hit) as u32
-            };
-            if m != 0 {
-                return i + m.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-    }
-    while i < data.len() && !matches!(data[i], b',' | b'\n' | b'"' | b'\r') {
-        i += 1;
-    }
-    i
 }
 
 /// `-?D+[.D+][e[+-]D+]`, the form float8out prints (shortest exact digits since PostgreSQL
@@ -479,37 +417,22 @@ mod tests {
     }
 
     #[test]
-    fn field_end_finds_the_first_special_byte() {
-        for len in 0..50 {
-            for at in 0..=len {
-                for start in 0..=at.min(3) {
-                    for &sp in b",\n\"\r" {
-                        let mut d = vec![b'x'; len];
-                        if at < len {
-                            d[at] = sp;
-                        }
-                        // Near-misses of each special byte around it.
-                        if at + 1 < len {
-                            d[at + 1] = b',' + 1;
-                        }
-                        assert_eq!(field_end(&d, start), at, "{len} {at} {start} {sp}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
     fn csv_records_as_tuples() {
+        use crate::csv::records::ChunkReader;
         let types = [BinType::Int4, BinType::Bytes];
-        let mut scratch = Vec::new();
+        let (mut fields, mut scratch) = (Vec::new(), Vec::new());
         let mut tuples = |csv: &str, null: &str| {
+            // The records as csvload has them: cut by the toolkit's record scanner.
+            let mut cr = ChunkReader::new(csv.as_bytes(), "t", 1 << 20);
+            cr.keep_unterminated(true);
+            let c = cr.next_chunk(Vec::new()).unwrap().unwrap();
             let mut out = Vec::new();
             csv_to_binary(
-                csv.as_bytes(),
+                c.records(),
                 null.as_bytes(),
                 &types,
                 &mut out,
+                &mut fields,
                 &mut scratch,
             )
             .then_some(out)

@@ -259,7 +259,7 @@ pub(super) fn load_once(
         None => o.rules.copy_sql(t),
     };
     let mut rewritten = Vec::new();
-    let mut scratch = Vec::new();
+    let (mut fields, mut scratch) = (Vec::new(), Vec::new());
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
@@ -308,10 +308,11 @@ pub(super) fn load_once(
                 let send = if let Some(types) = &bin {
                     rewritten.clear();
                     if !binary::csv_to_binary(
-                        slice,
+                        (*i..*i + take as usize).map(|k| c.record(k)),
                         t.null.as_bytes(),
                         types,
                         &mut rewritten,
+                        &mut fields,
                         &mut scratch,
                     ) {
                         return Err(BatchErr::AsText);
