@@ -365,6 +365,23 @@ load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|l
     echo "migrate.mk: $$T: the target refused records (above, with their line numbers in $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)): fix or delete them there and rerun the same command" >&2; \
   else echo "migrate.mk: $$T: the load stopped (above); rerun the same command to resume it" >&2; fi
 
+# A table's check (csvcheck; in the recipe T, in and rep are set): its exit status in st.
+run_check = rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed' && \
+  st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$T" -q \
+    --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$rep" \
+    --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
+    -- "$$in" || st=$$?
+# What st says: 0 goes on; 1-3 (bad records, unreadable or malformed input, stopped)
+# record the table as failed and end the recipe with 0, so the other tables are checked
+# before checks-passed stops the run; anything else (a signal) ends it with that status.
+check_verdict = case $$st in \
+  0) ;; \
+  1|2|3) printf '%s\n' "$(call fname,$(1))" > '$(S)/$(1).check-failed'; \
+     echo "migrate.mk: $$T: the check failed (csvcheck exit $$st)$(2); the other tables are checked before the run stops" >&2; \
+     exit 0;; \
+  *) exit $$st;; \
+  esac
+
 # check: exit 1 (bad records, kept in bad/) stops the table; CHECK_FLAGS may allow a rate.
 # sort + split: pksort by the primary key into csvsplit. A POSIX shell has no pipefail, so
 # pksort's exit status is written to a file and checked after the pipe: a pksort that fails
@@ -388,19 +405,9 @@ load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|l
 define TABLE_RULES
 $(S)/$(1).checked: $(S)/converted $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	@echo 'migrate.mk: $(call fname,$(1)): checking'
-	$(Q)mkdir -p '$(OUT)/bad' && rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed' '$$@'
+	$(Q)mkdir -p '$(OUT)/bad' && rm -f '$$@'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
-	st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" -q \
-	    --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$$$rep" \
-	    --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
-	    -- "$$$$in" || st=$$$$?; \
-	case $$$$st in \
-	0) ;; \
-	1|2|3) printf '%s\n' "$(call fname,$(1))" > '$(S)/$(1).check-failed'; \
-	   echo "migrate.mk: $$$$T: the check failed (csvcheck exit $$$$st); the other tables are checked before the run stops" >&2; \
-	   exit 0;; \
-	*) exit $$$$st;; \
-	esac && \
+	$$(call run_check,$(1)); $$(call check_verdict,$(1)) && \
 	$$(call manifest_follows,$(1)) && \
 	touch '$$@'
 
@@ -442,6 +449,47 @@ $(S)/$(1).split: $(S)/$(1).checked $(S)/split.opts
 	fi && touch '$$@'
 endif
 
+ifeq ($(TARGET_KIND),postgresql)
+# postgresql: the check runs inside the load's recipe, beside the load, and the load's
+# commits wait for it (csvload --commit-gate: every COMMIT is held until the gate file says
+# the check's exit status; 0 commits, anything else rolls back): the data streams into the
+# server while it is checked, as pg_restore -j streams at once, and nothing of a table is
+# committed unless its check passed. A CSV changed since the conversion (a fix by hand) is
+# checked first instead, so that the manifest's facts follow it before the load reads them;
+# a table already checked (`make check`, or a load that failed after its check) is not
+# checked again. One recipe, not two targets: a load waiting for a check must not hold a
+# make job slot the check needs.
+$(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
+	$(Q)mkdir -p '$(OUT)/bad'
+	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
+	c='$(S)/$(1).checked' && g='$(S)/$(1).gate' && err='$(S)/$(1).load.err' && \
+	m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
+	rm -f "$$$$g" "$$$$g.new" && \
+	if [ -e "$$$$c" ] && [ "$$$$c" -nt "$$$$in" ] && ! [ '$(S)/check.opts' -nt "$$$$c" ]; then \
+	    echo 0 > "$$$$g"; \
+	elif [ "$$$$in" -nt '$(S)/converted' ]; then \
+	    rm -f "$$$$c" && echo "migrate.mk: $$$$T: checking (its CSV changed since the conversion)" && \
+	    $$(call run_check,$(1)); $$(call check_verdict,$(1)) && \
+	    $$(call manifest_follows,$(1)) && touch "$$$$c" && echo 0 > "$$$$g"; \
+	else \
+	    rm -f "$$$$c" && { $$(call run_check,$(1)); echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } & \
+	fi && \
+	if [ -e '$(S)/$(1).loading' ]; then resumed=1; \
+	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
+	elif [ -e "$$$$c" ]; then resumed=; echo "migrate.mk: $$$$T: loading"; \
+	else resumed=; echo "migrate.mk: $$$$T: checking and loading (nothing is committed unless the check passes)"; fi && \
+	: > '$(S)/$(1).loading' && st=0 && \
+	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" --commit-gate "$$$$g" \
+	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
+	wait; \
+	lst=$$$$st && st=$$$$(cat "$$$$g" 2>/dev/null) && st=$$$${st:-2} && \
+	if [ "$$$$st" != 0 ]; then rm -f "$$$$err"; [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; fi && \
+	$$(call check_verdict,$(1),; its load was rolled back: nothing of it is in the target) && \
+	{ [ -e "$$$$c" ] || { $$(call manifest_follows,$(1)) && touch "$$$$c"; }; } && \
+	cat "$$$$err" >&2 && st=$$$$lst && \
+	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
+	rm -f "$$$$err" "$$$$g" '$(S)/$(1).loading' && touch '$$@'
+else
 $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 	$(Q)$$(call skip_if_check_failed,$(1)) \
 	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
@@ -454,6 +502,7 @@ $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 	cat "$$$$err" >&2; \
 	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
 	rm -f "$$$$err" '$(S)/$(1).loading' && touch '$$@'
+endif
 endef
 $(foreach t,$(TABLES),$(eval $(call TABLE_RULES,$(t))))
 
@@ -467,15 +516,19 @@ check_turns = $(if $(word 2,$(1)),$(eval $(S)/$(word 2,$(1)).checked: | $(S)/$(w
 $(call check_turns,$(TABLES_BY_SIZE))
 endif
 
-check: checks-passed
-
-# Every table's check has run; fails, naming each table whose check failed and what to do.
-checks-passed: $(TABLES:%=$(S)/%.checked)
-	@failed=; for f in '$(S)/'*.check-failed; do [ -e "$$f" ] && failed="$$failed $$(cat "$$f")"; done; \
+# Fails, naming each table whose check failed and what to do.
+checks_report = failed=; for f in '$(S)/'*.check-failed; do [ -e "$$f" ] && failed="$$failed $$(cat "$$f")"; done; \
 	if [ -n "$$failed" ]; then \
 	  for t in $$failed; do echo "migrate.mk: $$t: bad records: they are in $(OUT)/bad/$$t.csv, why in $(OUT)/bad/$$t.why.csv" >&2; done; \
 	  echo "migrate.mk: fix or delete those records in $(OUT)/csv/TABLE.csv (the line numbers are in the .why.csv files) and rerun the same command: the changed tables are checked again, their manifest facts follow the CSV, and they load" >&2; \
 	  exit 1; fi
+
+check: $(TABLES:%=$(S)/%.checked)
+	@$(checks_report)
+
+# Every table's check has run (postgresql: inside each table's load recipe).
+checks-passed: $(TABLES:%=$(S)/%.$(if $(filter postgresql,$(TARGET_KIND)),loaded,checked))
+	@$(checks_report)
 split: $(TABLES:%=$(S)/%.split)
 load: $(TABLES:%=$(S)/%.loaded)
 
@@ -504,7 +557,7 @@ $(S)/schema: $(S)/converted
 # that became ready at the same moment (the smallest table's check waited behind two loads,
 # and its load started last). checks-passed (order-only: it is phony) stops the run before
 # post-data when a check failed.
-$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.checked)) $(TABLES:%=$(S)/%.loaded) | checks-passed
+$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.loaded)) $(TABLES:%=$(S)/%.loaded) | checks-passed
 	@echo 'migrate.mk: post-data (post.sql: keys, indexes, foreign keys, sequences)'
 	$(Q)$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
 	$(Q)touch '$@'

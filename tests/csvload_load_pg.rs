@@ -643,3 +643,105 @@ fn text_wire_loads_what_copy_csv_reads() {
         );
     }
 }
+
+/// Polls `ready` every 20 ms for at most two minutes: a bound for a stuck test, not a timing
+/// the test relies on.
+fn wait_until(what: &str, ready: &dyn Fn() -> bool) {
+    for _ in 0..6000 {
+        if ready() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("never happened: {what}");
+}
+
+/// Issue 36 (the load beside its check, examples/migrate.mk): with `--commit-gate G`, every
+/// file's rows reach the server and every COMMIT waits for G. Both files held there (two
+/// sessions idle in their transactions, the table still empty to others), an empty G is no
+/// verdict; `1` rolls both back (exit 1, naming G; no rows and no journal rows), and the
+/// rerun with `0` loads every row exactly once. A load with G holding `0` from the start
+/// commits as without one.
+#[test]
+fn commit_gate_holds_every_commit_until_it_says() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("g");
+    pg.psql("g", "CREATE TABLE t (id int PRIMARY KEY, v text)");
+    let dir = tempfile::tempdir().unwrap();
+    let m = split(dir.path(), 400, &["--header", "-n", "2"]);
+    let gate = dir.path().join("check.status");
+    let (ms, gs) = (m.to_str().unwrap(), gate.to_str().unwrap());
+    let args = [
+        "-m",
+        ms,
+        "-t",
+        "public.t",
+        "-j",
+        "2",
+        "-q",
+        "--commit-gate",
+        gs,
+        "dbname=g",
+    ];
+    let count = || pg.psql("g", "SELECT count(*) FROM t").trim().to_string();
+    let held = || {
+        pg.psql(
+            "g",
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'g' \
+             AND state = 'idle in transaction'",
+        )
+        .trim()
+            == "2"
+    };
+
+    // The check fails: an empty gate first (a writer that has not finished), then `1`.
+    std::fs::write(&gate, "").unwrap();
+    let child = csvload_cmd(&pg, &args).spawn().unwrap();
+    wait_until("both files held at their COMMIT", &held);
+    assert_eq!(count(), "0", "committed before the gate said");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(held(), "an empty gate file was taken as a verdict");
+    std::fs::write(&gate, "1\n").unwrap();
+    let out = finish(child, 120);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("not committed (rolled back)") && err.contains(gs) && err.contains("`1`"),
+        "{err}"
+    );
+    assert_eq!(count(), "0");
+    assert_eq!(
+        pg.psql(
+            "g",
+            "SELECT count(*) FROM dumpshard.load_journal WHERE table_name = 'public.t'"
+        )
+        .trim(),
+        "0"
+    );
+
+    // The rerun after a passed check: held until `0`, then every row once.
+    std::fs::remove_file(&gate).unwrap();
+    let child = csvload_cmd(&pg, &args).spawn().unwrap();
+    wait_until("both files held at their COMMIT", &held);
+    assert_eq!(count(), "0", "committed before the gate said");
+    std::fs::write(dir.path().join("g.new"), "0\n").unwrap();
+    std::fs::rename(dir.path().join("g.new"), &gate).unwrap();
+    let out = finish(child, 120);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        pg.psql(
+            "g",
+            "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM t"
+        )
+        .trim(),
+        "400|400|1|400"
+    );
+
+    // A gate that already says 0: a plain load (in batches too).
+    pg.psql("g", "TRUNCATE t; DROP TABLE dumpshard.load_journal");
+    let mut batched = args.to_vec();
+    batched.splice(0..0, ["--batch-rows", "7"]);
+    let out = csvload(&pg, &batched);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(count(), "400");
+}

@@ -530,9 +530,9 @@ fn postgresql_loads_chunks_without_sorting() {
     );
     assert!(stdout.contains("public.customer"), "{stdout}");
     assert!(out.join(".stamps/verified").exists());
-    // The checks took turns, largest table first (so each table's load could start right
-    // after its own check): each check's stamp is older than the next one's. Failed before:
-    // make -j started the checks in the tables' name order, public.texts (the largest) late.
+    // Each table was checked beside its own load (issue 36: the load's commits wait for the
+    // check), and says so; its check's stamp and report are there. Failed before: the checks
+    // ran first, taking turns, each load after its table's check.
     let tables_mk = std::fs::read_to_string(out.join("tables.mk")).unwrap();
     let by_size: Vec<&str> = tables_mk
         .lines()
@@ -541,14 +541,22 @@ fn postgresql_loads_chunks_without_sorting() {
         .split_whitespace()
         .collect();
     assert_eq!(by_size.first(), Some(&"public.texts"), "{tables_mk}");
-    let checked = |t: &str| {
-        std::fs::metadata(out.join(format!(".stamps/{t}.checked")))
-            .and_then(|m| m.modified())
-            .unwrap_or_else(|e| panic!("{t}: {e}"))
-    };
-    for w in by_size.windows(2) {
-        assert!(checked(w[0]) <= checked(w[1]), "{w:?} checked out of turn");
+    assert_eq!(
+        stdout
+            .matches(": checking and loading (nothing is committed unless the check passes)\n")
+            .count(),
+        by_size.len(),
+        "{stdout}"
+    );
+    for t in &by_size {
+        assert!(out.join(format!(".stamps/{t}.checked")).exists(), "{t}");
+        assert!(out.join(format!(".stamps/{t}.check.json")).exists(), "{t}");
+        assert!(!out.join(format!(".stamps/{t}.gate")).exists(), "{t}");
     }
+    assert!(
+        stdout.contains("migrate.mk: public.texts: checking and loading"),
+        "{stdout}"
+    );
     let source = fingerprints(&pg, "source");
     assert_eq!(fingerprints(&pg, "target"), source, "the target differs");
     assert!(source.len() > 30, "{source:?}");
@@ -845,6 +853,127 @@ fn edit_lines(path: &Path, edit: impl Fn(usize, &str) -> Option<Option<String>>)
         }
     }
     std::fs::write(path, out).unwrap();
+}
+
+/// A directory of the toolkit's binaries (symlinks) in which csvcheck, for shop.order_lines
+/// only, waits until `release` exists and then checks with column 2 as the key (3746
+/// duplicates: exit 1, bad records written), as a check that finds bad records late.
+fn bin_with_late_failing_check(dir: &Path, release: &Path) -> PathBuf {
+    let bin = dir.join("bin-latecheck");
+    std::fs::create_dir_all(&bin).unwrap();
+    for t in ["pgdump2csv", "pksort", "csvsplit", "csvload"] {
+        std::os::unix::fs::symlink(bin_dir().join(t), bin.join(t)).unwrap();
+    }
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in *\" shop.order_lines \"*)\n  \
+         while [ ! -e '{}' ]; do sleep 0.05; done\n  set -- --key 2:int \"$@\";;\nesac\nexec '{}' \"$@\"\n",
+        release.display(),
+        bin_dir().join("csvcheck").display()
+    );
+    std::fs::write(bin.join("csvcheck"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("csvcheck"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// Issue 36: in PostgreSQL mode a table is checked beside its load and the load's commits
+/// wait for the check (csvload --commit-gate). Here the check of shop.order_lines fails
+/// only once its whole load has reached the server (held at its COMMIT: the test releases
+/// the check then): nothing of it is committed (no row, no journal row), its bad records
+/// are in bad/ with the usual words, the other tables load, and no post-data runs. The
+/// rerun with the real csvcheck (CSV unchanged) checks it again, loads and verifies.
+#[test]
+fn check_beside_the_load_commits_nothing_when_it_fails() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("shop");
+    let tmp = tempfile::tempdir().unwrap();
+    let release = tmp.path().join("release-the-check");
+    let bin = bin_with_late_failing_check(tmp.path(), &release);
+    let out = tmp.path().join("out");
+    let vars = sample_vars(&out, "dbname=shop");
+    let run = std::thread::scope(|s| {
+        let run = s.spawn(|| make_with(Some(&pg), &bin, &vars));
+        // The load of shop.order_lines sent and held: a session of the target idle in a
+        // transaction that wrote into the table (its COPY done, its COMMIT not sent).
+        let held = || {
+            pg.psql(
+                "shop",
+                "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
+                 WHERE a.datname = 'shop' AND a.state = 'idle in transaction' \
+                 AND l.mode = 'RowExclusiveLock' \
+                 AND l.relation = to_regclass('shop.order_lines')",
+            )
+            .trim()
+                != "0"
+        };
+        let mut ok = false;
+        for _ in 0..6000 {
+            if held() || run.is_finished() {
+                ok = held();
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::fs::write(&release, "").unwrap();
+        let r = run.join().unwrap();
+        assert!(
+            ok,
+            "the load was never held at its COMMIT: {}",
+            text(&r.stderr)
+        );
+        r
+    });
+    let err = text(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert!(
+        err.contains("migrate.mk: shop.order_lines: the check failed (csvcheck exit 1); its load was rolled back: nothing of it is in the target"),
+        "{err}"
+    );
+    assert!(
+        err.contains("migrate.mk: shop.order_lines: bad records: they are in"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("not committed (rolled back)"),
+        "csvload's words shown: {err}"
+    );
+    assert!(out.join("bad/shop.order_lines.csv").exists());
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "0"
+    );
+    assert_eq!(
+        pg.psql(
+            "shop",
+            "SELECT count(*) FROM dumpshard.load_journal WHERE table_name = 'shop.order_lines'"
+        )
+        .trim(),
+        "0"
+    );
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.orders").trim(),
+        "1500"
+    );
+    assert!(!out.join(".stamps/post-data").exists());
+    assert!(!out.join(".stamps/shop.order_lines.checked").exists());
+
+    let again = make(Some(&pg), &vars);
+    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(again.status.success(), "{said}");
+    assert!(
+        said.contains("migrate.mk: shop.order_lines: checking and loading"),
+        "{said}"
+    );
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "3750"
+    );
+    assert!(out.join(".stamps/verified").exists());
 }
 
 /// Issue 34 items 2 and 4: a bad value in one table and a duplicate key in another are both

@@ -108,6 +108,16 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["schema", "post_data", "build_indexes", "truncate", "append"])]
     pub verify_only: bool,
 
+    /// Hold every COMMIT until FILE exists (and is not empty), then commit if it holds `0`;
+    /// anything else rolls the batch back and stops the load (exit 1), nothing of it
+    /// committed after the gate was read. For a load beside the check of its own files:
+    /// `{ csvcheck ... ; echo $? > G.new; mv G.new G; } & csvload --commit-gate G ...`
+    /// streams the data while it is checked (examples/migrate.mk does), and with one
+    /// transaction per file (PostgreSQL's default) commits none of it unless the check
+    /// passed. Waits as long as it takes: whatever writes FILE must write it on every end.
+    #[arg(long, value_name = "FILE", conflicts_with = "verify_only")]
+    pub commit_gate: Option<PathBuf>,
+
     /// When the server refuses a row, load the other tables to the end (default: every job
     /// stops after its current batch).
     #[arg(long)]

@@ -12,6 +12,7 @@ use super::plan::{FileJob, Plan, TablePlan};
 use super::{server_message, sql_err};
 use crate::io::error::{Error, Result};
 use postgres::Client;
+use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
@@ -47,6 +48,43 @@ pub struct Opts<'a> {
     pub retries: u32,
     /// No notes (resuming) on stderr.
     pub quiet: bool,
+    /// `--commit-gate`: every COMMIT waits for this file and commits only if it holds `0`.
+    pub gate: Option<&'a Path>,
+}
+
+/// How often a COMMIT held by `--commit-gate` looks at the gate file.
+const GATE_POLL: Duration = Duration::from_millis(20);
+
+/// Waits until the `--commit-gate` file `gate` exists and is not empty (a writer that does
+/// not rename a finished file into place is read once it has written), then: `Ok(true)` when
+/// it holds `0` (commit), an error (exit 1) when it holds anything else, the batch then
+/// rolled back. `Ok(false)` when the run stops meanwhile (another file failed). Polled: the
+/// writer is another process (make's recipe) and a wait costs a stat every 20 ms.
+fn gate_open(gate: &Path, stop: impl Fn() -> bool, file: &str) -> Result<bool, Fail> {
+    loop {
+        match std::fs::read(gate) {
+            Ok(b) if !b.trim_ascii().is_empty() => {
+                let said = b.trim_ascii();
+                if said == b"0" {
+                    return Ok(true);
+                }
+                return Err(Error::Found(format!(
+                    "{file}: not committed (rolled back): the commit gate {} says `{}`, not \
+                     `0` (the check of the records failed)",
+                    crate::io::names::display_path(gate),
+                    crate::io::names::Escaped(&String::from_utf8_lossy(said))
+                ))
+                .into());
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(gate, e).into()),
+        }
+        if stop() {
+            return Ok(false);
+        }
+        std::thread::sleep(GATE_POLL);
+    }
 }
 
 /// Rows and batches this run has committed, for the words printed on SIGINT/SIGTERM.

@@ -502,6 +502,7 @@ fn load_all(
                     committed: &committed,
                     retries: a.retries,
                     quiet: a.quiet,
+                    gate: a.commit_gate.as_deref(),
                 };
                 loop {
                     let Some(fi) = queue.lock().unwrap().pop_front() else {

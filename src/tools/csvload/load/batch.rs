@@ -423,6 +423,13 @@ pub(super) fn load_once(
             )
         })
         .map_err(|e| journal_conflict(&e, o.journal, &name).unwrap_or_else(|| pg_fail(e)))?;
+        // --commit-gate: held here, the batch sent and journaled, until the gate says.
+        if let Some(g) = o.gate
+            && !super::gate_open(g, || (o.stop)(job.table), &name)?
+        {
+            drop(tx);
+            return Ok(Outcome::Stopped(*loaded));
+        }
         // An error here leaves the outcome unknown: the next try reads the journal.
         net(|| tx.commit()).map_err(pg_fail)?;
         record += n;
