@@ -10,19 +10,19 @@
 #
 # What each TARGET_KIND runs per table, and why (a step that buys nothing for the target is
 # left out; bench/migrate.sh measures the result against pg_restore -j 2):
-#   postgresql   check, and beside it (make -j runs both) a cut into chunks, unsorted, then
-#                load the chunks with LOAD_JOBS connections. A COPY into a PostgreSQL heap
+#   postgresql   a cut into chunks, unsorted, then load the chunks with LOAD_JOBS
+#                connections while the check runs beside the load (one recipe): every
+#                COMMIT waits for the check's exit status (csvload --commit-gate), so the
+#                rows stream into the server from the start, as pg_restore -j's do, and
+#                nothing of a table is committed unless its check passed. A COPY into a PostgreSQL heap
 #                table gains nothing from sorted input (rows go where there is room; the
 #                indexes are built after the load, sorting on their own), so
 #                there is no pksort. The cut (csvsplit -n, records in the CSV's order, at
 #                copy speed) is what lets one large table load on several connections: it
 #                makes max(LOAD_JOBS, size / SHARD_SIZE) chunks of a CSV of SPLIT_MIN or more,
 #                so one transaction holds at most about SHARD_SIZE; a smaller table loads
-#                from pgdump2csv's CSV itself, with no copy. The load waits for the check;
-#                the checks take turns, largest table first, so that each table's load
-#                starts as soon as its own check ends, beside the next check, as
-#                pg_restore -j starts loading at once (and a free job slot goes to the
-#                next check before a load). Each table's load then builds its indexes
+#                from pgdump2csv's CSV itself, with no copy. The loads start largest
+#                table first. Each table's load then builds its indexes
 #                and keys (csvload --build-indexes), beside the other tables' loads, as
 #                pg_restore -j builds a table's keys once its data is in; post-data runs
 #                the rest (foreign keys, sequence values, ...).
@@ -38,7 +38,8 @@
 # target; `make -f examples/migrate.mk clean OUT=...` removes it.
 #
 # When it stops, the last lines say what to do (README, "When a migration stops"):
-#   bad records   every table is checked before the run stops; each bad table's records are
+#   bad records   every table is checked before the run stops (postgresql: beside its load,
+#                 which then commits nothing of that table); each bad table's records are
 #                 in $(OUT)/bad/TABLE.csv, why in bad/TABLE.why.csv. Fix or delete them in
 #                 $(OUT)/csv/TABLE.csv and rerun: the changed table is checked again, the
 #                 manifest's rows and bytes follow the CSV (and the run says so), and it loads
@@ -366,11 +367,13 @@ load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|l
   else echo "migrate.mk: $$T: the load stopped (above); rerun the same command to resume it" >&2; fi
 
 # A table's check (csvcheck; in the recipe T, in and rep are set): its exit status in st.
+# $(2) non-empty: csvcheck runs as a child waited for (its pid in p), for a subshell that
+# kills it when it is itself killed (an asynchronous command ignores SIGINT).
 run_check = rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed' && \
   st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$T" -q \
     --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$rep" \
     --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
-    -- "$$in" || st=$$?
+    -- "$$in" $(if $(2),& p=$$!; wait $$p) || st=$$?
 # What st says: 0 goes on; 1-3 (bad records, unreadable or malformed input, stopped)
 # record the table as failed and end the recipe with 0, so the other tables are checked
 # before checks-passed stops the run; anything else (a signal) ends it with that status.
@@ -458,7 +461,8 @@ ifeq ($(TARGET_KIND),postgresql)
 # checked first instead, so that the manifest's facts follow it before the load reads them;
 # a table already checked (`make check`, or a load that failed after its check) is not
 # checked again. One recipe, not two targets: a load waiting for a check must not hold a
-# make job slot the check needs.
+# make job slot the check needs. Interrupted (Ctrl-C), the recipe kills the check it started
+# (a command started with & ignores SIGINT, and would go on writing bad/ after make ended).
 $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	$(Q)mkdir -p '$(OUT)/bad'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
@@ -472,7 +476,9 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	    $$(call run_check,$(1)); $$(call check_verdict,$(1)) && \
 	    $$(call manifest_follows,$(1)) && touch "$$$$c" && echo 0 > "$$$$g"; \
 	else \
-	    rm -f "$$$$c" && { $$(call run_check,$(1)); echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } & \
+	    rm -f "$$$$c" && { trap 'kill $$$$p 2>/dev/null; exit 143' TERM; \
+	    $$(call run_check,$(1),bg); echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } & \
+	    cpid=$$$$!; trap 'kill $$$$cpid 2>/dev/null; exit 130' INT TERM HUP; \
 	fi && \
 	if [ -e '$(S)/$(1).loading' ]; then resumed=1; \
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
@@ -506,7 +512,8 @@ endif
 endef
 $(foreach t,$(TABLES),$(eval $(call TABLE_RULES,$(t))))
 
-# postgresql: the checks take turns, largest table first (each csvcheck already runs on every
+# postgresql, `make check` (the checks alone; in a whole run each check runs inside its table's
+# load recipe): the checks take turns, largest table first (each csvcheck already runs on every
 # core), so that a table's load starts as soon as its own check and cut are done, beside the
 # next table's check, as pg_restore -j starts loading at once. Without the turns, make -j
 # starts every check and cut (the leaves of its tree) before any load. With make -k, a check
@@ -551,12 +558,11 @@ $(S)/schema: $(S)/converted
 # postgresql: the indexes and keys were built by each table's load (--build-indexes; those of
 # a table not in the dump's data, LOAD_JOBS tables at a time), then the rest (foreign keys,
 # ...) in order (csvload --post-data, docs/csvload.md).
-# For postgresql the schema and the checks (largest table first) are listed before the loads:
-# make -j gives a free job slot to the first target it finds ready on its way from the goal,
-# so the schema (a second's work at most) goes first and a table's check goes before a load
-# that became ready at the same moment (the smallest table's check waited behind two loads,
-# and its load started last). checks-passed (order-only: it is phony) stops the run before
-# post-data when a check failed.
+# For postgresql the schema and the loads (largest table first, each with its check) are
+# listed in that order: make -j gives a free job slot to the first target it finds ready on
+# its way from the goal, so the schema (a second's work at most) goes first and the largest
+# table's load (the longest) starts before the others. checks-passed (order-only: it is
+# phony) stops the run before post-data when a check failed.
 $(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.loaded)) $(TABLES:%=$(S)/%.loaded) | checks-passed
 	@echo 'migrate.mk: post-data (post.sql: keys, indexes, foreign keys, sequences)'
 	$(Q)$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
