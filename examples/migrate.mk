@@ -19,9 +19,12 @@
 #                indexes are built after the load, sorting on their own), so
 #                there is no pksort. The cut (csvsplit -n, records in the CSV's order, at
 #                copy speed) is what lets one large table load on several connections: it
-#                makes max(LOAD_JOBS, size / SHARD_SIZE) chunks of a CSV of SPLIT_MIN or more,
-#                so one transaction holds at most about SHARD_SIZE; a smaller table loads
-#                from pgdump2csv's CSV itself, with no copy. The loads start largest
+#                makes size / SHARD_SIZE chunks, so one transaction holds at most about
+#                SHARD_SIZE, and at least LOAD_JOBS of a CSV of SPLIT_MIN or more that would
+#                load alone (make without -j, or a table larger than all the others
+#                together); any other table loads from pgdump2csv's CSV itself, with no
+#                copy (a cut writes every byte again: on the bench VM the chunks of three
+#                tables cost 1.5 s of CPU, more than their parallel load won). The loads start largest
 #                table first. Each table's load then builds its indexes
 #                and keys (csvload --build-indexes), beside the other tables' loads, as
 #                pg_restore -j builds a table's keys once its data is in; post-data runs
@@ -88,11 +91,14 @@
 #   OUT          working directory (default migrate-out); no spaces
 #   BIN          directory of the dumpshard tools (default: found on PATH)
 #   SHARD_SIZE   csvsplit -b: bytes of CSV per shard (default 256M); postgresql: about the
-#                most bytes of a chunk (one transaction)
+#                most bytes of a chunk (one transaction; default 1G: a cut copies the
+#                table's bytes, so tables under it are not cut for it)
 #   SPLIT_MIN    postgresql: a table's CSV of this size or more is cut into at least
-#                LOAD_JOBS chunks for a parallel load; a smaller one loads from its CSV file
-#                (default 16M, so that a small table that loads last, alone, still loads
-#                on LOAD_JOBS connections)
+#                LOAD_JOBS chunks for a parallel load when it would otherwise load alone:
+#                when make runs one step at a time (no -j, or -j1), or when its CSV is
+#                larger than all the other tables' together (the other tables' loads do not
+#                last as long); a smaller one, or one beside which the other tables load,
+#                loads from its CSV file (default 16M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
@@ -132,7 +138,8 @@ TARGET ?=
 TARGET_KIND ?= postgresql
 OUT ?= migrate-out
 BIN ?=
-SHARD_SIZE ?= 256M
+# postgresql: 1G (see SHARD_SIZE above; a chunk is one transaction, pg_restore's is the table).
+SHARD_SIZE ?= $(if $(filter postgresql,$(TARGET_KIND)),1G,256M)
 LOAD_JOBS ?= 2
 BATCH_ROWS ?= $(if $(filter yugabytedb,$(TARGET_KIND)),20000,)
 IMPORT_URL ?= nodelocal://1/dumpshard
@@ -419,8 +426,10 @@ $(S)/$(1).split: $(S)/converted $(S)/split.opts $(OUT)/csv/$(call fname,$(1))$(C
 	$(Q)rm -f '$(OUT)/shards/$(call fname,$(1)).json'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
 	size=$$$$(LC_ALL=C wc -c < "$$$$in") && \
-	n=$$$$(awk -v s="$$$$size" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
-	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min) n = j; print n }') && \
+	total=$$$$(LC_ALL=C wc -c -- '$(OUT)/csv/'*'$(CSV_EXT)' | awk 'END { print $$$$1 }') && \
+	n=$$$$(awk -v s="$$$$size" -v t="$$$$total" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
+	    -v par=$$(if $$(filter-out -j1,$$(filter -j%,$$(MAKEFLAGS))),1,0) \
+	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min && (!par || 2 * s > t)) n = j; print n }') && \
 	if [ "$$$$n" -gt 1 ]; then \
 	    echo "migrate.mk: $$$$T: cutting into $$$$n chunks"; \
 	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \

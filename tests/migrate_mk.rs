@@ -566,13 +566,10 @@ fn postgresql_loads_chunks_without_sorting() {
         "indexes, constraints or sequences differ"
     );
     // public.texts (95 KiB): 6 chunks of at most 16 KiB; public.customer (63 KiB): 4;
-    // public.events_2024 (1.4 KiB, past SPLIT_MIN): LOAD_JOBS chunks; public.Order (71
-    // bytes): none, loaded from its CSV.
-    for (t, n) in [
-        ("public.texts", 6),
-        ("public.customer", 4),
-        ("public.events_2024", 3),
-    ] {
+    // public.events_2024 (1.4 KiB, past SPLIT_MIN): none, as make -j4 loads other tables
+    // beside it (below: cut into LOAD_JOBS chunks under -j1); public.Order (71 bytes): none,
+    // loaded from its CSV.
+    for (t, n) in [("public.texts", 6), ("public.customer", 4)] {
         let m = shard_manifest(&out.join(format!("shards/{t}.json")));
         assert_eq!(m["shards"].as_array().unwrap().len(), n, "{t}: {m}");
         assert_eq!(
@@ -582,6 +579,7 @@ fn postgresql_loads_chunks_without_sorting() {
         );
     }
     assert!(!out.join("shards/public.Order.json").exists());
+    assert!(!out.join("shards/public.events_2024.json").exists());
     let files = pg.psql(
         "target",
         "SELECT string_agg(DISTINCT file, ' ') FROM dumpshard.load_journal WHERE table_name = 'public.Order'",
@@ -592,6 +590,47 @@ fn postgresql_loads_chunks_without_sorting() {
         "SELECT count(DISTINCT file) FROM dumpshard.load_journal WHERE table_name = 'public.customer'",
     );
     assert_eq!(files.trim(), "4", "public.customer's files in the journal");
+
+    // Under make -j1 (one step at a time) every table of SPLIT_MIN or more would load alone:
+    // public.events_2024 is cut into LOAD_JOBS chunks there (a split only: no target).
+    let out_j1 = tmp.path().join("out-j1");
+    let mut j1 = vars("postgresql");
+    j1[1] = var("OUT", out_j1.to_str().unwrap());
+    j1.extend(["-j1".to_string(), "split".to_string()]);
+    must(make_with(Some(&pg), &bin, &j1), "make -j1 split");
+    let m = shard_manifest(&out_j1.join("shards/public.events_2024.json"));
+    assert_eq!(m["shards"].as_array().unwrap().len(), 3, "{m}");
+    assert!(!out_j1.join("shards/public.Order.json").exists());
+    // Under -j4, a table larger than all the others together loads alone at the end: it is
+    // cut into LOAD_JOBS chunks even so; the small one beside it is not.
+    let lone = tmp.path().join("lone.sql");
+    let mut sql = String::from(
+        "--\n-- PostgreSQL database dump\n--\n\n\
+         CREATE TABLE public.big (id integer NOT NULL, v text);\n\
+         CREATE TABLE public.small (id integer NOT NULL, v text);\n\
+         COPY public.big (id, v) FROM stdin;\n",
+    );
+    for i in 1..=200 {
+        sql.push_str(&format!("{i}\tvalue {i}\n"));
+    }
+    sql.push_str("\\.\nCOPY public.small (id, v) FROM stdin;\n");
+    for i in 1..=120 {
+        sql.push_str(&format!("{i}\tv{i}\n"));
+    }
+    sql.push_str("\\.\n\n--\n-- PostgreSQL database dump complete\n--\n");
+    std::fs::write(&lone, sql).unwrap();
+    let out_lone = tmp.path().join("out-lone");
+    let lone_vars = vec![
+        var("DUMP", lone.to_str().unwrap()),
+        var("OUT", out_lone.to_str().unwrap()),
+        var("SPLIT_MIN", "1K"),
+        var("LOAD_JOBS", "3"),
+        "split".to_string(),
+    ];
+    must(make_with(Some(&pg), &bin, &lone_vars), "make split (lone)");
+    let m = shard_manifest(&out_lone.join("shards/public.big.json"));
+    assert_eq!(m["shards"].as_array().unwrap().len(), 3, "{m}");
+    assert!(!out_lone.join("shards/public.small.json").exists());
 
     // The same OUT with another TARGET_KIND (another schema, sorted shards) is refused.
     let other = make_with(Some(&pg), &bin, &vars("yugabytedb"));
