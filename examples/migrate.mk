@@ -376,7 +376,7 @@ load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|l
 # A table's check (csvcheck; in the recipe T, in and rep are set): its exit status in st.
 # $(2) non-empty: csvcheck runs as a child waited for (its pid in p), for a subshell that
 # kills it when it is itself killed (an asynchronous command ignores SIGINT).
-run_check = rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed' && \
+run_check = rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed'; \
   st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$T" -q \
     --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$rep" \
     --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
@@ -486,7 +486,8 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	    $$(call manifest_follows,$(1)) && touch "$$$$c" && echo 0 > "$$$$g"; \
 	else \
 	    rm -f "$$$$c" && { trap 'kill $$$$p 2>/dev/null; exit 143' TERM; \
-	    $$(call run_check,$(1),bg); echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } & \
+	    $$(call run_check,$(1),bg); { echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } || { \
+	    echo "migrate.mk: $$$$T: the check's exit status could not be written to $$$$g (the load waits for it): the run stops" >&2; kill -TERM 0; }; } & \
 	    cpid=$$$$!; trap 'kill $$$$cpid 2>/dev/null; exit 130' INT TERM HUP; \
 	fi && \
 	if [ -e '$(S)/$(1).loading' ]; then resumed=1; \
@@ -497,11 +498,13 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" --commit-gate "$$$$g" \
 	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
 	wait; \
-	lst=$$$$st && st=$$$$(cat "$$$$g" 2>/dev/null) && st=$$$${st:-2} && \
-	if [ "$$$$st" != 0 ]; then rm -f "$$$$err"; [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; fi && \
-	$$(call check_verdict,$(1),; its load was rolled back: nothing of it is in the target) && \
-	{ [ -e "$$$$c" ] || { $$(call manifest_follows,$(1)) && touch "$$$$c"; }; } && \
-	cat "$$$$err" >&2 && st=$$$$lst && \
+	lst=$$$$st; st=$$$$(cat "$$$$g" 2>/dev/null); [ -n "$$$$st" ] || { \
+	    echo "migrate.mk: $$$$T: its check ended without an exit status in $$$$g (killed?): nothing of its load was committed; rerun the same command" >&2; \
+	    [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; exit 2; }; \
+	if [ "$$$$st" != 0 ]; then rm -f "$$$$err"; [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; fi; \
+	$$(call check_verdict,$(1),; its load was rolled back: nothing of it is in the target); \
+	if [ ! -e "$$$$c" ]; then { $$(call manifest_follows,$(1)) && touch "$$$$c"; } || exit 2; fi; \
+	cat "$$$$err" >&2; st=$$$$lst; \
 	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
 	rm -f "$$$$err" "$$$$g" '$(S)/$(1).loading' && touch '$$@'
 else
