@@ -1015,6 +1015,125 @@ fn check_beside_the_load_commits_nothing_when_it_fails() {
     assert!(out.join(".stamps/verified").exists());
 }
 
+/// Processes whose command line holds `word` (from /proc).
+fn processes_with(word: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if line.contains(word) {
+            found.push(line);
+        }
+    }
+    found
+}
+
+/// Issue 36: Ctrl-C (SIGINT to make's process group, as a terminal sends it) while a
+/// table's check runs beside its held load. The check is started with `&`, and a shell's
+/// `&` commands ignore SIGINT: without the recipe's trap it went on after make had ended
+/// (here it would wait for ever). Now it is killed with the rest, nothing of the table is
+/// committed, and the rerun checks, loads and verifies.
+#[test]
+fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("shop");
+    let tmp = tempfile::tempdir().unwrap();
+    let release = tmp.path().join("release-the-check");
+    let bin = bin_with_late_failing_check(tmp.path(), &release);
+    let out = tmp.path().join("out");
+    let vars = sample_vars(&out, "dbname=shop");
+    let mut c = Command::new("make");
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS" {
+            c.env_remove(k);
+        }
+    }
+    use std::os::unix::process::CommandExt;
+    c.env("PGHOST", pg.socket_dir())
+        .env("PGPORT", pg.port().to_string())
+        .env("PGUSER", pg::SUPERUSER)
+        .current_dir(root())
+        .args(["-f", "examples/migrate.mk", "-j4"])
+        .arg(format!("BIN={}", bin.display()))
+        .args(&vars)
+        .stdin(std::process::Stdio::null())
+        // Files, not pipes: a recipe that outlived make (the fault this test is for) would
+        // hold a pipe open and the wait for make's output with it.
+        .stdout(std::fs::File::create(tmp.path().join("make.out")).unwrap())
+        .stderr(std::fs::File::create(tmp.path().join("make.err")).unwrap())
+        .process_group(0);
+    let mut child = c.spawn().unwrap();
+    let pgid = child.id() as i32;
+    let held = || {
+        pg.psql(
+            "shop",
+            "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
+             WHERE a.datname = 'shop' AND a.state = 'idle in transaction' \
+             AND l.mode = 'RowExclusiveLock' \
+             AND l.relation = to_regclass('shop.order_lines')",
+        )
+        .trim()
+            != "0"
+    };
+    let mut ok = false;
+    for _ in 0..6000 {
+        if held() {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the process group of this test's own make.
+    unsafe {
+        libc::kill(-pgid, libc::SIGINT);
+    }
+    let status =
+        crate::support::cmd::wait_timeout(&mut child, std::time::Duration::from_secs(60), "make");
+    let first_err = std::fs::read_to_string(tmp.path().join("make.err")).unwrap();
+    let wrapper = bin.join("csvcheck").display().to_string();
+    let mut left = processes_with(&wrapper);
+    for _ in 0..500 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = processes_with(&wrapper);
+    }
+    std::fs::write(&release, "").unwrap();
+    assert!(ok, "the load was never held at its COMMIT: {first_err}");
+    assert!(!status.success(), "{first_err}");
+    assert!(left.is_empty(), "the check outlived the run: {left:?}");
+    // What outlived make (the fault) ends once the check is released; the rerun must not
+    // meet it.
+    for _ in 0..500 {
+        if processes_with(&out.to_string_lossy()).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "0"
+    );
+
+    let again = make(Some(&pg), &vars);
+    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(again.status.success(), "{said}");
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "3750"
+    );
+    assert!(out.join(".stamps/verified").exists());
+}
+
 /// Issue 34 items 2 and 4: a bad value in one table and a duplicate key in another are both
 /// named in one run (every table is checked before the run stops; the checks took turns and
 /// the first failure stopped the rest), with where the bad records are and what to do; fixing
