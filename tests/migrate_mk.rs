@@ -54,15 +54,20 @@ fn make(pg: Option<&Pg>, vars: &[String]) -> Output {
     make_with(pg, &bin_dir(), vars)
 }
 
+/// The caller's make and libpq variables, which a test's make must not inherit.
+fn inherited_make_and_pg_vars() -> Vec<String> {
+    std::env::vars_os()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .filter(|k| k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS")
+        .collect()
+}
+
 /// [`make`] with the tools taken from `bin` (a directory of wrappers, e.g. a failing
 /// pksort), through the one test harness (which bounds the wait).
 fn make_with(pg: Option<&Pg>, bin: &Path, vars: &[String]) -> Output {
     let mut c = Cmd::program("make");
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS" {
-            c = c.env_remove(k);
-        }
+    for k in inherited_make_and_pg_vars() {
+        c = c.env_remove(k);
     }
     if let Some(pg) = pg {
         c = c
@@ -915,6 +920,67 @@ fn bin_with_late_failing_check(dir: &Path, release: &Path) -> PathBuf {
     bin
 }
 
+/// Reruns the same command: it must succeed, say `says` (stdout or stderr) and end verified.
+fn rerun_ends_verified(pg: &Pg, vars: &[String], out: &Path, says: &str) {
+    let again = make(Some(pg), vars);
+    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(again.status.success(), "{said}");
+    assert!(said.contains(says), "{said}");
+    assert!(out.join(".stamps/verified").exists());
+}
+
+/// A server with an empty `shop` database, the temporary directory, `release`, a `bin` whose
+/// csvcheck holds shop.order_lines's check until `release` exists
+/// ([`bin_with_late_failing_check`]), OUT in the directory and the sample dump's variables.
+/// None (the test skipped) without GNU make or a server.
+type LateCheck = (
+    Pg,
+    tempfile::TempDir,
+    PathBuf,
+    PathBuf,
+    PathBuf,
+    Vec<String>,
+);
+
+fn late_check() -> Option<LateCheck> {
+    if !have_gnu_make() {
+        return None;
+    }
+    let pg = Pg::start()?;
+    pg.createdb("shop");
+    let tmp = tempfile::tempdir().unwrap();
+    let release = tmp.path().join("release-the-check");
+    let bin = bin_with_late_failing_check(tmp.path(), &release);
+    let out = tmp.path().join("out");
+    let vars = sample_vars(&out, "dbname=shop");
+    Some((pg, tmp, release, bin, out, vars))
+}
+
+/// The rerun with the real csvcheck: shop.order_lines's load (said as `says`) with its check
+/// beside it again, all of its 3750 rows loaded, the run verified.
+fn rerun_loads_order_lines(pg: &Pg, vars: &[String], out: &Path, says: &str) {
+    rerun_ends_verified(pg, vars, out, says);
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "3750"
+    );
+}
+
+/// True when the load of shop.order_lines has sent its rows and is held at its COMMIT: a
+/// session of database `shop` idle in a transaction that wrote into the table.
+fn order_lines_held(pg: &Pg) -> bool {
+    pg.psql(
+        "shop",
+        "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
+         WHERE a.datname = 'shop' AND a.state = 'idle in transaction' \
+         AND l.mode = 'RowExclusiveLock' \
+         AND l.relation = to_regclass('shop.order_lines')",
+    )
+    .trim()
+        != "0"
+}
+
 /// Issue 36: in PostgreSQL mode a table is checked beside its load and the load's commits
 /// wait for the check (csvload --commit-gate). Here the check of shop.order_lines fails
 /// only once its whole load has reached the server (held at its COMMIT: the test releases
@@ -923,31 +989,12 @@ fn bin_with_late_failing_check(dir: &Path, release: &Path) -> PathBuf {
 /// rerun with the real csvcheck (CSV unchanged) checks it again, loads and verifies.
 #[test]
 fn check_beside_the_load_commits_nothing_when_it_fails() {
-    if !have_gnu_make() {
+    let Some((pg, _tmp, release, bin, out, vars)) = late_check() else {
         return;
-    }
-    let Some(pg) = Pg::start() else { return };
-    pg.createdb("shop");
-    let tmp = tempfile::tempdir().unwrap();
-    let release = tmp.path().join("release-the-check");
-    let bin = bin_with_late_failing_check(tmp.path(), &release);
-    let out = tmp.path().join("out");
-    let vars = sample_vars(&out, "dbname=shop");
+    };
     let run = std::thread::scope(|s| {
         let run = s.spawn(|| make_with(Some(&pg), &bin, &vars));
-        // The load of shop.order_lines sent and held: a session of the target idle in a
-        // transaction that wrote into the table (its COPY done, its COMMIT not sent).
-        let held = || {
-            pg.psql(
-                "shop",
-                "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
-                 WHERE a.datname = 'shop' AND a.state = 'idle in transaction' \
-                 AND l.mode = 'RowExclusiveLock' \
-                 AND l.relation = to_regclass('shop.order_lines')",
-            )
-            .trim()
-                != "0"
-        };
+        let held = || order_lines_held(&pg);
         let mut ok = false;
         for _ in 0..6000 {
             if held() || run.is_finished() {
@@ -1000,34 +1047,21 @@ fn check_beside_the_load_commits_nothing_when_it_fails() {
     assert!(!out.join(".stamps/post-data").exists());
     assert!(!out.join(".stamps/shop.order_lines.checked").exists());
 
-    let again = make(Some(&pg), &vars);
-    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
-    assert!(again.status.success(), "{said}");
-    assert!(
-        said.contains("migrate.mk: shop.order_lines: checking and loading"),
-        "{said}"
+    rerun_loads_order_lines(
+        &pg,
+        &vars,
+        &out,
+        "migrate.mk: shop.order_lines: checking and loading",
     );
-    assert_eq!(
-        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
-            .trim(),
-        "3750"
-    );
-    assert!(out.join(".stamps/verified").exists());
 }
 
-/// Processes whose command line holds `word` (from /proc).
+/// Processes whose command line holds `word`, each as its command line with spaces.
 fn processes_with(word: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
-            continue;
-        };
-        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if line.contains(word) {
-            found.push(line);
-        }
-    }
-    found
+    processes()
+        .into_iter()
+        .map(|(_, args)| args.join(" "))
+        .filter(|line| line.contains(word))
+        .collect()
 }
 
 /// Issue 36: Ctrl-C (SIGINT to make's process group, as a terminal sends it) while a
@@ -1037,22 +1071,12 @@ fn processes_with(word: &str) -> Vec<String> {
 /// committed, and the rerun checks, loads and verifies.
 #[test]
 fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
-    if !have_gnu_make() {
+    let Some((pg, tmp, release, bin, out, vars)) = late_check() else {
         return;
-    }
-    let Some(pg) = Pg::start() else { return };
-    pg.createdb("shop");
-    let tmp = tempfile::tempdir().unwrap();
-    let release = tmp.path().join("release-the-check");
-    let bin = bin_with_late_failing_check(tmp.path(), &release);
-    let out = tmp.path().join("out");
-    let vars = sample_vars(&out, "dbname=shop");
+    };
     let mut c = Command::new("make");
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS" {
-            c.env_remove(k);
-        }
+    for k in inherited_make_and_pg_vars() {
+        c.env_remove(k);
     }
     use std::os::unix::process::CommandExt;
     c.env("PGHOST", pg.socket_dir())
@@ -1070,17 +1094,7 @@ fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
         .process_group(0);
     let mut child = c.spawn().unwrap();
     let pgid = child.id() as i32;
-    let held = || {
-        pg.psql(
-            "shop",
-            "SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid \
-             WHERE a.datname = 'shop' AND a.state = 'idle in transaction' \
-             AND l.mode = 'RowExclusiveLock' \
-             AND l.relation = to_regclass('shop.order_lines')",
-        )
-        .trim()
-            != "0"
-    };
+    let held = || order_lines_held(&pg);
     let mut ok = false;
     for _ in 0..6000 {
         if held() {
@@ -1123,15 +1137,13 @@ fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
         "0"
     );
 
-    let again = make(Some(&pg), &vars);
-    let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
-    assert!(again.status.success(), "{said}");
-    assert_eq!(
-        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
-            .trim(),
-        "3750"
+    // Interrupted after its load began: the rerun resumes it (the journal holds nothing).
+    rerun_loads_order_lines(
+        &pg,
+        &vars,
+        &out,
+        "migrate.mk: shop.order_lines: resuming its load",
     );
-    assert!(out.join(".stamps/verified").exists());
 }
 
 /// Issue 34 items 2 and 4: a bad value in one table and a duplicate key in another are both
@@ -1308,25 +1320,31 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
 
 /// The pid of a running csvload whose command line holds every one of `words`.
 fn csvload_pid(words: &[&str]) -> Option<i32> {
-    for e in std::fs::read_dir("/proc").ok()? {
-        let e = e.ok()?;
+    processes().into_iter().find_map(|(pid, args)| {
+        (args.first().is_some_and(|a| a.ends_with("/csvload"))
+            && words.iter().all(|w| args.iter().any(|a| a.contains(w))))
+        .then_some(pid)
+    })
+}
+
+/// Every process this test can see, with its arguments (from /proc).
+fn processes() -> Vec<(i32, Vec<String>)> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
         let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        let args: Vec<String> = cmdline
+        let args = cmdline
             .split(|&b| b == 0)
+            .filter(|a| !a.is_empty())
             .map(|a| String::from_utf8_lossy(a).into_owned())
             .collect();
-        if args.first().is_some_and(|a| a.ends_with("/csvload"))
-            && words.iter().all(|w| args.iter().any(|a| a.contains(w)))
-        {
-            return Some(pid);
-        }
+        found.push((pid, args));
     }
-    None
+    found
 }
 
 /// Issue 34 item 5: a load interrupted under migrate.mk (Ctrl-C reaching csvload) names its
@@ -1425,17 +1443,15 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
         err.contains("migrate.mk: shop.orders: the load stopped (above); rerun the same command"),
         "{err}"
     );
-    let rerun = make(Some(&pg), &vars);
-    let said = format!("{}{}", text(&rerun.stdout), text(&rerun.stderr));
-    assert!(rerun.status.success(), "{said}");
-    assert!(
-        said.contains("migrate.mk: shop.orders: resuming its load"),
-        "{said}"
+    rerun_ends_verified(
+        &pg,
+        &vars,
+        &out,
+        "migrate.mk: shop.orders: resuming its load",
     );
     assert_eq!(
         pg.psql("i", "SELECT count(*), count(DISTINCT id) FROM shop.orders")
             .trim(),
         "1500|1500"
     );
-    assert!(out.join(".stamps/verified").exists());
 }
