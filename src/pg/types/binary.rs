@@ -21,7 +21,7 @@
 //! twice here. `tests/binary_copy_pg.rs` holds every encoder to PostgreSQL: a value loaded
 //! both ways must read back equal, and one that text refuses must not load as binary.
 
-use super::canon::iso_value;
+use super::canon::{iso_value, two_digits};
 use super::catalog::PgType;
 use super::uuid::uuid_bytes;
 use crate::csv::records::{Field, split_fields_fast};
@@ -257,13 +257,7 @@ fn zero(v: &[u8]) -> bool {
 /// `HH:MM:SS[.F{1,6}]` as time_out prints, hours 00-23, to microseconds since midnight;
 /// `24:00:00` and anything else go as text.
 fn time(v: &[u8]) -> Option<i64> {
-    let two = |i: usize| -> Option<i64> {
-        let (a, b) = (
-            v.get(i)?.wrapping_sub(b'0'),
-            v.get(i + 1)?.wrapping_sub(b'0'),
-        );
-        (a < 10 && b < 10).then(|| i64::from(a * 10 + b))
-    };
+    let two = |i: usize| two_digits(v, i);
     if v.len() < 8 || v[2] != b':' || v[5] != b':' {
         return None;
     }
@@ -300,11 +294,7 @@ fn timestamptz(v: &[u8]) -> Option<i64> {
         b'-' => -1,
         _ => return None,
     };
-    let (a, b) = (ss[1].wrapping_sub(b'0'), ss[2].wrapping_sub(b'0'));
-    if a > 5 || b > 9 {
-        return None;
-    }
-    let secs = i64::from(a * 10 + b);
+    let secs = two_digits(ss, 1).filter(|&s| s < 60)?;
     iso_value(&PgType::TimestampTz, head).map(|us| us - sign * secs * 1_000_000)
 }
 
@@ -359,10 +349,8 @@ fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
     let frac = &frac[..frac.len() - frac.iter().rev().take_while(|&&b| b == b'0').count()];
     // Groups of four decimal digits aligned on the point: the integer part's first group
     // takes what is left over on its left, the fraction's last is padded on the right.
-    let group = |d: &[u8]| -> i16 {
-        let g = d.iter().fold(0i16, |g, &b| g * 10 + i16::from(b - b'0'));
-        g * [1, 1000, 100, 10, 1][d.len()]
-    };
+    let value = |d: &[u8]| d.iter().fold(0i16, |g, &b| g * 10 + i16::from(b - b'0'));
+    let group = |d: &[u8]| value(d) * [1, 1000, 100, 10, 1][d.len()];
     let head = out.len();
     out.extend_from_slice(&[0; 8]);
     let mut weight = int.len().div_ceil(4) as i32 - 1;
@@ -377,7 +365,7 @@ fn numeric(v: &[u8], out: &mut Vec<u8>) -> bool {
     let int_groups = std::iter::once(a)
         .filter(|g| !g.is_empty())
         .chain(b.chunks_exact(4))
-        .map(|g| g.iter().fold(0i16, |x, &c| x * 10 + i16::from(c - b'0')));
+        .map(value);
     for g in int_groups.chain(frac.chunks(4).map(group)) {
         if g == 0 && out.len() == head + 8 {
             weight -= 1;

@@ -403,6 +403,15 @@ fn datetime(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
     datetime_general(t, v, out)
 }
 
+/// The two ASCII digits at `v[i..i + 2]` as a number; `None` past the end or for a non-digit.
+pub(super) fn two_digits(v: &[u8], i: usize) -> Option<i64> {
+    let (a, b) = (
+        v.get(i)?.wrapping_sub(b'0'),
+        v.get(i + 1)?.wrapping_sub(b'0'),
+    );
+    (a < 10 && b < 10).then(|| i64::from(a * 10 + b))
+}
+
 /// The value of a `date`, `timestamp` or `timestamptz` written exactly as PostgreSQL prints
 /// it under DateStyle ISO (`2020-01-31`, `2020-01-31 12:00:00.5`, `... 12:00:00+05:45`),
 /// with fields in their everyday ranges; `None` for anything else, which the general reader
@@ -411,13 +420,7 @@ fn datetime(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
 /// twice (issue 35, item 8). Equal to the general reader's value wherever it answers
 /// (`iso_fast_path_agrees_with_the_general_reader`).
 pub(super) fn iso_value(t: &PgType, v: &[u8]) -> Option<i64> {
-    let two = |i: usize| -> Option<i64> {
-        let (a, b) = (
-            v.get(i)?.wrapping_sub(b'0'),
-            v.get(i + 1)?.wrapping_sub(b'0'),
-        );
-        (a < 10 && b < 10).then(|| i64::from(a * 10 + b))
-    };
+    let two = |i: usize| two_digits(v, i);
     if v.len() < 10 || v[4] != b'-' || v[7] != b'-' {
         return None;
     }
