@@ -10,22 +10,21 @@
 #
 # What each TARGET_KIND runs per table, and why (a step that buys nothing for the target is
 # left out; bench/migrate.sh measures the result against pg_restore -j 2):
-#   postgresql   a cut into chunks, unsorted, then load the chunks with LOAD_JOBS
-#                connections while the check runs beside the load (one recipe): every
+#   postgresql   no sort and no copy: load each table's CSV, a large one in LOAD_JOBS
+#                parts side by side, while the check runs beside the load (one recipe): every
 #                COMMIT waits for the check's exit status (csvload --commit-gate), so the
 #                rows stream into the server from the start, as pg_restore -j's do, and
 #                nothing of a table is committed unless its check passed. A COPY into a PostgreSQL heap
 #                table gains nothing from sorted input (rows go where there is room; the
 #                indexes are built after the load, sorting on their own), so
-#                there is no pksort. The cut (csvsplit -n, records in the CSV's order, at
-#                copy speed) is what lets one large table load on several connections: it
-#                makes size / SHARD_SIZE chunks, so one transaction holds at most about
-#                SHARD_SIZE, and at least LOAD_JOBS of a CSV of SPLIT_MIN or more that would
-#                load alone (make without -j, or a table larger than all the others
-#                together); any other table loads from pgdump2csv's CSV itself, with no
-#                copy (a cut writes every byte again: on the bench VM the chunks of three
-#                tables cost 1.5 s of CPU, more than their parallel load won). The loads start largest
-#                table first. Each table's load then builds its indexes
+#                there is no pksort. A CSV of SPLIT_MIN or more that would load alone
+#                (make without -j, or a table larger than all the others together) loads
+#                on LOAD_JOBS connections: csvload reads it in parts, byte ranges that
+#                start at records, committed together (docs/csvload.md); any other table
+#                on one, beside the other tables. Nothing is cut (a cut wrote every byte
+#                again) but a gzip CSV (CONVERT_FLAGS=--gzip), which cannot be read in
+#                parts: csvsplit -n cuts it into at least LOAD_JOBS chunks of at most
+#                SHARD_SIZE. The loads start largest table first. Each table's load then builds its indexes
 #                and keys (csvload --build-indexes), beside the other tables' loads, as
 #                pg_restore -j builds a table's keys once its data is in; post-data runs
 #                the rest (foreign keys, sequence values, ...).
@@ -91,14 +90,13 @@
 #   OUT          working directory (default migrate-out); no spaces
 #   BIN          directory of the dumpshard tools (default: found on PATH)
 #   SHARD_SIZE   csvsplit -b: bytes of CSV per shard (default 256M); postgresql: about the
-#                most bytes of a chunk (one transaction; default 1G: a cut copies the
-#                table's bytes, so tables under it are not cut for it)
-#   SPLIT_MIN    postgresql: a table's CSV of this size or more is cut into at least
-#                LOAD_JOBS chunks for a parallel load when it would otherwise load alone:
-#                when make runs one step at a time (no -j, or -j1), or when its CSV is
-#                larger than all the other tables' together (the other tables' loads do not
-#                last as long); a smaller one, or one beside which the other tables load,
-#                loads from its CSV file (default 16M)
+#                most bytes of a chunk of a gzip CSV (one transaction; default 1G)
+#   SPLIT_MIN    postgresql: a table's CSV of this size or more loads on LOAD_JOBS
+#                connections (in parts; a gzip one cut into chunks) when it would otherwise
+#                load alone: when make runs one step at a time (no -j, or -j1), or when its
+#                CSV is larger than all the other tables' together (the other tables' loads
+#                do not last as long); a smaller one, or one beside which the other tables
+#                load, loads on one connection (default 16M)
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
@@ -138,7 +136,7 @@ TARGET ?=
 TARGET_KIND ?= postgresql
 OUT ?= migrate-out
 BIN ?=
-# postgresql: 1G (see SHARD_SIZE above; a chunk is one transaction, pg_restore's is the table).
+# postgresql: 1G (see SHARD_SIZE above; a chunk of a gzip CSV is one transaction, pg_restore's is the table).
 SHARD_SIZE ?= $(if $(filter postgresql,$(TARGET_KIND)),1G,256M)
 LOAD_JOBS ?= 2
 BATCH_ROWS ?= $(if $(filter yugabytedb,$(TARGET_KIND)),20000,)
@@ -404,14 +402,14 @@ check_verdict = case $$st in \
 # manifest and fail on the generated column): informational only, csvload verifies no key
 # range of a text key. --force: a rerun replaces the shards
 # of an earlier, failed run.
-# postgresql instead: no sort (what it buys is for range-sharded targets, see the header),
-# and the cut needs nothing the check proves, so it follows the conversion and runs beside
-# the check; the load waits for both. `wc -c` of the CSV gives the number of chunks (csvsplit
-# -n: near-equal bytes, cut at record ends, records in the CSV's order); one chunk means no
-# cut: the shard manifest is removed and the load takes the table's file from pgdump2csv's
-# manifest. The chunk manifest has no key (--no-key: csvsplit would otherwise take the primary
-# key from the manifest and parse it in every record), so the cut runs at copy speed
-# (docs/csvsplit.md, "Cut scan").
+# postgresql instead: no sort (what it buys is for range-sharded targets, see the header).
+# `wc -c` of the CSV says how many connections the table's load gets (T.jobs: LOAD_JOBS or
+# 1); csvload reads an uncompressed CSV in that many parts, so nothing is cut. A gzip CSV is
+# cut into that many chunks or more (csvsplit -n: near-equal bytes, cut at record ends,
+# records in the CSV's order), with no key in the chunk manifest (--no-key: csvsplit would
+# otherwise take the primary key from the manifest and parse it in every record), so the cut
+# runs at inflate speed (docs/csvsplit.md, "Cut scan"); one chunk means no cut: the shard
+# manifest is removed and the load takes the table's file from pgdump2csv's manifest.
 define TABLE_RULES
 $(S)/$(1).checked: $(S)/converted $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	@echo 'migrate.mk: $(call fname,$(1)): checking'
@@ -430,12 +428,15 @@ $(S)/$(1).split: $(S)/converted $(S)/split.opts $(OUT)/csv/$(call fname,$(1))$(C
 	n=$$$$(awk -v s="$$$$size" -v t="$$$$total" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
 	    -v par=$$(if $$(filter-out -j1,$$(filter -j%,$$(MAKEFLAGS))),1,0) \
 	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min && (!par || 2 * s > t)) n = j; print n }') && \
-	if [ "$$$$n" -gt 1 ]; then \
+	if [ "$$$$n" -le 1 ]; then echo 1 > '$(S)/$(1).jobs'; \
+	$(if $(filter .csv,$(CSV_EXT)),else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
+	    echo "migrate.mk: $$$$T: loading in $(LOAD_JOBS) parts side by side (csvload -j $(LOAD_JOBS))"; \
+	,else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
 	    echo "migrate.mk: $$$$T: cutting into $$$$n chunks"; \
 	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \
 	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
-	fi
+	)fi
 	$(Q)touch '$$@'
 else
 $(S)/$(1).split: $(S)/$(1).checked $(S)/split.opts
@@ -494,9 +495,9 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
 	elif [ -e "$$$$c" ]; then resumed=; echo "migrate.mk: $$$$T: loading"; \
 	else resumed=; echo "migrate.mk: $$$$T: checking and loading (nothing is committed unless the check passes)"; fi && \
-	: > '$(S)/$(1).loading' && st=0 && \
+	: > '$(S)/$(1).loading' && st=0 && { j=$$$$(cat '$(S)/$(1).jobs' 2>/dev/null) || j=$(LOAD_JOBS); } && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" --commit-gate "$$$$g" \
-	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
+	    -t "$$$$T" -j "$$$$j" $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
 	wait; \
 	lst=$$$$st; st=$$$$(cat "$$$$g" 2>/dev/null); [ -n "$$$$st" ] || { \
 	    echo "migrate.mk: $$$$T: its check ended without an exit status in $$$$g (killed?): nothing of its load was committed; rerun the same command" >&2; \

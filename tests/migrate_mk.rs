@@ -4,7 +4,7 @@
 //! runs that fail at the target (no database; one table refused midway) resume without
 //! redoing the conversion or loading anything twice, a rerun after lost stamps loads nothing
 //! twice, a custom archive in YugabyteDB mode (batches), the PostgreSQL mode's load without
-//! any sort (chunks in the CSV's order, small tables from the CSV), and the CockroachDB
+//! any sort or cut (a large table in parts of its CSV, a gzip one in chunks), and the CockroachDB
 //! mode's IMPORT INTO statements and sorted, disjoint shards. Issue 34's ways a migration
 //! stops, each followed by the remedy it prints to a verified target: bad records in two
 //! tables (fixed in OUT/csv), a missing owner role (NO_OWNER=1), a target that holds the
@@ -179,18 +179,15 @@ fn fixture_migrates_exactly_and_resumes() {
     assert!(stamps.join("public.customer.split").exists());
     assert!(!stamps.join("public.customer.loaded").exists());
     assert!(!stamps.join("schema").exists());
-    // PostgreSQL: the 1000-row customer table cut into chunks of at most 2 KiB for the
-    // parallel load, several of them, in the CSV's own order (no sort: a COPY target gains
-    // nothing from one), so that put together they are the CSV.
-    let shards = std::fs::read_dir(out.join("shards/public.customer"))
-        .unwrap()
-        .count();
-    assert!(shards > 10, "{shards} shards");
+    // PostgreSQL: the 1000-row customer table, past SHARD_SIZE, gets LOAD_JOBS connections
+    // for its load, and is neither sorted nor cut (csvload reads a large CSV in parts).
     assert_eq!(
-        concat_shards(&out.join("shards/public.customer")),
-        std::fs::read(out.join("csv/public.customer.csv")).unwrap(),
-        "the chunks are not the CSV in its order"
+        std::fs::read_to_string(stamps.join("public.customer.jobs"))
+            .unwrap()
+            .trim(),
+        "2"
     );
+    assert!(!out.join("shards/public.customer").exists());
 
     // Second run, the database created, but midway one table cannot load: someone wrote a
     // row into public.customer after the schema phase, which csvload refuses (rows its
@@ -497,13 +494,13 @@ fn bin_without_pksort(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 /// Issue 22: TARGET_KIND=postgresql runs no sort (a COPY target gains nothing from one):
-/// with a pksort that fails whatever it is asked, every table loads exactly, cut into
-/// chunks in the CSV's order (at least LOAD_JOBS of them from SPLIT_MIN on, more when the
-/// table passes SHARD_SIZE), a table under SPLIT_MIN straight from pgdump2csv's CSV, then
-/// post-data and the content verification. The OUT then refuses another TARGET_KIND.
-/// Failed before: the split ran `pksort --check` and `pksort | csvsplit`.
+/// with a pksort that fails whatever it is asked, every table loads exactly, then post-data
+/// and the content verification. The OUT then refuses another TARGET_KIND. Failed before:
+/// the split ran `pksort --check` and `pksort | csvsplit`. Issue 36: nothing is cut; a
+/// table that would load alone gets LOAD_JOBS connections and loads in parts of its CSV
+/// (failed before: csvsplit -n wrote it again as chunks), a gzip CSV is still cut.
 #[test]
-fn postgresql_loads_chunks_without_sorting() {
+fn postgresql_loads_parts_without_sorting_or_cutting() {
     if !have_gnu_make() {
         return;
     }
@@ -570,44 +567,74 @@ fn postgresql_loads_chunks_without_sorting() {
         post_data_objects(&pg, "source"),
         "indexes, constraints or sequences differ"
     );
-    // public.texts (95 KiB): 6 chunks of at most 16 KiB; public.customer (63 KiB): 4;
-    // public.events_2024 (1.4 KiB, past SPLIT_MIN): none, as make -j4 loads other tables
-    // beside it (below: cut into LOAD_JOBS chunks under -j1); public.Order (71 bytes): none,
-    // loaded from its CSV.
-    for (t, n) in [("public.texts", 6), ("public.customer", 4)] {
-        let m = shard_manifest(&out.join(format!("shards/{t}.json")));
-        assert_eq!(m["shards"].as_array().unwrap().len(), n, "{t}: {m}");
-        assert_eq!(
-            concat_shards(&out.join(format!("shards/{t}"))),
-            std::fs::read(out.join(format!("csv/{t}.csv"))).unwrap(),
-            "{t}: the chunks are not the CSV in its order"
+    // Nothing is cut (issue 36: a cut wrote every byte again; csvload loads one CSV in parts
+    // side by side). The tables that would load on several connections get LOAD_JOBS:
+    // public.texts (95 KiB) and public.customer (63 KiB), past SHARD_SIZE; not
+    // public.events_2024 (1.4 KiB, past SPLIT_MIN), as make -j4 loads other tables beside it
+    // (below: LOAD_JOBS under -j1), nor public.Order (71 bytes). Under csvload's smallest
+    // part these small CSVs still load whole, each from pgdump2csv's CSV.
+    let jobs = |out: &Path, t: &str| {
+        std::fs::read_to_string(out.join(format!(".stamps/{t}.jobs")))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    for (t, j) in [
+        ("public.texts", "3"),
+        ("public.customer", "3"),
+        ("public.events_2024", "1"),
+        ("public.Order", "1"),
+    ] {
+        assert_eq!(jobs(&out, t), j, "{t}");
+        assert!(
+            !out.join(format!("shards/{t}.json")).exists(),
+            "{t} was cut"
         );
     }
-    assert!(!out.join("shards/public.Order.json").exists());
-    assert!(!out.join("shards/public.events_2024.json").exists());
     let files = pg.psql(
         "target",
         "SELECT string_agg(DISTINCT file, ' ') FROM dumpshard.load_journal WHERE table_name = 'public.Order'",
     );
     assert!(files.trim().ends_with("/csv/public.Order.csv"), "{files}");
-    let files = pg.psql(
-        "target",
-        "SELECT count(DISTINCT file) FROM dumpshard.load_journal WHERE table_name = 'public.customer'",
-    );
-    assert_eq!(files.trim(), "4", "public.customer's files in the journal");
 
     // Under make -j1 (one step at a time) every table of SPLIT_MIN or more would load alone:
-    // public.events_2024 is cut into LOAD_JOBS chunks there (a split only: no target).
+    // public.events_2024 gets LOAD_JOBS there (a split only: no target).
     let out_j1 = tmp.path().join("out-j1");
     let mut j1 = vars("postgresql");
     j1[1] = var("OUT", out_j1.to_str().unwrap());
     j1.extend(["-j1".to_string(), "split".to_string()]);
     must(make_with(Some(&pg), &bin, &j1), "make -j1 split");
-    let m = shard_manifest(&out_j1.join("shards/public.events_2024.json"));
+    assert_eq!(jobs(&out_j1, "public.events_2024"), "3");
+    assert_eq!(jobs(&out_j1, "public.Order"), "1");
+    // A gzip CSV (CONVERT_FLAGS=--gzip) cannot be read in parts: it is cut into chunks (by
+    // its size on disk: public.customer's 3 of at most SHARD_SIZE), the CSV in its order.
+    let out_gz = tmp.path().join("out-gz");
+    let mut gz = vars("postgresql");
+    gz[1] = var("OUT", out_gz.to_str().unwrap());
+    gz.extend([var("CONVERT_FLAGS", "--gzip"), "split".to_string()]);
+    let stdout = must(make_with(Some(&pg), &bin, &gz), "make split (gzip)");
+    assert!(
+        stdout.contains("public.customer: cutting into 3 chunks"),
+        "{stdout}"
+    );
+    let m = shard_manifest(&out_gz.join("shards/public.customer.json"));
     assert_eq!(m["shards"].as_array().unwrap().len(), 3, "{m}");
-    assert!(!out_j1.join("shards/public.Order.json").exists());
-    // Under -j4, a table larger than all the others together loads alone at the end: it is
-    // cut into LOAD_JOBS chunks even so; the small one beside it is not.
+    let mut csv = Vec::new();
+    use std::io::Read;
+    flate2::read::MultiGzDecoder::new(
+        &std::fs::read(out_gz.join("csv/public.customer.csv.gz")).unwrap()[..],
+    )
+    .read_to_end(&mut csv)
+    .unwrap();
+    assert_eq!(
+        concat_shards(&out_gz.join("shards/public.customer")),
+        csv,
+        "the chunks are not the CSV in its order"
+    );
+    // Under -j4, a table larger than all the others together loads alone at the end: it
+    // loads in LOAD_JOBS parts even so (its CSV is past csvload's two smallest parts), the
+    // check beside the parts, each part's COMMIT waiting for the others' and the check's;
+    // the small one beside it loads whole.
     let lone = tmp.path().join("lone.sql");
     let mut sql = String::from(
         "--\n-- PostgreSQL database dump\n--\n\n\
@@ -615,8 +642,12 @@ fn postgresql_loads_chunks_without_sorting() {
          CREATE TABLE public.small (id integer NOT NULL, v text);\n\
          COPY public.big (id, v) FROM stdin;\n",
     );
-    for i in 1..=200 {
-        sql.push_str(&format!("{i}\tvalue {i}\n"));
+    let big_rows = 300_000;
+    for i in 1..=big_rows {
+        sql.push_str(&format!(
+            "{i}\tvalue {i}, with a comma, \\\"quotes\\\" and a\\nnewline: ünïcödé {}\n",
+            "x".repeat(i % 31)
+        ));
     }
     sql.push_str("\\.\nCOPY public.small (id, v) FROM stdin;\n");
     for i in 1..=120 {
@@ -624,18 +655,48 @@ fn postgresql_loads_chunks_without_sorting() {
     }
     sql.push_str("\\.\n\n--\n-- PostgreSQL database dump complete\n--\n");
     std::fs::write(&lone, sql).unwrap();
+    pg.createdb("lone");
     let out_lone = tmp.path().join("out-lone");
     let lone_vars = vec![
         var("DUMP", lone.to_str().unwrap()),
         var("OUT", out_lone.to_str().unwrap()),
+        var("TARGET", "dbname=lone"),
         var("SPLIT_MIN", "1K"),
         var("LOAD_JOBS", "3"),
-        "split".to_string(),
+        var("VERIFY", "content"),
     ];
-    must(make_with(Some(&pg), &bin, &lone_vars), "make split (lone)");
-    let m = shard_manifest(&out_lone.join("shards/public.big.json"));
-    assert_eq!(m["shards"].as_array().unwrap().len(), 3, "{m}");
-    assert!(!out_lone.join("shards/public.small.json").exists());
+    let stdout = must(make_with(Some(&pg), &bin, &lone_vars), "make (lone)");
+    assert!(
+        stdout.contains("public.big: loading in 3 parts side by side"),
+        "{stdout}"
+    );
+    let big = std::fs::metadata(out_lone.join("csv/public.big.csv"))
+        .unwrap()
+        .len();
+    assert!(
+        big > 24 << 20,
+        "public.big's CSV is too small for 3 parts: {big}"
+    );
+    assert_eq!(jobs(&out_lone, "public.big"), "3");
+    assert_eq!(jobs(&out_lone, "public.small"), "1");
+    assert!(!out_lone.join("shards/public.big.json").exists());
+    assert_eq!(
+        pg.psql(
+            "lone",
+            "SELECT count(*) FROM dumpshard.load_journal WHERE table_name = 'public.big' \
+             AND file LIKE '%/csv/public.big.csv#bytes=%'"
+        )
+        .trim(),
+        "3"
+    );
+    assert_eq!(
+        pg.psql(
+            "lone",
+            "SELECT count(*), count(DISTINCT id) FROM public.big"
+        )
+        .trim(),
+        format!("{big_rows}|{big_rows}")
+    );
 
     // The same OUT with another TARGET_KIND (another schema, sorted shards) is refused.
     let other = make_with(Some(&pg), &bin, &vars("yugabytedb"));

@@ -23,6 +23,7 @@ mod csvcheck_prop;
 mod csvload_binary_pg;
 mod csvload_conn;
 mod csvload_load_pg;
+mod csvload_parts_pg;
 mod csvload_pg;
 mod csvload_postdata_pg;
 mod csvload_stall;

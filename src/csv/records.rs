@@ -133,6 +133,13 @@ impl<R: Read> ChunkReader<R> {
         }
     }
 
+    /// Numbers the records from `pos` on: the reader starts there in a larger file (a part
+    /// of it, see csvload's plan), so positions in messages are the file's own.
+    pub fn starting_at(mut self, byte: u64, record: u64, line: u64) -> ChunkReader<R> {
+        (self.byte, self.record, self.line) = (byte, record, line);
+        self
+    }
+
     /// The input's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -42,8 +42,10 @@ pub struct Args {
     #[arg(short = 't', long, value_name = "TABLE")]
     pub table: Vec<String>,
 
-    /// Files loaded at once, one connection each (at most 64); with --post-data on
-    /// PostgreSQL, also the tables whose indexes and keys are built at once.
+    /// Files loaded at once, one connection each (at most 64); on PostgreSQL a run with
+    /// fewer files loads each large file (16 MiB or more, uncompressed) in up to N / files
+    /// parts side by side, committed together; with --post-data on PostgreSQL, also the
+    /// tables whose indexes and keys are built at once.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
     pub jobs: u64,

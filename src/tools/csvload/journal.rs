@@ -79,6 +79,16 @@ impl Journal {
         })
     }
 
+    /// The files (journal keys) the journal holds rows of in `table`.
+    pub fn files_of(&self, client: &mut Client, table: &str) -> Result<Vec<String>> {
+        let q = format!(
+            "SELECT DISTINCT file FROM {} WHERE table_name = $1",
+            self.sql()
+        );
+        let rows = client.query(&q, &[&table]).map_err(|e| sql_err(&e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     /// Rows the journal accounts for in `table`.
     pub fn rows_of(&self, client: &mut Client, table: &str) -> Result<i64> {
         let q = format!(

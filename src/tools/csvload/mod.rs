@@ -10,6 +10,7 @@ mod args;
 pub mod conn;
 pub mod journal;
 pub mod load;
+pub mod parts;
 pub mod plan;
 pub mod session;
 pub mod sqlfile;
@@ -94,7 +95,7 @@ pub fn run(a: Args) -> Result<()> {
     for p in a.schema.iter().chain(&a.post_data).chain(&a.build_indexes) {
         sqlfile::check(p)?;
     }
-    let plan = Plan::build(&a.manifest, &a.table)?;
+    let mut plan = Plan::build(&a.manifest, &a.table)?;
     let target = conn::Target::parse(&a.database)?;
     stall::set_io_timeout(Some(a.io_timeout).filter(|t| !t.is_zero()));
     let mut client = target.connect()?;
@@ -130,6 +131,23 @@ pub fn run(a: Args) -> Result<()> {
         phase(&mut client, s, &journal, rules, a.quiet, false)?;
     }
     lock_tables(&mut client, &journal, &plan, rules)?;
+    // Fewer files than connections: large files load as parts side by side (parts.rs), on
+    // PostgreSQL and one transaction per file (a part's COMMIT waits for the others').
+    if rules.kind == target::TargetKind::Postgresql && rules.batch_rows(a.batch_rows).is_none() {
+        let names: Vec<String> = plan.tables.iter().map(|t| t.display()).collect();
+        let notes = parts::split(&mut plan, (a.jobs as usize).min(MAX_JOBS), &mut |t| {
+            // --truncate empties the table's journal rows: the files split afresh.
+            if a.truncate {
+                return Ok(Vec::new());
+            }
+            journal.files_of(&mut client, &names[t])
+        })?;
+        if !a.quiet {
+            for n in notes {
+                eprintln!("csvload: {n}");
+            }
+        }
+    }
     let mut extra = Vec::with_capacity(plan.tables.len());
     for (i, t) in plan.tables.iter().enumerate() {
         let files: Vec<String> = plan
@@ -509,13 +527,23 @@ fn load_all(
                         return;
                     };
                     let job = &plan.files[fi];
+                    // The parts of a file commit together: one that ends without its COMMIT
+                    // (or never starts) rolls the others back.
+                    let barrier = job.part.as_ref().and_then(|p| p.barrier.as_ref());
                     if stop(job.table) {
+                        barrier.inspect(|b| b.fail());
                         continue;
                     }
                     let t0 = Instant::now();
                     let out = load::load_file(target, &mut client, plan, job, &opts);
                     let t1 = Instant::now();
-                    let bytes = std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0);
+                    if !matches!(out, Ok(Outcome::Done(_))) {
+                        barrier.inspect(|b| b.fail());
+                    }
+                    let bytes = match &job.part {
+                        Some(p) => p.end - p.start,
+                        None => std::fs::metadata(&job.path).map(|m| m.len()).unwrap_or(0),
+                    };
                     match out {
                         Ok(Outcome::Done(n)) => {
                             let mut left = files_left.lock().unwrap();
@@ -525,7 +553,7 @@ fn load_all(
                             drop(left);
                             let mut t = tallies.lock().unwrap();
                             let t = &mut t[job.table];
-                            t.files += 1;
+                            t.files += job.first_of_file() as u64;
                             t.rows += n;
                             // Bytes of files loaded, not of those the journal had done: a
                             // rerun with nothing to do shows no speed.

@@ -22,6 +22,9 @@ pub struct FileJob {
     /// `crc32:XXXXXXXX` from a csvsplit manifest (of the uncompressed content); computed
     /// (`xxh64:` of the file's bytes) when absent.
     pub checksum: Option<String>,
+    /// A part of the file (its bytes, first record and line; see `parts.rs`): then `key`,
+    /// `header` and `records` are the part's.
+    pub part: Option<super::parts::Part>,
 }
 
 impl FileJob {
@@ -40,7 +43,19 @@ impl FileJob {
             header,
             records,
             checksum,
+            part: None,
         }
+    }
+
+    /// Its bytes in the file: all of them, or the part's.
+    pub fn bytes(&self) -> Option<std::ops::Range<u64>> {
+        self.part.as_ref().map(|p| p.start..p.end)
+    }
+
+    /// True for a whole file or the first part of one: the one job of its file that reads
+    /// (content verification) or counts (the summary) the file.
+    pub fn first_of_file(&self) -> bool {
+        self.part.as_ref().is_none_or(|p| p.index == 0)
     }
 }
 

@@ -739,7 +739,12 @@ fn utc_in<'a>(recs: impl Iterator<Item = &'a [u8]>, cols: &[usize], null: &[u8])
 fn csv_side(plan: &Plan, ti: usize, shape: &Shape, how: How, pass: &mut Pass) -> Result<u64> {
     let t = &plan.tables[ti];
     let mut n = 0;
-    for f in plan.files.iter().filter(|f| f.table == ti) {
+    // A file loaded as parts is read once, whole.
+    for f in plan
+        .files
+        .iter()
+        .filter(|f| f.table == ti && f.first_of_file())
+    {
         let inp = crate::io::input::open(Some(&f.path))?;
         let name = inp.name.clone();
         n += scan(
