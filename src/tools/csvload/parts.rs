@@ -159,7 +159,7 @@ fn parts_of(
         return Ok(None);
     }
     let known = journal_files(job.table)?;
-    if known.iter().any(|k| *k == job.key) {
+    if known.contains(&job.key) {
         return Ok(None);
     }
     let prefix = format!("{}#bytes=", job.key);
