@@ -9,90 +9,16 @@
 //! it as it resumes a file; a rerun takes the parts the journal already holds as they were,
 //! whatever `-j` it has.
 
-use super::plan::{FileJob, Plan};
+use super::plan::{Barrier, FileJob, Part, Plan};
 use crate::csv::records::ChunkReader;
 use crate::io::error::{Error, IoContext, Result};
 use crate::io::input::Compression;
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 /// The smallest part: a file below twice this loads whole (a part costs a connection, a
 /// transaction and a scan of the file before it).
 pub const MIN_PART: u64 = 8 << 20;
-
-/// A part of a file.
-#[derive(Debug, Clone)]
-pub struct Part {
-    /// Its first byte in the file, where a record starts.
-    pub start: u64,
-    /// The byte after its last.
-    pub end: u64,
-    /// The file's record number at `start` (1-based; a header is record 1).
-    pub record: u64,
-    /// The file's line number at `start`.
-    pub line: u64,
-    /// Its index among the file's parts.
-    pub index: usize,
-    /// Shared by the parts of a file split by this run: each COMMIT waits here for the
-    /// others. `None` when the journal held parts of the file already (a rerun: the parts it
-    /// holds were checked when they committed, and the rest may be more than `-j`).
-    pub barrier: Option<Arc<Barrier>>,
-}
-
-/// Where the parts of one file wait for each other before they commit.
-#[derive(Debug)]
-pub struct Barrier {
-    /// Which parts have read their end with the records they were to hold; whether one
-    /// ended without (refused, stopped, failed).
-    state: Mutex<(Vec<bool>, bool)>,
-    cv: Condvar,
-}
-
-impl Barrier {
-    fn new(parts: usize) -> Barrier {
-        Barrier {
-            state: Mutex::new((vec![false; parts], false)),
-            cv: Condvar::new(),
-        }
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, (Vec<bool>, bool)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Part `i` has read its end and held what it was to hold.
-    pub fn arrive(&self, i: usize) {
-        self.state().0[i] = true;
-        self.cv.notify_all();
-    }
-
-    /// A part ended without arriving: the others roll back.
-    pub fn fail(&self) {
-        self.state().1 = true;
-        self.cv.notify_all();
-    }
-
-    /// Waits until every part has arrived (`true`: commit), or one failed or `stop` says so
-    /// (`false`: roll back). Once all have arrived a later failure (a COMMIT lost, retried)
-    /// changes nothing: every part matched.
-    pub fn wait(&self, stop: impl Fn() -> bool) -> bool {
-        let mut g = self.state();
-        loop {
-            if g.0.iter().all(|&a| a) {
-                return true;
-            }
-            if g.1 || stop() {
-                return false;
-            }
-            g = self
-                .cv
-                .wait_timeout(g, Duration::from_millis(20))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-    }
-}
 
 /// Splits the plan's files into parts when the plan has fewer files than `jobs`
 /// connections: each file of at least 2 x [`MIN_PART`] bytes into up to `jobs / files`

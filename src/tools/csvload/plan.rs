@@ -5,6 +5,7 @@ use crate::io::error::{Error, Result};
 use crate::manifest::{self, Manifest};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// One file to load into one table.
 #[derive(Debug, Clone)]
@@ -24,7 +25,7 @@ pub struct FileJob {
     pub checksum: Option<String>,
     /// A part of the file (its bytes, first record and line; see `parts.rs`): then `key`,
     /// `header` and `records` are the part's.
-    pub part: Option<super::parts::Part>,
+    pub part: Option<Part>,
 }
 
 impl FileJob {
@@ -56,6 +57,81 @@ impl FileJob {
     /// (content verification) or counts (the summary) the file.
     pub fn first_of_file(&self) -> bool {
         self.part.as_ref().is_none_or(|p| p.index == 0)
+    }
+}
+
+// The parts of a file (made by parts.rs), kept here with the job that carries them.
+
+/// A part of a file.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// Its first byte in the file, where a record starts.
+    pub start: u64,
+    /// The byte after its last.
+    pub end: u64,
+    /// The file's record number at `start` (1-based; a header is record 1).
+    pub record: u64,
+    /// The file's line number at `start`.
+    pub line: u64,
+    /// Its index among the file's parts.
+    pub index: usize,
+    /// Shared by the parts of a file split by this run: each COMMIT waits here for the
+    /// others. `None` when the journal held parts of the file already (a rerun: the parts it
+    /// holds were checked when they committed, and the rest may be more than `-j`).
+    pub barrier: Option<Arc<Barrier>>,
+}
+
+/// Where the parts of one file wait for each other before they commit.
+#[derive(Debug)]
+pub struct Barrier {
+    /// Which parts have read their end with the records they were to hold; whether one
+    /// ended without (refused, stopped, failed).
+    state: Mutex<(Vec<bool>, bool)>,
+    cv: Condvar,
+}
+
+impl Barrier {
+    pub(super) fn new(parts: usize) -> Barrier {
+        Barrier {
+            state: Mutex::new((vec![false; parts], false)),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, (Vec<bool>, bool)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Part `i` has read its end and held what it was to hold.
+    pub fn arrive(&self, i: usize) {
+        self.state().0[i] = true;
+        self.cv.notify_all();
+    }
+
+    /// A part ended without arriving: the others roll back.
+    pub fn fail(&self) {
+        self.state().1 = true;
+        self.cv.notify_all();
+    }
+
+    /// Waits until every part has arrived (`true`: commit), or one failed or `stop` says so
+    /// (`false`: roll back). Once all have arrived a later failure (a COMMIT lost, retried)
+    /// changes nothing: every part matched.
+    pub fn wait(&self, stop: impl Fn() -> bool) -> bool {
+        let mut g = self.state();
+        loop {
+            if g.0.iter().all(|&a| a) {
+                return true;
+            }
+            if g.1 || stop() {
+                return false;
+            }
+            g = self
+                .cv
+                .wait_timeout(g, std::time::Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
     }
 }
 
