@@ -334,6 +334,18 @@ fn a_rerun_takes_the_parts_the_journal_holds() {
     assert_eq!(differ(&pg, "j"), "0");
     assert_eq!(journal(&pg, "j"), j);
 
+    // The last part lost: the rerun (-j 4) loads it alone, to the file's end.
+    lose(2);
+    let out = csvload(&pg, &["-m", m.to_str().unwrap(), "-j", "4", "dbname=j"]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{} records", fmt_thousands(j[2].4))),
+        "{err}"
+    );
+    assert_eq!(differ(&pg, "j"), "0");
+    assert_eq!(journal(&pg, "j"), j);
+
     // The file changed, its size kept: the newline that ends part 0 made a comma, so part
     // 1's start is no longer a record's.
     lose(1);

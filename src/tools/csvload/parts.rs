@@ -100,12 +100,13 @@ fn parts_of(
     let cuts: Vec<u64> = if resumed {
         held.sort_unstable();
         held.dedup();
-        if held.last().is_some_and(|&e| e != size) {
+        // The journal need not hold the last part (a rerun loads it), but none past the end.
+        if held.last().is_some_and(|&e| e > size) {
             return Err(Error::file(
                 &name,
                 format!(
-                    "is {size} bytes, but the journal holds parts of it that end at byte {}: it \
-                     changed since they were loaded (restore it; {})",
+                    "is {size} bytes, but the journal holds a part of it that ends at byte {}: it \
+                     changed since that part was loaded (restore it; {})",
                     held.last().unwrap_or(&0),
                     super::load::RELOAD
                 ),

@@ -187,14 +187,13 @@ pub(super) fn load_once(
     let tname = t.display();
     let size = std::fs::metadata(&job.path).at(&job.path)?.len() as i64;
     let done = net(|| journal_batches(client, o.journal, &tname, job))?;
-    let (name, mut reader, plain) = open_job(job)?;
-    // The file's checksum for its journal rows: taken from the bytes as they are loaded when
-    // they are the file's own and go in one batch, whose journal row is written after the
-    // last of them (a separate read of the whole file before its load cost 0.05 s of each
-    // part of the issue-36 bench table); read first otherwise (several batches each name it,
-    // and a resumed file is compared with it before anything is read).
-    let stream = done.is_empty() && o.batch_rows.is_none() && job.checksum.is_none() && plain;
-    let sum = if stream { None } else { Some(checksum(job)?) };
+    // A file the journal holds batches of is compared with its checksum before anything
+    // is read (and may be done).
+    let mut sum = if done.is_empty() {
+        None
+    } else {
+        Some(checksum(job)?)
+    };
     if let Some(sum) = &sum
         && done
             .last()
@@ -206,6 +205,15 @@ pub(super) fn load_once(
     if o.batch_rows.is_some() && !*checked {
         precheck(job)?;
         *checked = true;
+    }
+    let (name, mut reader, plain) = open_job(job)?;
+    // The file's checksum for its journal rows: taken from the bytes as they are loaded when
+    // they are the file's own and go in one batch, whose journal row is written after the
+    // last of them (a separate read of the whole file before its load cost 0.05 s of each
+    // part of the issue-36 bench table); read first otherwise (several batches each name it).
+    let stream = sum.is_none() && o.batch_rows.is_none() && job.checksum.is_none() && plain;
+    if sum.is_none() && !stream {
+        sum = Some(checksum(job)?);
     }
     // A part starts inside its file: its bytes, records and lines are the file's.
     let base = job
