@@ -430,7 +430,7 @@ $(S)/$(1).split: $(S)/converted $(S)/split.opts $(OUT)/csv/$(call fname,$(1))$(C
 	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min && (!par || 2 * s > t)) n = j; print n }') && \
 	if [ "$$$$n" -le 1 ]; then echo 1 > '$(S)/$(1).jobs'; \
 	$(if $(filter .csv,$(CSV_EXT)),else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
-	    echo "migrate.mk: $$$$T: loading in $(LOAD_JOBS) parts side by side (csvload -j $(LOAD_JOBS))"; \
+	    echo "migrate.mk: $$$$T: its load gets $(LOAD_JOBS) connections (csvload -j $(LOAD_JOBS): in parts, from 16 MiB of CSV)"; \
 	,else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
 	    echo "migrate.mk: $$$$T: cutting into $$$$n chunks"; \
 	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \

@@ -667,7 +667,9 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     ];
     let stdout = must(make_with(Some(&pg), &bin, &lone_vars), "make (lone)");
     assert!(
-        stdout.contains("public.big: loading in 3 parts side by side"),
+        stdout.contains(
+            "public.big: its load gets 3 connections (csvload -j 3: in parts, from 16 MiB of CSV)"
+        ),
         "{stdout}"
     );
     let big = std::fs::metadata(out_lone.join("csv/public.big.csv"))
