@@ -48,11 +48,6 @@ impl FileJob {
         }
     }
 
-    /// Its bytes in the file: all of them, or the part's.
-    pub fn bytes(&self) -> Option<std::ops::Range<u64>> {
-        self.part.as_ref().map(|p| p.start..p.end)
-    }
-
     /// True for a whole file or the first part of one: the one job of its file that reads
     /// (content verification) or counts (the summary) the file.
     pub fn first_of_file(&self) -> bool {
