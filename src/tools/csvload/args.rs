@@ -128,7 +128,8 @@ pub struct Args {
     /// What verification compares: `count` (each table's rows, and a csvsplit key's min and
     /// max, with the manifests) or `content` (also every value: an order-independent digest
     /// of each table's records from the CSV files and read back from the target, compared
-    /// per key bucket; a full read of both sides, `-j` tables at once).
+    /// per key bucket; a full read of both sides, `-j` tables at once) or, after a load,
+    /// `none` (for a run that verifies later; every COPY must still take every record).
     #[arg(long, value_name = "WHAT", value_enum, default_value = "count")]
     pub verify: verify::Verify,
 
