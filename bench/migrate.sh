@@ -13,7 +13,8 @@
 # rows, and three tables of ROWS/2, ROWS/3 and ROWS/6 rows (the same bytes in several
 # tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
 # interleaved (so load changes hit them alike); each database is dropped and created again,
-# untimed, before its command. Prints medians of wall time, of the client's CPU (user +
+# untimed, before its command, and what the command before wrote is flushed (CHECKPOINT,
+# sync; autovacuum is off), so that no command pays for another. Prints medians of wall time, of the client's CPU (user +
 # sys of the command and its children: the server's CPU is not in it), of the machine's busy
 # CPU over the command (/proc/stat: client, server and anything else running) and the ratio to
 # pg_restore -j 2, then checks every target against the psql -f restore, and that against
@@ -61,6 +62,10 @@ SOCK=$OUT/pg/sock
 export PGHOST=$SOCK PGUSER=postgres
 unset PGDATABASE PGPORT PGHOSTADDR PGSERVICE
 P="$PGBIN/psql -X -q -v ON_ERROR_STOP=1"
+# No autovacuum: a command's freshly loaded tables (insert-only, vacuumed by PostgreSQL 13+
+# after their load) were vacuumed while the next command ran, charging one command's work to
+# another (the second command of each round was slower by up to 2 s of 9).
+$P -d postgres -c "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
 
 # The source databases and their dumps: src1 (public.customer) and src3 (public.customer1-3,
 # the same definition with its primary key), each as plain SQL and as -Fc, kept in DATA for
@@ -138,6 +143,9 @@ for ((r = 1; r <= RUNS; r++)); do
         db=${dbs[$i]}
         rm -rf "$OUT/$db"
         PGOPTIONS="-c client_min_messages=warning" $P -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+        # What the command before wrote (its CSV, the server's tables) goes to disk now,
+        # untimed, not during this command (the kernel's writeback is machine CPU and I/O).
+        $P -d postgres -c CHECKPOINT && sync
         b0=$(busy)
         /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -c "${cmds[$i]}"
         b1=$(busy)
