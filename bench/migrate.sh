@@ -14,8 +14,9 @@
 # tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
 # interleaved (so load changes hit them alike); each database is dropped and created again,
 # untimed, before its command, and what the command before wrote is flushed (CHECKPOINT,
-# sync; autovacuum is off), so that no command pays for another. Prints medians of wall time, of the client's CPU (user +
-# sys of the command and its children: the server's CPU is not in it), of the machine's busy
+# sync; autovacuum is off), so that no command pays for another. Prints medians of wall
+# time, of the client's CPU (user + sys of the command and its children: the server's CPU
+# is not in it), of the machine's busy
 # CPU over the command (/proc/stat: client, server and anything else running) and the ratio to
 # pg_restore -j 2, then checks every target against the psql -f restore, and that against
 # the source when the run made the dumps (row count and an md5 of the rows in key order) and shows where migrate.mk's time went in its last run (the stamps'
