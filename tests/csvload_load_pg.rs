@@ -811,4 +811,40 @@ fn verify_none_leaves_the_count_to_a_later_verification() {
         "{}",
         text(&out.stderr)
     );
+    // Given twice, the last --verify counts (migrate.mk passes `--verify none` before the
+    // user's LOAD_FLAGS).
+    let out = csvload(
+        &pg,
+        &[
+            "-m",
+            m,
+            "--verify-only",
+            "--verify",
+            "none",
+            "--verify",
+            "count",
+            "-q",
+            db,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // Usage errors come before any connection: said even when no server answers.
+    let nowhere = "host=127.0.0.1 port=1 dbname=vn connect_timeout=2";
+    for (args, says) in [
+        (
+            vec!["--verify-only", "--verify", "none"],
+            "compares nothing",
+        ),
+        (
+            vec!["--verify", "content", "--append"],
+            "cannot with --append",
+        ),
+    ] {
+        let mut all = vec!["-m", m];
+        all.extend(args);
+        all.push(nowhere);
+        let out = csvload(&pg, &all);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(says), "{}", text(&out.stderr));
+    }
 }

@@ -130,7 +130,14 @@ pub struct Args {
     /// of each table's records from the CSV files and read back from the target, compared
     /// per key bucket; a full read of both sides, `-j` tables at once) or, after a load,
     /// `none` (for a run that verifies later; every COPY must still take every record).
-    #[arg(long, value_name = "WHAT", value_enum, default_value = "count")]
+    /// Given twice, the last one counts (so a Makefile's default can be overridden).
+    #[arg(
+        long,
+        value_name = "WHAT",
+        value_enum,
+        default_value = "count",
+        overrides_with = "verify"
+    )]
     pub verify: verify::Verify,
 
     /// With `--verify content`: print up to N differing records of each differing table from

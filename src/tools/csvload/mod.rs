@@ -82,6 +82,18 @@ pub fn run(a: Args) -> Result<()> {
             "nothing to do: give --manifest, --schema or --post-data".into(),
         ));
     }
+    // Usage errors before anything is read or connected: a wrong command line costs nothing.
+    if a.verify == verify::Verify::Content && a.append {
+        return Err(Error::Usage(
+            "--verify content compares whole tables with the CSV files; it cannot with --append"
+                .into(),
+        ));
+    }
+    if a.verify_only && a.verify == verify::Verify::None {
+        return Err(Error::Usage(
+            "--verify-only --verify none compares nothing: say count or content".into(),
+        ));
+    }
     // csvload draws its own bar (rows committed of the manifests' rows), so none here; this
     // starts the summary's clock.
     crate::io::progress::start("csvload", true, &[]);
@@ -114,18 +126,7 @@ pub fn run(a: Args) -> Result<()> {
             rules.kind.name()
         )));
     }
-    if a.verify == verify::Verify::Content && a.append {
-        return Err(Error::Usage(
-            "--verify content compares whole tables with the CSV files; it cannot with --append"
-                .into(),
-        ));
-    }
     if a.verify_only {
-        if a.verify == verify::Verify::None {
-            return Err(Error::Usage(
-                "--verify-only --verify none compares nothing: say count or content".into(),
-            ));
-        }
         let counted = verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
         return content_too(&target, &plan, &a, counted);
     }
