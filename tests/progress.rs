@@ -313,6 +313,14 @@ fn summary_with_v_and_not_without() {
         assert_eq!(l.wrote_records, written, "{tool}: {err}");
         assert_eq!((l.bad, l.word.as_str()), (0, word), "{tool}: {err}");
 
+        if tool == "csvcheck" {
+            // A plain file read by its `File` (input::open_records): the chunk reader counts
+            // the bytes read.
+            let total = std::fs::metadata(&csv).unwrap().len();
+            let read = format!("read {}, 200,000 records", indicatif::DecimalBytes(total));
+            assert!(err.contains(&read), "{err}");
+        }
+
         let (code, err) = piped(tool, &a);
         assert_eq!(code, Some(0), "{tool}: {err}");
         if tool == "csvcheck" {

@@ -104,6 +104,16 @@ impl<D: AsRef<[u8]>> Chunk<D> {
     }
 }
 
+impl ChunkReader<Box<dyn Read + Send>> {
+    /// Reads an opened input (named by its name), counting the bytes read for the progress
+    /// bar where the input's reader does not ([`crate::io::input::open_records`]).
+    pub fn for_input(inp: crate::io::input::Input, target: usize) -> Self {
+        let mut r = ChunkReader::new(inp.reader, &inp.name, target);
+        r.count = !inp.counted;
+        r
+    }
+}
+
 /// Reads a stream as chunks of whole CSV records.
 pub struct ChunkReader<R> {
     r: R,
@@ -115,6 +125,8 @@ pub struct ChunkReader<R> {
     byte: u64,
     eof: bool,
     keep_unterminated: bool,
+    /// Adds the bytes it reads to the progress bar's (its reader does not).
+    count: bool,
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -130,6 +142,7 @@ impl<R: Read> ChunkReader<R> {
             byte: 0,
             eof: false,
             keep_unterminated: false,
+            count: false,
         }
     }
 
@@ -242,6 +255,9 @@ impl<R: Read> ChunkReader<R> {
         data.reserve(grow);
         match (&mut self.r).take(grow as u64).read_to_end(data) {
             Ok(n) => {
+                if self.count {
+                    crate::io::progress::add_read(n as u64);
+                }
                 if n < grow {
                     self.eof = true;
                 }

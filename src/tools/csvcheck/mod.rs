@@ -122,7 +122,7 @@ pub fn check(cfg: &Config) -> Result<()> {
         }
         // Each file is loaded on its own, so each sets its own line ending.
         let mut crlf: Option<bool> = None;
-        let input = input::open(inp.as_deref())?;
+        let input = input::open_records(inp.as_deref())?;
         let name = input.name.clone();
         if cfg.inputs.len() > 1 {
             crate::io::progress::phase(name.clone());
@@ -138,7 +138,7 @@ pub fn check(cfg: &Config) -> Result<()> {
             bad: 0,
         });
         let bad_before = m.bad;
-        let mut reader = ChunkReader::new(input.reader, &name, CHUNK);
+        let mut reader = ChunkReader::for_input(input, CHUNK);
         reader.keep_unterminated(true);
         let mut first_chunk = true;
         let scanned = std::thread::scope(|s| -> Result<()> {

@@ -155,6 +155,7 @@ pub fn open(path: Option<&Path>, want: Want<'_>, jobs: usize) -> Result<Opened> 
         reader,
         path: file,
         compression,
+        counted: _,
     } = crate::io::input::open_with(path, thread)?;
     let mut reader = reader;
     let mut head = Vec::new();
