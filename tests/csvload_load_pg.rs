@@ -848,3 +848,112 @@ fn verify_none_leaves_the_count_to_a_later_verification() {
         assert!(text(&out.stderr).contains(says), "{}", text(&out.stderr));
     }
 }
+
+/// Issue 36: a table loaded whole in one transaction, empty and locked by nobody else, is
+/// loaded by `COPY .. FREEZE` after a TRUNCATE in that transaction (its pages all-frozen at
+/// once: no hint-bit writes or anti-wraparound vacuum later). Never where the TRUNCATE could
+/// destroy or run anything or wait: a table holding rows (`--append`, the row kept), one a
+/// foreign key points at, one with a TRUNCATE trigger (never fired), one in a publication,
+/// one another session holds a lock on (loaded without waiting for it), one loaded from two
+/// files; each of those loads all its rows, unfrozen.
+#[test]
+fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs_anything() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("fz");
+    pg.psql(
+        "fz",
+        "CREATE EXTENSION pg_visibility; \
+         CREATE TABLE t (id int, v text); \
+         CREATE TABLE held (id int, v text); INSERT INTO held VALUES (-1, 'kept'); \
+         CREATE TABLE referenced (id int PRIMARY KEY, v text); \
+         CREATE TABLE refs (id int REFERENCES referenced); \
+         CREATE TABLE fired (id int); \
+         CREATE TABLE trig (id int, v text); \
+         CREATE FUNCTION note() RETURNS trigger LANGUAGE plpgsql AS \
+           $$BEGIN INSERT INTO fired VALUES (1); RETURN NULL; END$$; \
+         CREATE TRIGGER tt AFTER TRUNCATE ON trig FOR EACH STATEMENT EXECUTE FUNCTION note(); \
+         CREATE TABLE published (id int, v text); \
+         SET client_min_messages = error; CREATE PUBLICATION p FOR TABLE published; \
+         CREATE TABLE locked (id int, v text); \
+         CREATE TABLE two (id int, v text)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("d.csv"), "1,a\n2,\n3,\"c, d\"\n").unwrap();
+    let db = "dbname=fz";
+    // (all-visible pages, all-frozen pages, rows)
+    let state = |t: &str| {
+        pg.psql(
+            "fz",
+            &format!(
+                "SELECT all_visible || ',' || all_frozen || ',' || (SELECT count(*) FROM {t}) \
+                 FROM pg_visibility_map_summary('{t}')"
+            ),
+        )
+        .trim()
+        .to_string()
+    };
+    let load = |t: &str, extra: &[&str]| {
+        let m = manifest(dir.path(), "public", t, "d.csv", 3, "");
+        let mut args = vec!["-m", m.to_str().unwrap(), "-q"];
+        args.extend(extra);
+        args.push(db);
+        let out = csvload(&pg, &args);
+        assert_eq!(out.status.code(), Some(0), "{t}: {}", text(&out.stderr));
+    };
+
+    load("t", &[]);
+    assert_eq!(state("t"), "1,1,3", "loaded frozen");
+
+    load("held", &["--append"]);
+    assert_eq!(state("held"), "0,0,4");
+    assert_eq!(
+        pg.psql("fz", "SELECT v FROM held WHERE id = -1").trim(),
+        "kept"
+    );
+
+    load("referenced", &[]);
+    assert_eq!(state("referenced"), "0,0,3");
+
+    load("trig", &[]);
+    assert_eq!(state("trig"), "0,0,3");
+    assert_eq!(pg.psql("fz", "SELECT count(*) FROM fired").trim(), "0");
+
+    load("published", &[]);
+    assert_eq!(state("published"), "0,0,3");
+
+    // Another session holds a lock on the table for as long as the load takes: the load
+    // does not wait for it (ACCESS SHARE lets COPY in; the LOCK .. NOWAIT for the TRUNCATE
+    // fails and is rolled back).
+    let mut holder = pg
+        .client("psql")
+        .args(["-X", "-q", "-d", "fz", "-c"])
+        .arg("BEGIN; LOCK TABLE locked IN ACCESS SHARE MODE; SELECT pg_sleep(600)")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let held_lock = || {
+        pg.psql(
+            "fz",
+            "SELECT count(*) FROM pg_locks WHERE relation = 'locked'::regclass \
+             AND mode = 'AccessShareLock' AND granted AND pid <> pg_backend_pid()",
+        )
+        .trim()
+            == "1"
+    };
+    wait_until("the other session's lock", &held_lock);
+    load("locked", &[]);
+    assert!(held_lock(), "the load waited for the other session");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(state("locked"), "0,0,3");
+
+    // Two files of one table (csvsplit's shards): neither loads it whole.
+    let m = split(dir.path(), 6, &["--header", "-n", "2"]);
+    let out = csvload(
+        &pg,
+        &["-m", m.to_str().unwrap(), "-t", "public.two", "-q", db],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(state("two"), "0,0,6");
+}
