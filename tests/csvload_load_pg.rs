@@ -853,9 +853,10 @@ fn verify_none_leaves_the_count_to_a_later_verification() {
 /// loaded by `COPY .. FREEZE` after a TRUNCATE in that transaction (its pages all-frozen at
 /// once: no hint-bit writes or anti-wraparound vacuum later). Never where the TRUNCATE could
 /// destroy or run anything or wait: a table holding rows (`--append`, the row kept), one a
-/// foreign key points at, one with a TRUNCATE trigger (never fired), one in a publication,
-/// one another session holds a lock on (loaded without waiting for it), one loaded from two
-/// files; each of those loads all its rows, unfrozen.
+/// foreign key points at, one with a TRUNCATE trigger (never fired) or another trigger,
+/// one in a publication, a parent of another table (its row kept), one another session
+/// holds a lock on (loaded without waiting for it), one loaded from two files; each of
+/// those loads all its rows, unfrozen.
 #[test]
 fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs_anything() {
     let Some(pg) = Pg::start() else { return };
@@ -875,7 +876,13 @@ fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs
          CREATE TABLE published (id int, v text); \
          SET client_min_messages = error; CREATE PUBLICATION p FOR TABLE published; \
          CREATE TABLE locked (id int, v text); \
-         CREATE TABLE two (id int, v text)",
+         CREATE TABLE two (id int, v text); \
+         CREATE TABLE parent (id int, v text); CREATE TABLE child () INHERITS (parent); \
+         INSERT INTO child VALUES (9, 'child'); \
+         CREATE TABLE audited (id int, v text); \
+         CREATE FUNCTION pass() RETURNS trigger LANGUAGE plpgsql AS \
+           $$BEGIN RETURN NEW; END$$; \
+         CREATE TRIGGER ta BEFORE INSERT ON audited FOR EACH ROW EXECUTE FUNCTION pass()",
     );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("d.csv"), "1,a\n2,\n3,\"c, d\"\n").unwrap();
@@ -920,6 +927,15 @@ fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs
 
     load("published", &[]);
     assert_eq!(state("published"), "0,0,3");
+
+    // A parent of another table (its children's rows are not its own: ONLY finds it empty).
+    load("parent", &[]);
+    assert_eq!(state("parent"), "0,0,4");
+    assert_eq!(pg.psql("fz", "SELECT v FROM child").trim(), "child");
+
+    // Any trigger of its own (an extension's table has one): loaded as it would be without.
+    load("audited", &[]);
+    assert_eq!(state("audited"), "0,0,3");
 
     // Another session holds a lock on the table for as long as the load takes: the load
     // does not wait for it (ACCESS SHARE lets COPY in; the LOCK .. NOWAIT for the TRUNCATE

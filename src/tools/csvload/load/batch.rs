@@ -107,9 +107,11 @@ fn open_job(job: &FileJob) -> Result<(String, Box<dyn Read + Send>, bool)> {
 ///
 /// The truncate destroys nothing and runs nothing: the table is locked (NOWAIT: a session
 /// holding any lock on it means no FREEZE, never a wait) and then found empty, and it is not
-/// done to a table with a TRUNCATE trigger, a foreign key pointing at it, or in a
-/// publication (whose subscribers would be sent the TRUNCATE), nor without the privilege;
-/// any refusal is rolled back to the savepoint and the load goes on without FREEZE.
+/// done to a table with a trigger of its own (a TRUNCATE trigger would run; an extension's
+/// table, such as a TimescaleDB hypertable, has one), with children (inheritance), with a
+/// foreign key pointing at it, or in a publication (whose subscribers would be sent the
+/// TRUNCATE), nor without the privilege; any refusal is rolled back to the savepoint and
+/// the load goes on without FREEZE.
 /// `Err` only when the connection fails.
 fn freeze_ready(
     tx: &mut postgres::Transaction<'_>,
@@ -118,7 +120,8 @@ fn freeze_ready(
     const SAFE: &str = "SELECT c.relkind = 'r' \
         AND pg_catalog.has_table_privilege(c.oid, 'TRUNCATE') \
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger g \
-            WHERE g.tgrelid = c.oid AND (g.tgtype::int & 32) <> 0) \
+            WHERE g.tgrelid = c.oid AND NOT g.tgisinternal) \
+        AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.oid) \
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k \
             WHERE k.confrelid = c.oid AND k.contype = 'f') \
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables p \
