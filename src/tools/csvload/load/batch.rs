@@ -101,9 +101,9 @@ fn open_job(job: &FileJob) -> Result<(String, Box<dyn Read + Send>, bool)> {
 /// Whether the table's rows may be loaded by `COPY .. FREEZE` in `tx`: it was empty with no
 /// other session holding a lock on it, and was truncated in `tx` (which FREEZE requires).
 /// Frozen rows need no later hint-bit writes or anti-wraparound vacuum: on the issue-36
-/// bench tables the primary key's build after the load took 0.57 s instead of 0.62 s, a
-/// count 0.03-0.10 s instead of 0.07-0.12 s, and the jsonb table's COPY 5.15 s instead of
-/// 5.25 s (bench/migrate.sh's server; `wal_level = minimal` also skips the COPY's WAL).
+/// bench tables (bench/freeze.sh) the primary keys' builds after the load took 0.76 s
+/// instead of 0.84 s and the counts 0.16 s instead of 0.23 s (`wal_level = minimal` also
+/// skips the COPY's WAL).
 ///
 /// The truncate destroys nothing and runs nothing: the table is locked (NOWAIT: a session
 /// holding any lock on it means no FREEZE, never a wait) and then found empty, and it is not
