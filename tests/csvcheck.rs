@@ -1092,3 +1092,26 @@ fn duplicate_keys_in_and_out_of_ascending_order() {
         }
     }
 }
+
+/// A FIFO (a process substitution, a named pipe) is opened once: input::open_records reads
+/// a regular file by its `File` and hands anything else to input::open. Opening it to look
+/// at it first, then again to read it, lost the writer's data (its first writes went to a
+/// reader that was closed: EPIPE) or blocked.
+#[test]
+fn a_fifo_is_opened_once_and_read_whole() {
+    let d = tmp();
+    let fifo = d.path().join("t.csv");
+    crate::support::mkfifo(&fifo);
+    let data: String = (0..200_000).map(|i| format!("{i},\"v, {i}\"\n")).collect();
+    let w = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            f.write_all(data.as_bytes()).is_ok()
+        })
+    };
+    let o = run_in(d.path(), &["--columns", "a:int8,b:text", "t.csv"], b"");
+    assert!(w.join().unwrap(), "the writer's pipe broke");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("200,000 records"), "{}", o.stderr);
+}

@@ -134,28 +134,36 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
 /// more: 4.7% and 3.7% of csvcheck's CPU on the issue-36 bench table, 2.6% and 3.2% of
 /// csvload's. The bytes read are then counted by the chunk reader (`counted` false).
 pub fn open_records(path: Option<&Path>) -> Result<Input> {
-    if let Some(p) = path.filter(|p| !is_stdin(p)) {
+    // Looked at before opening: anything but a regular file goes to `open`, which opens it
+    // once (a FIFO opened twice loses its writer's data, or blocks).
+    if let Some(p) =
+        path.filter(|p| !is_stdin(p) && std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+    {
         let f = File::open(p).at(p)?;
-        if f.metadata().is_ok_and(|m| m.is_file()) {
-            let mut head = [0u8; 6];
-            let mut n = 0;
-            while n < head.len() {
-                match std::os::unix::fs::FileExt::read_at(&f, &mut head[n..], n as u64) {
-                    Ok(0) => break,
-                    Ok(k) => n += k,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e).at(p),
-                }
+        if !f.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(Error::file(
+                p.display().to_string(),
+                "was replaced by something other than a regular file while being opened",
+            ));
+        }
+        let mut head = [0u8; 6];
+        let mut n = 0;
+        while n < head.len() {
+            match std::os::unix::fs::FileExt::read_at(&f, &mut head[n..], n as u64) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e).at(p),
             }
-            if Compression::sniff(&head[..n]) == Compression::None {
-                return Ok(Input {
-                    name: p.display().to_string(),
-                    path: Some(p.to_path_buf()),
-                    compression: Compression::None,
-                    reader: Box::new(f),
-                    counted: false,
-                });
-            }
+        }
+        if Compression::sniff(&head[..n]) == Compression::None {
+            return Ok(Input {
+                name: p.display().to_string(),
+                path: Some(p.to_path_buf()),
+                compression: Compression::None,
+                reader: Box::new(f),
+                counted: false,
+            });
         }
     }
     open(path)
