@@ -1093,10 +1093,10 @@ fn duplicate_keys_in_and_out_of_ascending_order() {
     }
 }
 
-/// A FIFO (a process substitution, a named pipe) is opened once: input::open_records reads
-/// a regular file by its `File` and hands anything else to input::open. Opening it to look
-/// at it first, then again to read it, lost the writer's data (its first writes went to a
-/// reader that was closed: EPIPE) or blocked.
+/// A FIFO (a process substitution, a named pipe) is read whole: input::open_records reads a
+/// regular file by its `File` (sniffed by a positional read, which a FIFO refuses) and hands
+/// anything else, unopened, to input::open, which opens it once (opened twice, the writer
+/// can meet a moment without a reader: EPIPE; a race this test does not force).
 #[test]
 fn a_fifo_is_opened_once_and_read_whole() {
     let d = tmp();
