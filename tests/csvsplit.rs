@@ -335,6 +335,15 @@ fn field() -> impl Strategy<Value = String> {
 /// The fields of one generated record (quoted fields may hold commas and newlines), read by
 /// the `csv` crate as the oracle.
 fn split_fields(rec: &[u8]) -> Vec<Vec<u8>> {
+    // A blank line is a record of one empty field (PostgreSQL's COPY reads it so, and so does
+    // csvsplit); the csv crate skips it instead, which once made this oracle expect a refusal.
+    if rec
+        .strip_suffix(b"\n")
+        .map_or(rec, |r| r.strip_suffix(b"\r").unwrap_or(r))
+        .is_empty()
+    {
+        return vec![Vec::new()];
+    }
     let mut r = csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(rec);
@@ -371,6 +380,14 @@ fn mode() -> impl Strategy<Value = Mode> {
         (1u64..6).prop_map(Mode::Chunks),
         (1u64..6).prop_map(Mode::Hash),
     ]
+}
+
+/// Found by the property below in CI: a header `1` and one blank record, hashed by column `1`.
+/// The blank record has one (empty) field, so it is hashed, not refused.
+#[test]
+fn a_blank_record_under_a_one_column_header_is_hashed_not_refused() {
+    check_run(b"1\n\n", &Mode::Hash(1), true, false, false, false);
+    check_run(b"1\r\n\r\n", &Mode::Hash(3), true, true, true, true);
 }
 
 proptest! {
