@@ -12,7 +12,8 @@
 # on two dumps of the same DBT-2 customer data (bench/gen_customer.py): one table of ROWS
 # rows, and three tables of ROWS/2, ROWS/3 and ROWS/6 rows (the same bytes in several
 # tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
-# interleaved (so load changes hit them alike); each database is dropped and created again,
+# interleaved (so load changes hit them alike), each round starting one command later than
+# the round before (so no command always runs in the same place); each database is dropped and created again,
 # untimed, before its command, and what the command before wrote is flushed (CHECKPOINT,
 # sync; autovacuum is off), so that no command pays for another. Prints medians of wall
 # time, of the client's CPU (user + sys of the command and its children: the server's CPU
@@ -30,7 +31,9 @@
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
 # --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
 # one-table and the three-table dump), SHAPE (a data shape of bench/gen_corpus.py, see
-# bench/corpus.sh: its dump instead, restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also migrate.mk VERIFY=content),
+# bench/corpus.sh: its dump instead, restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also migrate.mk VERIFY=content;
+# "nocheck": also migrate.mk with csvcheck replaced by a stub that passes every table
+# unread, the floor that the check's cost stands above: a measurement, never a way to run),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
 # makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
 # in every round: an A/B in one run),
@@ -128,9 +131,28 @@ for v in $VARIANTS; do
     case " $EXTRA " in *" content "*)
         row "migrate.mk -j2 VERIFY=content" "$v" "mkc$v" "$mk VERIFY=content OUT='$OUT/mkc$v' TARGET='dbname=mkc$v' > /dev/null" ;;
     esac
+    case " $EXTRA " in *" nocheck "*)
+        row "migrate.mk -j2, no check" "$v" "mkn$v" "$mk BIN='$OUT/nocheck-bin' OUT='$OUT/mkn$v' TARGET='dbname=mkn$v' > /dev/null" ;;
+    esac
     row "pg_restore -j 2 (-Fc)" "$v" "pgr$v" "'$PGBIN/pg_restore' -j 2 -d pgr$v '$OUT/dump$v.dump'"
     row "psql -f (plain)" "$v" "psql$v" "$P -f '$OUT/dump$v.sql' psql$v > /dev/null"
 done
+
+# EXTRA=nocheck: the same binaries, but a csvcheck that reads nothing and writes the empty
+# report migrate.mk reads (no "records": the manifest's facts stay as converted).
+case " $EXTRA " in *" nocheck "*)
+    mkdir -p "$OUT/nocheck-bin"
+    for b in pgdump2csv csvsplit csvload pksort; do ln -sf "$BINDIR/$b" "$OUT/nocheck-bin/$b"; done
+    cat >"$OUT/nocheck-bin/csvcheck" <<'STUB'
+#!/bin/sh
+# bench/migrate.sh EXTRA=nocheck: no check at all; an empty --report, exit 0.
+while [ $# -gt 0 ]; do
+    case $1 in --report) printf '{}\n' >"$2"; shift ;; esac
+    shift
+done
+STUB
+    chmod +x "$OUT/nocheck-bin/csvcheck" ;;
+esac
 
 # Page cache: every command reads its dump from memory, as on a second run.
 cat "$OUT"/dump* >/dev/null
@@ -139,8 +161,13 @@ echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 # too, so beside the client's CPU it shows whether a command had both cores busy.
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 : >"$OUT/times.tsv"
+# Each round starts one command later than the round before (a rotation): a command that
+# always ran second was measured slower, with less work, than one that always ran first
+# (2026-12-06: migrate.mk without its check 1.00x in second place, with it 0.84x in first).
+n=${#names[@]}
 for ((r = 1; r <= RUNS; r++)); do
-    for i in "${!names[@]}"; do
+    for ((k = 0; k < n; k++)); do
+        i=$(((k + r - 1) % n))
         db=${dbs[$i]}
         rm -rf "$OUT/$db"
         PGOPTIONS="-c client_min_messages=warning" $P -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
@@ -214,12 +241,12 @@ done
 
 # Where migrate.mk's time went (its last run): each stamp's time after the run's first file.
 for v in $VARIANTS; do
-  for d in mk mka; do
+  for d in mk mka mkn; do
     s=$OUT/$d$v/.stamps
     [ -d "$s" ] || continue
     t0=$(stat -c %.3Y "$s/dump.id")
     echo
-    echo "migrate.mk$([ $d = mka ] && echo " (MK_ALT)"), $v table(s), last run: seconds from the start to each step's end"
+    echo "migrate.mk$(case $d in mka) echo " (MK_ALT)" ;; mkn) echo ", no check" ;; esac), $v table(s), last run: seconds from the start to each step's end"
     for f in "$s"/converted "$s"/schema "$s"/*.checked "$s"/*.split "$s"/*.loaded "$s"/post-data "$s"/verified; do
         [ -e "$f" ] || continue
         printf '  %-28s %6.2f\n' "${f##*/}" "$(awk -v a="$(stat -c %.3Y "$f")" -v b="$t0" 'BEGIN { print a - b }')"
