@@ -13,7 +13,8 @@
 # rows, and three tables of ROWS/2, ROWS/3 and ROWS/6 rows (the same bytes in several
 # tables: make -j and pg_restore -j run tables side by side). The commands run RUNS rounds,
 # interleaved (so load changes hit them alike), each round starting one command later than
-# the round before (so no command always runs in the same place); each database is dropped and created again,
+# the round before (so no command always runs in the same place), after a warm-up round
+# that is not counted (WARMUP=0: none); each database is dropped and created again,
 # untimed, before its command, and what the command before wrote is flushed (CHECKPOINT,
 # sync; autovacuum is off), so that no command pays for another. Prints medians of wall
 # time, of the client's CPU (user + sys of the command and its children: the server's CPU
@@ -29,7 +30,7 @@
 # Needs: GNU make, python3, /usr/bin/time, PostgreSQL server and client binaries (found by
 # bench/pgserver.sh: $PGBIN, else the highest /usr/lib/postgresql/*/bin), the dumpshard
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
-# --release). Env: ROWS (default 2000000), RUNS (default 3), VARIANTS (default "1 3": the
+# --release). Env: ROWS (default 2000000), RUNS (default 3), WARMUP (default 1: one round, not counted, first; 0: none), VARIANTS (default "1 3": the
 # one-table and the three-table dump), SHAPE (a data shape of bench/gen_corpus.py, see
 # bench/corpus.sh: its dump instead, restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also migrate.mk VERIFY=content;
 # "nocheck": also migrate.mk with csvcheck replaced by a stub that passes every table
@@ -164,10 +165,13 @@ busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # Each round starts one command later than the round before (a rotation): a command that
 # always ran second was measured slower, with less work, than one that always ran first
 # (2026-12-06: migrate.mk without its check 1.00x in second place, with it 0.84x in first).
+# Round 0 warms up, untimed and not counted (WARMUP=0: none): on a fresh server the first
+# rounds ran slower, pg_restore -j 2 the most (13.5 s, then 9.8-10.8 s, then 8.5-9.8 s in the
+# same run, 2026-12-06), which favoured whichever command was not paying for it.
 n=${#names[@]}
-for ((r = 1; r <= RUNS; r++)); do
+for ((r = ${WARMUP:-1} > 0 ? 0 : 1; r <= RUNS; r++)); do
     for ((k = 0; k < n; k++)); do
-        i=$(((k + r - 1) % n))
+        i=$(((k + r + n - 1) % n))
         db=${dbs[$i]}
         rm -rf "$OUT/$db"
         PGOPTIONS="-c client_min_messages=warning" $P -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
@@ -178,6 +182,10 @@ for ((r = 1; r <= RUNS; r++)); do
         /usr/bin/time -o "$OUT/t" -f '%e %U %S' bash -c "${cmds[$i]}"
         b1=$(busy)
         read -r w u s <"$OUT/t"
+        if [ "$r" = 0 ]; then
+            printf 'warm-up  %-30s %s table(s)  %6.2f s (not counted)\n' "${names[$i]}" "${variants[$i]}" "$w"
+            continue
+        fi
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "${variants[$i]}" "$w" "$u" "$s" \
             "$(cut -d' ' -f1 /proc/loadavg)" "$(awk -v a="$b0" -v b="$b1" 'BEGIN { print (b - a) / 100 }')" >>"$OUT/times.tsv"
         printf 'round %d  %-30s %s table(s)  %6.2f s\n' "$r" "${names[$i]}" "${variants[$i]}" "$w"
