@@ -30,11 +30,13 @@
 # Needs: GNU make, python3, /usr/bin/time, PostgreSQL server and client binaries (found by
 # bench/pgserver.sh: $PGBIN, else the highest /usr/lib/postgresql/*/bin), the dumpshard
 # binaries in BINDIR (default $CARGO_TARGET_DIR/release, else target/release: cargo build
-# --release). Env: ROWS (default 2000000), RUNS (default 3), WARMUP (default 1: one round, not counted, first; 0: none), VARIANTS (default "1 3": the
-# one-table and the three-table dump), SHAPE (a data shape of bench/gen_corpus.py, see
-# bench/corpus.sh: its dump instead, restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also migrate.mk VERIFY=content;
-# "nocheck": also migrate.mk with csvcheck replaced by a stub that passes every table
-# unread, the floor that the check's cost stands above: a measurement, never a way to run),
+# --release). Env: ROWS (default 2000000), RUNS (default 3), WARMUP (default 1: a first
+# round, not counted; 0: none), VARIANTS (default "1 3": the one-table and the three-table
+# dump), SHAPE (a data shape of bench/gen_corpus.py, see bench/corpus.sh: its dump instead,
+# restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also
+# migrate.mk VERIFY=content; "nocheck": also migrate.mk with csvcheck replaced by a stub that
+# passes every table unread, the floor that the check's cost stands above: a measurement,
+# never a way to run),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
 # makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
 # in every round: an A/B in one run),
