@@ -36,7 +36,9 @@
 # restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also
 # migrate.mk VERIFY=content; "nocheck": also migrate.mk with csvcheck replaced by a stub that
 # passes every table unread, the floor that the check's cost stands above: a measurement,
-# never a way to run),
+# never a way to run; "keyonly": also migrate.mk with a csvcheck that types only the primary
+# key's columns and reads every other column as text, the check of the key alone with the
+# types left to the server: a measurement too),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
 # makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
 # in every round: an A/B in one run),
@@ -137,6 +139,9 @@ for v in $VARIANTS; do
     case " $EXTRA " in *" nocheck "*)
         row "migrate.mk -j2, no check" "$v" "mkn$v" "$mk BIN='$OUT/nocheck-bin' OUT='$OUT/mkn$v' TARGET='dbname=mkn$v' > /dev/null" ;;
     esac
+    case " $EXTRA " in *" keyonly "*)
+        row "migrate.mk -j2, key only" "$v" "mkk$v" "$mk BIN='$OUT/keyonly-bin' OUT='$OUT/mkk$v' TARGET='dbname=mkk$v' > /dev/null" ;;
+    esac
     row "pg_restore -j 2 (-Fc)" "$v" "pgr$v" "'$PGBIN/pg_restore' -j 2 -d pgr$v '$OUT/dump$v.dump'"
     row "psql -f (plain)" "$v" "psql$v" "$P -f '$OUT/dump$v.sql' psql$v > /dev/null"
 done
@@ -155,6 +160,33 @@ while [ $# -gt 0 ]; do
 done
 STUB
     chmod +x "$OUT/nocheck-bin/csvcheck" ;;
+esac
+# EXTRA=keyonly: the real csvcheck, given the table's columns by --columns instead of the
+# manifest: the primary key's columns with their types, every other one as text (the record's
+# structure, UTF-8, NOT NULL and the key are still checked; no value's type).
+case " $EXTRA " in *" keyonly "*)
+    mkdir -p "$OUT/keyonly-bin"
+    for b in pgdump2csv csvsplit csvload pksort; do ln -sf "$BINDIR/$b" "$OUT/keyonly-bin/$b"; done
+    cat >"$OUT/keyonly-bin/csvcheck" <<STUB
+#!/usr/bin/env python3
+# bench/migrate.sh EXTRA=keyonly: csvcheck with only the primary key's columns typed.
+import json, os, sys
+args, rest, i = sys.argv[1:], [], 0
+while i < len(args):
+    if args[i] in ("--manifest", "--table"):
+        globals()[args[i][2:]] = args[i + 1]
+        i += 2
+        continue
+    rest.append(args[i])
+    i += 1
+t = next(t for t in json.load(open(manifest))["tables"] if t["schema"] + "." + t["name"] == table)
+pk = t["primary_key"] or []
+cols = ",".join("%s:%s%s" % (c["name"], c["type"] if c["name"] in pk else "text",
+                             "!" if c.get("not_null") else "") for c in t["columns"])
+key = ["--key", ",".join(pk)] if pk else []
+os.execv("$BINDIR/csvcheck", ["csvcheck", "--columns", cols] + key + rest)
+STUB
+    chmod +x "$OUT/keyonly-bin/csvcheck" ;;
 esac
 
 # Page cache: every command reads its dump from memory, as on a second run.
@@ -223,7 +255,9 @@ fingerprint() { # DB
         # Rows in the order of their own md5: the same for any table, keyed or not.
         q="$q SELECT '$t', count(*), md5(string_agg(md5(x::text), '' ORDER BY md5(x::text))) FROM public.$t x UNION ALL"
     done
-    $P -At -d "$1" -c "${q% UNION ALL}"
+    # In table order: a UNION ALL's rows come in any order (a Parallel Append interleaves its
+    # branches), and a target was reported different from an equal one.
+    $P -At -d "$1" -c "SELECT * FROM (${q% UNION ALL}) f ORDER BY 1"
 }
 bad=0
 echo
