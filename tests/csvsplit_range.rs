@@ -600,7 +600,9 @@ fn gone(pid: u32) -> bool {
 fn interrupted_split_stops_the_filters_it_was_feeding() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_csvsplit"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_csvsplit"));
+    crate::support::cmd::default_signals(&mut cmd);
+    let mut child = cmd
         .args([
             "-r",
             "2000000",

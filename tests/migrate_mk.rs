@@ -1161,6 +1161,7 @@ fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
         return;
     };
     let mut c = Command::new("make");
+    crate::support::cmd::default_signals(&mut c);
     for k in inherited_make_and_pg_vars() {
         c.env_remove(k);
     }

@@ -266,15 +266,7 @@ fn signals_exit_128_plus_their_number() {
             .stderr(Stdio::null());
         // Default dispositions in the child: under nohup SIGHUP is ignored, the tool keeps
         // ignoring what it inherited ignored (as nohup asks), and the test waited forever.
-        // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut c, || {
-                for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-                    libc::signal(s, libc::SIG_DFL);
-                }
-                Ok(())
-            });
-        }
+        crate::support::cmd::default_signals(&mut c);
         let mut child = c.spawn().unwrap();
         // Held open until the child is gone: `wait` would otherwise close it first, and
         // pksort, seeing the end of an empty input, could finish with 0 before its signal

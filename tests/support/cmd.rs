@@ -23,6 +23,25 @@ use std::time::{Duration, Instant};
 /// in the debug profile on a loaded 2-core machine, yet finite.
 pub const TIMEOUT: Duration = Duration::from_secs(900);
 
+/// Gives the child SIGINT, SIGTERM and SIGHUP at their default dispositions, as a foreground
+/// job in a terminal has them. A suite started from a background job of a script (`cargo test
+/// &`: SIGINT and SIGQUIT ignored) or under nohup (SIGHUP ignored) hands those signals to its
+/// children ignored, and a tool keeps ignoring what it inherited ignored (as nohup asks), so a
+/// test that interrupts its child waited out [`TIMEOUT`] and failed (pksort's
+/// `interrupt_leaves_no_files`, found so in a background soak). Every [`Cmd`] gets it; a test
+/// that signals a child it starts with a plain `Command` calls this.
+pub fn default_signals(c: &mut Command) -> &mut Command {
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(c, || {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Waits for `child` at most `limit`; a child still running then is killed (SIGKILL) and the
 /// test fails, naming `what`.
 pub fn wait_timeout(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
@@ -295,6 +314,7 @@ impl Cmd {
         if let Some(d) = &self.dir {
             c.current_dir(d);
         }
+        default_signals(&mut c);
         c
     }
 

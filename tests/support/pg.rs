@@ -295,6 +295,8 @@ impl Pg {
         let mut c = self.client_program(Path::new(env!("CARGO_BIN_EXE_csvload")));
         c.env("PGUSER", user).env_remove("PGCONNECT_TIMEOUT");
         c.stdin(Stdio::null());
+        // Tests interrupt it (SIGINT) and expect it to stop.
+        super::cmd::default_signals(&mut c);
         c
     }
 
