@@ -732,7 +732,8 @@ fn corpus() -> Vec<Case> {
     ));
     v.push(case("item7 default prefer", pw_fake, &[], &[]));
     v.push(case(
-        "item7 allow plain server",
+        // libpq 15 sends the password a second time here (see the sslmode cases below).
+        "item7 libpq17 allow plain server",
         &format!("{pw_fake} sslmode=allow"),
         &[],
         &[],
@@ -821,6 +822,15 @@ fn corpus() -> Vec<Case> {
     ];
     for m in modes {
         for (tname, host, port, user, pw, db) in targets {
+            // allow against the fake (no TLS, every login refused): after the refused plain
+            // login, libpq 15's second try answers the refused SSLRequest by logging in
+            // without TLS on the same connection (the password sent twice); libpq 17 stops
+            // there, as csvload does.
+            let tname = if m == "allow" && tname == "fake" {
+                "fake libpq17"
+            } else {
+                tname
+            };
             let root = "{certs}/ca.crt";
             v.push(case(
                 &format!("sslmode={m} {tname} keywords"),
