@@ -3,10 +3,13 @@
 //! memcomparable bytes ([`key`]), so that comparing two encoded keys with `memcmp` gives the
 //! typed PostgreSQL order.
 //!
+//! [`keyset`] is the duplicate-key set of csvcheck and csvload `--check-records`.
+//!
 //! pksort sorts, merges and checks with these keys; csvsplit records each shard's first and
 //! last key and whether the shards are sorted and non-overlapping.
 
 pub mod key;
+pub mod keyset;
 pub mod spec;
 
 pub use key::{BadValue, KeyType, encode};

@@ -981,3 +981,178 @@ fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(state("two"), "0,0,6");
 }
+
+/// A pgdump2csv manifest of `public.NAME` (file NAME.csv) with `columns` (name, type) and
+/// the primary key `pk`.
+fn keyed_manifest(
+    dir: &Path,
+    name: &str,
+    columns: &[(&str, &str)],
+    pk: &[&str],
+    rows: u64,
+) -> PathBuf {
+    let cols: Vec<_> = columns
+        .iter()
+        .map(|(n, t)| serde_json::json!({"name": n, "type": t, "not_null": false}))
+        .collect();
+    let j = serde_json::json!({
+        "format": "dumpshard-manifest", "version": 1,
+        "tables": [{
+            "schema": "public", "name": name, "file": format!("{name}.csv"),
+            "columns": cols, "primary_key": pk,
+            "rows": rows, "bytes": 0, "header": false, "null": "",
+        }]
+    });
+    let p = dir.join(format!("{name}.json"));
+    std::fs::write(&p, j.to_string()).unwrap();
+    p
+}
+
+/// Records of a CSV (newlines outside quotes).
+fn records(csv: &str) -> u64 {
+    let mut quoted = false;
+    let mut n = 0;
+    for b in csv.bytes() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Issue 36 (the check where the load reads): `--check-records` refuses, before anything
+/// commits, what csvcheck refuses and COPY reads its own way (`1,"ab"c` is `abc` to it) or
+/// a duplicate primary key the table has no index for yet (`--build-indexes` builds it
+/// later), on the binary COPY path and on COPY text (a column without a binary encoder),
+/// named by the file's line and record. Without the option the same files load: what the
+/// option adds. A value only the server reads (` 7` for an integer) sends the file again as
+/// text, whose records are not duplicates of themselves; a clean file loads as before.
+#[test]
+fn check_records_refuses_form_and_duplicate_keys_before_any_commit() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("cr");
+    pg.psql(
+        "cr",
+        "CREATE TABLE b (id numeric, v text); CREATE TABLE x (id int, a inet)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let rows = |n: u64, f: &dyn Fn(u64) -> String| (1..=n).map(f).collect::<String>();
+    let count = |t: &str| {
+        pg.psql("cr", &format!("SELECT count(*) FROM {t}"))
+            .trim()
+            .to_string()
+    };
+    let load = |m: &Path, t: &str, check: bool| {
+        let mut args = vec!["-m", m.to_str().unwrap(), "-t", t, "-j", "1", "-q"];
+        if check {
+            args.push("--check-records");
+        }
+        args.push("dbname=cr");
+        csvload(&pg, &args)
+    };
+    // (table, columns, CSV, what --check-records says, whether COPY alone takes the file)
+    let good_b = |i: u64| format!("{i},\"v {i}, \"\"quoted\"\"\nsecond line\"\n");
+    let good_x = |i: u64| format!("{i},10.0.0.{}\n", i % 250);
+    let b_cols = vec![("id", "numeric"), ("v", "text")];
+    let x_cols = vec![("id", "integer"), ("a", "inet")];
+    let cases: Vec<(&str, &[(&str, &str)], String, &[&str], bool)> = vec![
+        (
+            "b",
+            &b_cols,
+            format!(
+                "{}7,\"ab\"c\n{}",
+                rows(6, &good_b),
+                rows(3, &|i| good_b(i + 100))
+            ),
+            &[
+                "b.csv:13: (record 7, byte 192) table public.b: record refused (--check-records): \
+              text after the closing quote of a field at byte 6 of the record",
+            ],
+            true,
+        ),
+        (
+            "b",
+            &b_cols,
+            format!("{}\"5.0\",dup\n", rows(300, &good_b)),
+            &[
+                "b.csv:601: (record 301, byte 10584)",
+                "table public.b: record refused (--check-records): duplicate key (id) = (5.0), \
+                 first seen in record 5\n",
+            ],
+            true,
+        ),
+        (
+            "x",
+            &x_cols,
+            format!("{}9,10.0.0.1,extra\n", rows(8, &good_x)),
+            &[
+                "x.csv:9: (record 9, byte 88) table public.x: record refused (--check-records): \
+              3 fields, expected 2",
+            ],
+            false,
+        ),
+        (
+            "x",
+            &x_cols,
+            format!("{}0004,10.1.1.1\n", rows(8, &good_x)),
+            &[
+                "x.csv:9: (record 9, byte 88) table public.x: record refused (--check-records): \
+              duplicate key (id) = (0004), first seen in record 4",
+            ],
+            true,
+        ),
+    ];
+    for (t, cols, csv, says, server_takes) in &cases {
+        let m = keyed_manifest(dir.path(), t, cols, &["id"], records(csv));
+        std::fs::write(dir.path().join(format!("{t}.csv")), csv).unwrap();
+        let out = load(&m, t, true);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{t}: {err}");
+        for w in *says {
+            assert!(err.contains(w), "{t}: wanted {w:?} in:\n{err}");
+        }
+        assert_eq!(count(t), "0", "{t}: committed: {err}");
+        // Without the option COPY takes the file whole, or refuses it in its own words.
+        let out = load(&m, t, false);
+        assert_eq!(
+            out.status.success(),
+            *server_takes,
+            "{t}: {}",
+            text(&out.stderr)
+        );
+        pg.psql(
+            "cr",
+            &format!("TRUNCATE {t}; DELETE FROM dumpshard.load_journal"),
+        );
+    }
+    // ` 7`: binary COPY leaves it to the text input; the records already sent go again.
+    let spaced = rows(400, &|i| {
+        if i == 200 {
+            "\" 200\",x\n".to_string()
+        } else {
+            format!("{i},x\n")
+        }
+    });
+    for (t, csv) in [
+        ("b", spaced),
+        ("b", rows(5000, &good_b)),
+        ("x", rows(500, &good_x)),
+    ] {
+        let n = csv
+            .lines()
+            .filter(|l| !l.starts_with("second line"))
+            .count() as u64;
+        let cols = if t == "b" { &b_cols } else { &x_cols };
+        let m = keyed_manifest(dir.path(), t, cols, &["id"], n);
+        std::fs::write(dir.path().join(format!("{t}.csv")), &csv).unwrap();
+        let out = load(&m, t, true);
+        assert!(out.status.success(), "{t}: {}", text(&out.stderr));
+        assert_eq!(count(t), n.to_string());
+        pg.psql(
+            "cr",
+            &format!("TRUNCATE {t}; DELETE FROM dumpshard.load_journal"),
+        );
+    }
+}

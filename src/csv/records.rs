@@ -1313,6 +1313,21 @@ impl std::fmt::Display for Malformed {
     }
 }
 
+impl Malformed {
+    /// What is wrong, with where in the record: csvcheck's words, and csvload
+    /// `--check-records`'s.
+    pub fn words(self) -> String {
+        match self {
+            Malformed::Unterminated => {
+                "unterminated quoted field: the input ends inside quotes".to_string()
+            }
+            Malformed::BareQuote(at) | Malformed::TextAfterQuote(at) => {
+                format!("{self} at byte {at} of the record")
+            }
+        }
+    }
+}
+
 /// Strips the record terminator (`\n` or `\r\n`) from a raw record.
 #[inline]
 pub fn strip_terminator(rec: &[u8]) -> &[u8] {

@@ -166,16 +166,36 @@ pub fn push_value(t: BinType, v: &[u8], out: &mut Vec<u8>) -> bool {
     true
 }
 
+/// Why [`csv_to_binary`] stopped (then `out` holds a part, which the caller drops).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A record outside what this reader takes: the records go as COPY text, where the
+    /// server reads them by its own rules.
+    Text,
+    /// With a `check`: record `.0` (counted from 0 in `records`) is refused for its form, or
+    /// by the check, in these words.
+    Refused(usize, String),
+}
+
+/// What is checked of each record by [`csv_to_binary`] with a `check` (csvload
+/// `--check-records`): called with the record's index, the record and its fields once they
+/// are split and counted; an `Err` refuses the record.
+pub type RecordCheck<'c> = dyn FnMut(usize, &[u8], &[Field]) -> Result<(), String> + 'c;
+
 /// Appends `records` (raw CSV records, each with its line end; the last may lack it) as
 /// binary COPY tuples of one field per entry of `types`, reading NULL as the unquoted field
-/// `null`. `false` when a record is outside what this reader takes (then `out` holds a part,
-/// which the caller drops, and the records go as text): a field count other than
-/// `types.len()`, a value outside its encoder's form, a quoting mistake (the strict split's
-/// errors), a carriage return outside quotes (a `\r\n` line end among them), a record
-/// starting `\.` (COPY's end-of-data line). Fields come from the toolkit's record scanner
-/// ([`split_fields_fast`], RFC 4180 strict, which is how COPY's CSV mode reads a record
-/// without quoting mistakes); a quoted field is never NULL, so the values are the ones the
-/// text would give.
+/// `null`. [`Stop::Text`] when a record is outside what this reader takes: a field count
+/// other than `types.len()`, a value outside its encoder's form, a quoting mistake (the
+/// strict split's errors), a carriage return outside quotes (a `\r\n` line end among them),
+/// a record starting `\.` (COPY's end-of-data line). Fields come from the toolkit's record
+/// scanner ([`split_fields_fast`], RFC 4180 strict, which is how COPY's CSV mode reads a
+/// record without quoting mistakes); a quoted field is never NULL, so the values are the
+/// ones the text would give.
+///
+/// With a `check`, the mistakes of form are refused instead ([`Stop::Refused`], in
+/// csvcheck's words): a quoting mistake, another field count, a carriage return inside an
+/// unquoted field, a line `\.` alone; a value outside the encoders' forms and a `\r\n` line
+/// end still go as text; and `check` is asked about every record that splits.
 pub fn csv_to_binary<'a>(
     records: impl IntoIterator<Item = &'a [u8]>,
     null: &[u8],
@@ -183,17 +203,42 @@ pub fn csv_to_binary<'a>(
     out: &mut Vec<u8>,
     fields: &mut Vec<Field>,
     scratch: &mut Vec<u8>,
-) -> bool {
+    mut check: Option<&mut RecordCheck>,
+) -> Result<(), Stop> {
     let Ok(n) = i16::try_from(types.len()) else {
-        return false;
+        return Err(Stop::Text);
     };
-    for rec in records {
-        let body = rec.strip_suffix(b"\n").unwrap_or(rec);
-        if body.ends_with(b"\r") || body.starts_with(b"\\.") {
-            return false;
+    let strict = check.is_some();
+    // Refused when checking, text otherwise.
+    let refuse = |k: usize, why: String| {
+        if strict {
+            Stop::Refused(k, why)
+        } else {
+            Stop::Text
         }
-        if split_fields_fast(body, body, fields).is_err() || fields.len() != types.len() {
-            return false;
+    };
+    for (k, rec) in records.into_iter().enumerate() {
+        let body = rec.strip_suffix(b"\n").unwrap_or(rec);
+        if body == b"\\." {
+            return Err(refuse(
+                k,
+                "unquoted \\. line: PostgreSQL's COPY takes it as the end of data".into(),
+            ));
+        }
+        if body.ends_with(b"\r") || body.starts_with(b"\\.") {
+            return Err(Stop::Text);
+        }
+        if let Err(m) = split_fields_fast(body, body, fields) {
+            return Err(refuse(k, m.words()));
+        }
+        if fields.len() != types.len() {
+            return Err(refuse(
+                k,
+                format!("{} fields, expected {}", fields.len(), types.len()),
+            ));
+        }
+        if let Some(c) = check.as_mut() {
+            c(k, rec, fields).map_err(|why| Stop::Refused(k, why))?;
         }
         // An unquoted CR is refused by COPY's CSV mode; a quoted one is data.
         let cr = memchr::memchr(b'\r', body).is_some();
@@ -204,7 +249,7 @@ pub fn csv_to_binary<'a>(
             } else {
                 let v = f.raw(body);
                 if cr && memchr::memchr(b'\r', v).is_some() {
-                    return false;
+                    return Err(refuse(k, "carriage return in an unquoted field".into()));
                 }
                 if v == null {
                     push_null(out);
@@ -214,11 +259,11 @@ pub fn csv_to_binary<'a>(
                 }
             };
             if !ok {
-                return false;
+                return Err(Stop::Text);
             }
         }
     }
-    true
+    Ok(())
 }
 
 /// `-?D+[.D+][e[+-]D+]`, the form float8out prints (shortest exact digits since PostgreSQL
@@ -422,8 +467,10 @@ mod tests {
                 &mut out,
                 &mut fields,
                 &mut scratch,
+                None,
             )
-            .then_some(out)
+            .ok()
+            .map(|()| out)
         };
         let int = |n: i32| [&4i32.to_be_bytes()[..], &n.to_be_bytes()].concat();
         let text = |v: &str| [&(v.len() as i32).to_be_bytes()[..], v.as_bytes()].concat();

@@ -5,7 +5,7 @@ use super::config::Config;
 use crate::csv::records::{Chunk, Field, Malformed, split_fields_fast, strip_terminator};
 use crate::keys::{self, KeyType};
 use crate::pg::types::{PgType, excerpt};
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 /// The checks, in report order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -201,15 +201,6 @@ pub(super) fn exact_key_widths(cols: &[KeyCol], types: &[PgType]) -> Option<Vec<
     (total <= 16).then_some(w)
 }
 
-pub(super) fn hash128(k: &[u8]) -> u128 {
-    let mut a = std::collections::hash_map::DefaultHasher::new();
-    k.hash(&mut a);
-    let mut b = std::collections::hash_map::DefaultHasher::new();
-    0x9E37_79B9_7F4A_7C15u64.hash(&mut b);
-    k.hash(&mut b);
-    ((a.finish() as u128) << 64) | b.finish() as u128
-}
-
 pub(super) fn record_excerpt(rec: &[u8]) -> String {
     excerpt(strip_terminator(rec))
 }
@@ -301,16 +292,8 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
                 Malformed::TextAfterQuote(_) => Check::TextAfterQuote,
                 Malformed::Unterminated => Check::UnterminatedQuote,
             };
-            let msg = match m {
-                Malformed::Unterminated => {
-                    "unterminated quoted field: the input ends inside quotes".to_string()
-                }
-                Malformed::BareQuote(at) | Malformed::TextAfterQuote(at) => {
-                    format!("{m} at byte {at} of the record")
-                }
-            };
             out.problems
-                .push(problem(i, check, None, msg, record_excerpt(rec)));
+                .push(problem(i, check, None, m.words(), record_excerpt(rec)));
             continue;
         }
         if fields.len() != ctx.width {
@@ -443,7 +426,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
             let k = if ctx.exact_widths.is_some() {
                 keybuf.iter().fold(0u128, |a, &b| (a << 8) | b as u128)
             } else {
-                hash128(&keybuf)
+                crate::keys::keyset::hash128(&keybuf)
             };
             out.hashes.push((i, k));
         }

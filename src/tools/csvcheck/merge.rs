@@ -3,12 +3,12 @@
 
 use super::check::{Check, Checked, Problem, key_excerpt, locate, problem};
 use super::config::Config;
-use super::keyset::KeySet;
 use super::report::{CheckStat, Example, FileStat, Tally};
 use crate::csv::csvout;
 use crate::csv::records::{Chunk, split_fields};
 use crate::io::error::{Error, Result};
 use crate::io::output::Sink;
+use crate::keys::keyset::KeySet;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 

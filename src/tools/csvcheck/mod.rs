@@ -21,17 +21,16 @@ use std::path::PathBuf;
 mod args;
 mod check;
 mod config;
-mod keyset;
 mod merge;
 mod report;
 mod schema;
 
+use crate::keys::keyset::{BYTES_PER_KEY, KeySet};
 pub use args::Args;
 use args::resolve_column;
 pub use check::Check;
 use check::{Checked, Ctx, check_chunk, exact_key_widths, key_col};
 pub use config::{Column, Config};
-use keyset::{BYTES_PER_KEY, KeySet};
 use merge::{Merger, merge_batch, put, stopped_early};
 use report::{FileStat, finish};
 pub use schema::parse_columns;

@@ -120,6 +120,20 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "verify_only")]
     pub commit_gate: Option<PathBuf>,
 
+    /// Refuse (exit 1, its transaction rolled back) a record csvcheck refuses for its form (a
+    /// quoting mistake, another number of fields than the table's columns, a carriage return
+    /// outside quotes, a blank line, a line `\.`, a line end other than the file's first
+    /// record's), which COPY would read its own way or not at all, and a record whose primary
+    /// key (from a pgdump2csv manifest, compared as pksort compares it: 1.5 = 1.50) an earlier
+    /// record of the table had in this run, before its transaction commits. The values'
+    /// types are left to the server's input functions, which refuse what they do not take. Of
+    /// a table loaded in one transaction (one file, no --batch-rows) nothing is committed
+    /// unless all of it passes: examples/migrate.mk loads such tables this way instead of
+    /// checking them with csvcheck beside the load. Keys past 1 GiB of memory (about 16
+    /// million) are not looked for, with a note; nor are keys an earlier run committed.
+    #[arg(long, conflicts_with = "verify_only")]
+    pub check_records: bool,
+
     /// When the server refuses a row, load the other tables to the end (default: every job
     /// stops after its current batch).
     #[arg(long)]

@@ -17,6 +17,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 mod batch;
+pub mod check;
 
 use batch::load_once;
 
@@ -50,6 +51,8 @@ pub struct Opts<'a> {
     pub quiet: bool,
     /// `--commit-gate`: every COMMIT waits for this file and commits only if it holds `0`.
     pub gate: Option<&'a Path>,
+    /// `--check-records`: the tables' keys seen so far.
+    pub check: Option<&'a check::Keys>,
 }
 
 /// How often a COMMIT held by `--commit-gate` looks at the gate file.

@@ -190,7 +190,12 @@ pub fn run(a: Args) -> Result<()> {
     }
     if refused > 0 {
         return Err(Error::Found(format!(
-            "{refused} file(s) had rows the server refused; fix them and rerun the same command"
+            "{refused} file(s) had rows the server{} refused; fix them and rerun the same command",
+            if a.check_records {
+                " or --check-records"
+            } else {
+                ""
+            }
         )));
     }
     if let Some(p) = &a.build_indexes {
@@ -501,6 +506,9 @@ fn load_all(
     let refused = AtomicU64::new(0);
     let fatal: Mutex<Option<Error>> = Mutex::new(None);
     let jobs = (a.jobs as usize).min(plan.files.len()).min(MAX_JOBS);
+    let keys = a
+        .check_records
+        .then(|| load::check::Keys::new(plan.tables.len()));
     let stop = |table: usize| {
         stop_all.load(Ordering::SeqCst) || failed_tables.lock().map(|f| f[table]).unwrap_or(true)
     };
@@ -530,6 +538,7 @@ fn load_all(
                     retries: a.retries,
                     quiet: a.quiet,
                     gate: a.commit_gate.as_deref(),
+                    check: keys.as_ref(),
                 };
                 loop {
                     let Some(fi) = queue.lock().unwrap().pop_front() else {

@@ -2,6 +2,7 @@
 //! COPY options each file needs and the row counts verification expects.
 
 use crate::io::error::{Error, Result};
+use crate::keys::KeyType;
 use crate::manifest::{self, Manifest};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -130,6 +131,28 @@ impl Barrier {
     }
 }
 
+/// A pgdump2csv manifest table's primary key for [`TablePlan::key`]: each column's index in
+/// the CSV and its key order (pksort's and csvcheck's, by the manifest's type; bytewise for
+/// a type with none, which finds fewer duplicates, never a false one). Empty when a key
+/// column is not among the CSV's columns.
+fn primary_key(t: &manifest::Table) -> Vec<(usize, KeyType)> {
+    let names = t.column_names();
+    let catalog = crate::pg::types::Catalog::default();
+    t.primary_key
+        .iter()
+        .map(|k| {
+            let i = names.iter().position(|n| n == k)?;
+            let ty = t.columns[i]
+                .type_name
+                .as_deref()
+                .map(|n| crate::pg::types::parse_type(n, &catalog))
+                .and_then(|ty| KeyType::from_pg_type(&ty));
+            Some((i, ty.unwrap_or(KeyType::Text)))
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
+}
+
 /// One target table.
 #[derive(Debug, Clone)]
 pub struct TablePlan {
@@ -151,6 +174,9 @@ pub struct TablePlan {
     /// The `-t` that named the table (a csvsplit manifest that does not name it), as given,
     /// for the hint to quote a name whose capitals it folded.
     pub given: Option<String>,
+    /// The primary key from a pgdump2csv manifest: each column's index in the CSV and how
+    /// its values compare (`--check-records` refuses a key seen before); empty otherwise.
+    pub key: Vec<(usize, KeyType)>,
 }
 
 /// `schema.name` with each part quoted where SQL needs it, for messages: the parts of
@@ -466,6 +492,7 @@ impl Plan {
                             expected_rows: 0,
                             key_range: None,
                             given: None,
+                            key: primary_key(&t),
                         });
                         plan.tables[idx].key_range = None;
                         plan.tables[idx].expected_rows += t.rows;
@@ -528,6 +555,7 @@ impl Plan {
                         expected_rows: 0,
                         key_range: m.key_range(),
                         given,
+                        key: Vec::new(),
                     });
                     if idx != fresh {
                         // Several manifests feed the table: their ranges are not combined.
@@ -677,6 +705,7 @@ mod tests {
                 expected_rows: 0,
                 key_range: None,
                 given: None,
+                key: vec![],
             });
             for k in 0..4 {
                 p.files

@@ -371,6 +371,7 @@ mod tests {
             expected_rows: 0,
             key_range: None,
             given: None,
+            key: Vec::new(),
         }
     }
 

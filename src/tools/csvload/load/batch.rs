@@ -3,10 +3,11 @@
 //! with its journal row; a row the server refuses is named by the file's own line, record
 //! and byte.
 
+use super::check::Checker;
 use super::{
     COMMITTED_BATCHES, COMMITTED_ROWS, Fail, Opts, Outcome, pg_fail, pg_fail_ref, retryable,
 };
-use crate::csv::records::{Chunk, ChunkReader};
+use crate::csv::records::{Chunk, ChunkReader, Field};
 use crate::io::error::{Error, IoContext, Pos, Result};
 use crate::io::input;
 use crate::pg::types::binary::{self, BinType};
@@ -420,6 +421,29 @@ pub(super) fn load_once(
     };
     let mut rewritten = Vec::new();
     let (mut fields, mut scratch) = (Vec::new(), Vec::new());
+    // --check-records: this file's records checked as they go (`check.rs`).
+    let file_no = plan
+        .files
+        .iter()
+        .position(|f| std::ptr::eq(f, job))
+        .unwrap_or(0);
+    let file_name = |i: u64| {
+        plan.files
+            .get(i as usize)
+            .map_or_else(String::new, |f| crate::io::names::display_path(&f.path))
+    };
+    let mut checker = o.check.map(|keys| {
+        Checker::new(
+            keys,
+            job.table,
+            &t.key,
+            &t.columns,
+            t.null.as_bytes(),
+            t.columns.len(),
+            file_no,
+            &file_name,
+        )
+    });
     let ins = format!(
         "INSERT INTO {} (table_name, file, file_size, checksum, byte_start, byte_end, \
          batch_xxh64, first_record, records, next_line, last) \
@@ -467,17 +491,49 @@ pub(super) fn load_once(
                 let from = c.range(*i).start;
                 let to = c.ends[*i + take as usize - 1];
                 let slice = &c.data[from..to];
+                let i0 = *i;
+                let refused = |k: usize, why: String| BatchErr::Refused(c.pos(i0 + k, &name), why);
+                if let Some(ch) = checker.as_mut() {
+                    ch.base = c.first_record + i0 as u64;
+                    // Binary COPY checks each record's form as it splits it, below.
+                    if bin.is_none() {
+                        for k in 0..take as usize {
+                            ch.form(k, c.record(i0 + k))
+                                .map_err(|why| refused(k, why))?;
+                        }
+                    }
+                }
                 let send = if let Some(types) = &bin {
                     rewritten.clear();
-                    if !binary::csv_to_binary(
-                        (*i..*i + take as usize).map(|k| c.record(k)),
-                        t.null.as_bytes(),
-                        types,
-                        &mut rewritten,
-                        &mut fields,
-                        &mut scratch,
-                    ) {
-                        return Err(BatchErr::AsText);
+                    let records = (i0..i0 + take as usize).map(|k| c.record(k));
+                    let null = t.null.as_bytes();
+                    let done = match checker.as_mut() {
+                        Some(ch) => {
+                            let mut each = |k: usize, r: &[u8], f: &[Field]| ch.record(k, r, f);
+                            binary::csv_to_binary(
+                                records,
+                                null,
+                                types,
+                                &mut rewritten,
+                                &mut fields,
+                                &mut scratch,
+                                Some(&mut each),
+                            )
+                        }
+                        None => binary::csv_to_binary(
+                            records,
+                            null,
+                            types,
+                            &mut rewritten,
+                            &mut fields,
+                            &mut scratch,
+                            None,
+                        ),
+                    };
+                    match done {
+                        Ok(()) => {}
+                        Err(binary::Stop::Text) => return Err(BatchErr::AsText),
+                        Err(binary::Stop::Refused(k, why)) => return Err(refused(k, why)),
                     }
                     &rewritten[..]
                 } else if text {
@@ -501,6 +557,11 @@ pub(super) fn load_once(
                 } else {
                     slice
                 };
+                // The keys go into the table's set once their records' form passed.
+                if let Some(ch) = checker.as_mut() {
+                    ch.keys(|k| c.record(i0 + k))
+                        .map_err(|(k, why)| refused(k, why))?;
+                }
                 // In pieces, so the --io-timeout measures a stall, not a slow server.
                 for piece in send.chunks(64 << 10) {
                     net(|| w.write_all(piece)).map_err(BatchErr::Io)?;
@@ -531,6 +592,12 @@ pub(super) fn load_once(
             drop(tx);
             let pe = match e {
                 BatchErr::AsText => return Err(Fail::AsText),
+                BatchErr::Refused(at, why) => {
+                    return Ok(Outcome::Refused(
+                        format!("{at} table {tname}: record refused (--check-records): {why}"),
+                        *loaded,
+                    ));
+                }
                 BatchErr::Other(e) => return Err(e.into()),
                 BatchErr::Io(e) => match io_pg(&e) {
                     Some(pe) if pe.as_db_error().is_some() && !retryable(pe) => {
@@ -654,6 +721,8 @@ enum BatchErr {
     Other(Error),
     /// A value outside the binary encoders' forms (the COPY is aborted, the batch rolled back).
     AsText,
+    /// `--check-records` refused the record here, in these words (the batch rolled back).
+    Refused(Pos, String),
 }
 
 /// The binary encoders of `t`'s COPY columns, by the target's own column types (binary data

@@ -1,35 +1,50 @@
-//! The duplicate-key set: 128-bit key hashes with the record each was first seen in, in open
+//! The duplicate-key set (csvcheck, csvload --check-records): 128-bit key hashes with the record each was first seen in, in open
 //! addressing with bounded memory per key.
 
 /// Memory per key in the duplicate set: 24-byte slots at most 80% full, and the old table
 /// alive while it grows.
-pub(super) const BYTES_PER_KEY: u64 = 64;
+pub const BYTES_PER_KEY: u64 = 64;
+
+/// A 128-bit hash of an encoded key (two SipHash runs with different seeds), for the set
+/// when the key does not fit its 16 bytes as it is: two different keys share it with a
+/// probability of about 2^-128 per pair.
+pub fn hash128(k: &[u8]) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    k.hash(&mut a);
+    let mut b = std::collections::hash_map::DefaultHasher::new();
+    0x9E37_79B9_7F4A_7C15u64.hash(&mut b);
+    k.hash(&mut b);
+    ((a.finish() as u128) << 64) | b.finish() as u128
+}
 
 /// The duplicate-key set: open addressing with linear probing over 24-byte slots
 /// (key, key, first record). Capacity is any size (multiply-shift picks the home slot), so
 /// a table sized from the file size wastes no power-of-two slack; fewer pages touched and
 /// consecutive probes in one cache line keep the sequential merge short.
 #[derive(Default)]
-pub(super) struct KeySet {
+pub struct KeySet {
     /// `[key low, key high, record]`; record 0 marks an empty slot (records count from 1).
-    pub(super) slots: Vec<[u64; 3]>,
-    pub(super) len: usize,
+    slots: Vec<[u64; 3]>,
+    len: usize,
 }
 
 impl KeySet {
-    pub(super) fn len(&self) -> usize {
+    /// The keys in the set.
+    pub fn len(&self) -> usize {
         self.len
     }
 
     /// Makes room for `n` keys without growing.
-    pub(super) fn reserve(&mut self, n: usize) {
+    pub fn reserve(&mut self, n: usize) {
         let want = n + n / 4 + 16;
         if want > self.slots.len() {
             self.rebuild(want);
         }
     }
 
-    pub(super) fn rebuild(&mut self, cap: usize) {
+    /// A table of `cap` slots holding the keys so far.
+    fn rebuild(&mut self, cap: usize) {
         let mut slots = vec![[0u64; 3]; cap];
         // The zeroed table comes from calloc as untouched pages. Its first access is often a
         // read (a probe), which maps the shared zero page; the insert's write then faults
@@ -66,7 +81,7 @@ impl KeySet {
     /// misses; the merge prefetches the slots of keys some inserts ahead so the misses
     /// overlap instead of stalling one after another. A hint only: it changes no result.
     #[inline]
-    pub(super) fn prefetch(&self, key: u128) {
+    pub fn prefetch(&self, key: u128) {
         #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
             let p = self.slots.as_ptr().wrapping_add(self.home(key));
@@ -84,7 +99,7 @@ impl KeySet {
 
     /// Inserts `key` first seen in record `rec`, or returns the record that had it first.
     #[inline]
-    pub(super) fn insert(&mut self, key: u128, rec: u64) -> Option<u64> {
+    pub fn insert(&mut self, key: u128, rec: u64) -> Option<u64> {
         if (self.len + 1) * 5 > self.slots.len() * 4 {
             self.rebuild((self.slots.len() * 2).max(1024));
         }
