@@ -14,7 +14,9 @@
 #                parts side by side, while the check runs beside the load (one recipe): every
 #                COMMIT waits for the check's exit status (csvload --commit-gate), so the
 #                rows stream into the server from the start, as pg_restore -j's do, and
-#                nothing of a table is committed unless its check passed. A COPY into a PostgreSQL heap
+#                nothing of a table is committed unless its check passed; a table loaded in
+#                one transaction is checked by its load (csvload --check-records), and by
+#                csvcheck only when the load refused records. A COPY into a PostgreSQL heap
 #                table gains nothing from sorted input (rows go where there is room; the
 #                indexes are built after the load, sorting on their own), so
 #                there is no pksort. A CSV of SPLIT_MIN or more that would load alone
@@ -100,6 +102,9 @@
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
+#   CHECK_IN_LOAD  postgresql: 1 (default) checks a table loaded in one transaction by its
+#                load (csvload --check-records; the values' types by the server's input, as
+#                pg_restore's); empty runs csvcheck beside every load (its type rules too)
 #   VERIFY       count (default): every table's row count against the manifest; content:
 #                also every value (csvload --verify content: a digest of the CSV files
 #                against the target read back; a full read of both, see docs/csvload.md)
@@ -150,6 +155,7 @@ SCHEMA_FLAGS := --target-kind $(TARGET_KIND) --report '$(OUT)/schema-report.html
     $(if $(filter yugabytedb,$(TARGET_KIND)),--yb-sharding $(YB_SHARDING)) \
     $(if $(filter 1,$(NO_OWNER)),-O) $(if $(filter 1,$(NO_PRIVILEGES)),-x)
 CHECK_FLAGS ?=
+CHECK_IN_LOAD ?= 1
 SORT_FLAGS ?=
 SPLIT_FLAGS ?=
 LOAD_FLAGS ?=
@@ -477,10 +483,16 @@ ifeq ($(TARGET_KIND),postgresql)
 # checked again. One recipe, not two targets: a load waiting for a check must not hold a
 # make job slot the check needs. Interrupted (Ctrl-C), the recipe kills the check it started
 # (a command started with & ignores SIGINT, and would go on writing bad/ after make ended).
+# A table loaded in one transaction (one file on one connection, no CHECK_FLAGS, no
+# BATCH_ROWS; CHECK_IN_LOAD=1, the default) is checked by its load instead (csvload --check-records: the records' form as
+# csvcheck checks it, and duplicate primary keys, before the COMMIT; the values' types by
+# the server's own input functions, as pg_restore's are), so its CSV is read and parsed once,
+# not twice (issue 36: the check's CPU was the migration's gap to pg_restore); when the load
+# is refused, nothing of it committed, csvcheck then lists the table's bad records in bad/.
 $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	$(Q)mkdir -p '$(OUT)/bad'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
-	c='$(S)/$(1).checked' && g='$(S)/$(1).gate' && err='$(S)/$(1).load.err' && \
+	c='$(S)/$(1).checked' && g='$(S)/$(1).gate' && err='$(S)/$(1).load.err' && inload= && \
 	m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
 	rm -f "$$$$g" "$$$$g.new" && \
 	if [ -e "$$$$c" ] && [ "$$$$c" -nt "$$$$in" ] && ! [ '$(S)/check.opts' -nt "$$$$c" ]; then \
@@ -489,6 +501,9 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	    rm -f "$$$$c" && echo "migrate.mk: $$$$T: checking (its CSV changed since the conversion)" && \
 	    $$(call run_check,$(1)); $$(call check_verdict,$(1)) && \
 	    $$(call manifest_follows,$(1)) && touch "$$$$c" && echo 0 > "$$$$g"; \
+	elif $(if $(filter 1,$(CHECK_IN_LOAD)),$(if $(strip $(CHECK_FLAGS)$(BATCH)),false,true),false) && [ "$$$$m" = '$(M)' ] && \
+	    [ "$$$$(cat '$(S)/$(1).jobs' 2>/dev/null)" = 1 ]; then \
+	    rm -f "$$$$c" "$$$$rep" && inload=1; \
 	else \
 	    rm -f "$$$$c" && { trap 'kill $$$$p 2>/dev/null; exit 143' TERM; \
 	    $$(call run_check,$(1),bg); { echo "$$$$st" > "$$$$g.new" && mv -f "$$$$g.new" "$$$$g"; } || { \
@@ -498,17 +513,26 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	if [ -e '$(S)/$(1).loading' ]; then resumed=1; \
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
 	elif [ -e "$$$$c" ]; then resumed=; echo "migrate.mk: $$$$T: loading"; \
+	elif [ -n "$$$$inload" ]; then resumed=; echo "migrate.mk: $$$$T: loading, its records checked as they load (nothing is committed unless all pass)"; \
 	else resumed=; echo "migrate.mk: $$$$T: checking and loading (nothing is committed unless the check passes)"; fi && \
 	: > '$(S)/$(1).loading' && st=0 && { j=$$$$(cat '$(S)/$(1).jobs' 2>/dev/null) || j=$(LOAD_JOBS); } && \
-	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" --commit-gate "$$$$g" \
+	if [ -n "$$$$inload" ]; then set -- --check-records; else set -- --commit-gate "$$$$g"; fi && \
+	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" "$$$$@" \
 	    -t "$$$$T" -j "$$$$j" $(BATCH) $(BUILD_INDEXES) $(LOAD_VERIFY) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
 	wait; \
-	lst=$$$$st; st=$$$$(cat "$$$$g" 2>/dev/null); [ -n "$$$$st" ] || { \
+	lst=$$$$st; \
+	if [ -n "$$$$inload" ]; then st=0; \
+	    if [ "$$$$lst" = 1 ] && grep -q 'record refused (--check-records)\|: row refused' "$$$$err"; then \
+	        echo "migrate.mk: $$$$T: records refused (its load rolled back: nothing of it is in the target); checking it to list them in $(OUT)/bad/" >&2; \
+	        $$(call run_check,$(1)); \
+	    fi; \
+	else st=$$$$(cat "$$$$g" 2>/dev/null); [ -n "$$$$st" ] || { \
 	    echo "migrate.mk: $$$$T: its check ended without an exit status in $$$$g (killed?): nothing of its load was committed; rerun the same command" >&2; \
-	    [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; exit 2; }; \
+	    [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; exit 2; }; fi; \
 	if [ "$$$$st" != 0 ]; then rm -f "$$$$err"; [ -n "$$$$resumed" ] || rm -f '$(S)/$(1).loading'; fi; \
 	$$(call check_verdict,$(1),; its load was rolled back: nothing of it is in the target); \
-	if [ ! -e "$$$$c" ]; then { $$(call manifest_follows,$(1)) && touch "$$$$c"; } || exit 2; fi; \
+	if [ ! -e "$$$$c" ] && { [ -z "$$$$inload" ] || [ "$$$$lst" = 0 ] || [ -e "$$$$rep" ]; }; then \
+	    { ! [ -e "$$$$rep" ] || { $$(call manifest_follows,$(1)); }; } && touch "$$$$c" || exit 2; fi; \
 	cat "$$$$err" >&2; st=$$$$lst; \
 	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
 	rm -f "$$$$err" "$$$$g" '$(S)/$(1).loading' && touch '$$@'

@@ -555,9 +555,11 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     );
     assert!(stdout.contains("public.customer"), "{stdout}");
     assert!(out.join(".stamps/verified").exists());
-    // Each table was checked beside its own load (issue 36: the load's commits wait for the
-    // check), and says so; its check's stamp and report are there. Failed before: the checks
-    // ran first, taking turns, each load after its table's check.
+    // A table loaded in parts was checked beside its own load (issue 36: the load's commits
+    // wait for the check), and says so; its check's stamp and report are there. Failed
+    // before: the checks ran first, taking turns, each load after its table's check. A table
+    // loaded in one transaction was checked by its load (csvload --check-records: no
+    // csvcheck, no report) and says that.
     let tables_mk = std::fs::read_to_string(out.join("tables.mk")).unwrap();
     let by_size: Vec<&str> = tables_mk
         .lines()
@@ -566,22 +568,36 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
         .split_whitespace()
         .collect();
     assert_eq!(by_size.first(), Some(&"public.texts"), "{tables_mk}");
+    let jobs = |out: &Path, t: &str| {
+        std::fs::read_to_string(out.join(format!(".stamps/{t}.jobs")))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let in_parts: Vec<&&str> = by_size.iter().filter(|t| jobs(&out, t) != "1").collect();
+    assert_eq!(in_parts.len(), 2, "{by_size:?}");
+    // (The lines name a table by its name, the stamps by its CSV's file name.)
+    let said = |w: &str| stdout.matches(&format!(": {w}\n")).count();
     assert_eq!(
-        stdout
-            .matches(": checking and loading (nothing is committed unless the check passes)\n")
-            .count(),
-        by_size.len(),
+        said("checking and loading (nothing is committed unless the check passes)"),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(
+        said("loading, its records checked as they load (nothing is committed unless all pass)"),
+        by_size.len() - 2,
         "{stdout}"
     );
     for t in &by_size {
+        let parts = in_parts.contains(&t);
         assert!(out.join(format!(".stamps/{t}.checked")).exists(), "{t}");
-        assert!(out.join(format!(".stamps/{t}.check.json")).exists(), "{t}");
+        assert_eq!(
+            out.join(format!(".stamps/{t}.check.json")).exists(),
+            parts,
+            "{t}"
+        );
         assert!(!out.join(format!(".stamps/{t}.gate")).exists(), "{t}");
     }
-    assert!(
-        stdout.contains("migrate.mk: public.texts: checking and loading"),
-        "{stdout}"
-    );
     let source = fingerprints(&pg, "source");
     assert_eq!(fingerprints(&pg, "target"), source, "the target differs");
     assert!(source.len() > 30, "{source:?}");
@@ -596,12 +612,6 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     // public.events_2024 (1.4 KiB, past SPLIT_MIN), as make -j4 loads other tables beside it
     // (below: LOAD_JOBS under -j1), nor public.Order (71 bytes). Under csvload's smallest
     // part these small CSVs still load whole, each from pgdump2csv's CSV.
-    let jobs = |out: &Path, t: &str| {
-        std::fs::read_to_string(out.join(format!(".stamps/{t}.jobs")))
-            .unwrap()
-            .trim()
-            .to_string()
-    };
     for (t, j) in [
         ("public.texts", "3"),
         ("public.customer", "3"),
@@ -1038,7 +1048,9 @@ fn late_check() -> Option<LateCheck> {
     let release = tmp.path().join("release-the-check");
     let bin = bin_with_late_failing_check(tmp.path(), &release);
     let out = tmp.path().join("out");
-    let vars = sample_vars(&out, "dbname=shop");
+    let mut vars = sample_vars(&out, "dbname=shop");
+    // csvcheck beside every load, not the load's own check of a table in one transaction.
+    vars.push(var("CHECK_IN_LOAD", ""));
     Some((pg, tmp, release, bin, out, vars))
 }
 
@@ -1317,6 +1329,84 @@ fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
     assert!(out.join(".stamps/verified").exists());
 }
 
+/// Issue 36 (the check where the load reads): a table loaded in one transaction is checked
+/// by its load (csvload --check-records). A duplicate key in a CSV as converted (not edited
+/// since, so not checked first) is refused by the load, nothing of the table committed, and
+/// csvcheck then lists it in bad/ as the check beside the load did; fixed in the CSV, the
+/// same command loads and verifies it.
+#[test]
+fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("shop");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vars = sample_vars(&out, "dbname=shop");
+    let mut convert = vars.clone();
+    convert.push("convert".into());
+    must(make(Some(&pg), &convert), "make convert");
+    let lines = out.join("csv/shop.order_lines.csv");
+    // (100001, 2) becomes a second (100001, 1): same length, same record count, and the
+    // file's time left at the conversion's, as if the dump held it.
+    let converted = std::fs::metadata(out.join(".stamps/converted"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    edit_lines(&lines, |_, l| {
+        l.starts_with("100001,2,")
+            .then(|| Some(l.replacen("100001,2,", "100001,1,", 1)))
+    });
+    std::fs::File::options()
+        .write(true)
+        .open(&lines)
+        .unwrap()
+        .set_modified(converted)
+        .unwrap();
+
+    let bad = make(Some(&pg), &vars);
+    let err = text(&bad.stderr);
+    let said = format!("{}{err}", text(&bad.stdout));
+    assert!(!bad.status.success(), "{said}");
+    assert!(
+        said.contains("migrate.mk: shop.order_lines: loading, its records checked as they load"),
+        "{said}"
+    );
+    assert!(
+        err.contains(
+            "migrate.mk: shop.order_lines: records refused (its load rolled back: nothing of \
+             it is in the target); checking it to list them in"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("migrate.mk: shop.order_lines: bad records: they are in"),
+        "{err}"
+    );
+    let listed = std::fs::read_to_string(out.join("bad/shop.order_lines.csv")).unwrap();
+    assert!(listed.starts_with("100001,1,SKU-0066,"), "{listed}");
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "0"
+    );
+    assert!(!out.join(".stamps/post-data").exists());
+
+    edit_lines(&lines, |_, l| {
+        l.starts_with("100001,1,SKU-0066,")
+            .then(|| Some(l.replacen("100001,1,", "100001,2,", 1)))
+    });
+    let fixed = make(Some(&pg), &vars);
+    assert!(fixed.status.success(), "{}", text(&fixed.stderr));
+    assert_eq!(
+        pg.psql("shop", "SELECT count(*) FROM shop.order_lines")
+            .trim(),
+        "3750"
+    );
+    assert!(out.join(".stamps/verified").exists());
+}
+
 /// Issue 34 item 3: a dump whose owner role the target lacks stops at the schema with a line
 /// naming NO_OWNER=1; rerunning with it converts again (the conversion stamp ignored
 /// NO_OWNER, so the rerun failed the same way) and says why, and the target is verified.
@@ -1383,7 +1473,7 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
         assert!(l.chars().count() <= 200, "a long line: {l}");
     }
     assert!(
-        printed.contains("migrate.mk: shop.orders: checking"),
+        printed.contains("migrate.mk: shop.orders: loading, its records checked as they load"),
         "{printed}"
     );
 
