@@ -35,10 +35,11 @@
 # dump), SHAPE (a data shape of bench/gen_corpus.py, see bench/corpus.sh: its dump instead,
 # restored and dumped again by pg_dump; `all` is three tables), EXTRA ("content": also
 # migrate.mk VERIFY=content; "nocheck": also migrate.mk with csvcheck replaced by a stub that
-# passes every table unread, the floor that the check's cost stands above: a measurement,
-# never a way to run; "keyonly": also migrate.mk with a csvcheck that types only the primary
+# passes every table unread, beside every load (CHECK_IN_LOAD=, so no load checks its
+# records either), the floor that the check's cost stands above: a measurement, never a way
+# to run; "keyonly": also migrate.mk with a csvcheck that types only the primary
 # key's columns and reads every other column as text, the check of the key alone with the
-# types left to the server: a measurement too),
+# types left to the server, beside every load (CHECK_IN_LOAD=): a measurement too),
 # MK_VARS (more make variables for migrate.mk, e.g. 'SPLIT_MIN=1M LOAD_JOBS=4'), MK (the
 # makefile, default examples/migrate.mk), MK_ALT (another version of it, run as one more row
 # in every round: an A/B in one run),
@@ -137,10 +138,10 @@ for v in $VARIANTS; do
         row "migrate.mk -j2 VERIFY=content" "$v" "mkc$v" "$mk VERIFY=content OUT='$OUT/mkc$v' TARGET='dbname=mkc$v' > /dev/null" ;;
     esac
     case " $EXTRA " in *" nocheck "*)
-        row "migrate.mk -j2, no check" "$v" "mkn$v" "$mk BIN='$OUT/nocheck-bin' OUT='$OUT/mkn$v' TARGET='dbname=mkn$v' > /dev/null" ;;
+        row "migrate.mk -j2, no check" "$v" "mkn$v" "$mk BIN='$OUT/nocheck-bin' CHECK_IN_LOAD= OUT='$OUT/mkn$v' TARGET='dbname=mkn$v' > /dev/null" ;;
     esac
     case " $EXTRA " in *" keyonly "*)
-        row "migrate.mk -j2, key only" "$v" "mkk$v" "$mk BIN='$OUT/keyonly-bin' OUT='$OUT/mkk$v' TARGET='dbname=mkk$v' > /dev/null" ;;
+        row "migrate.mk -j2, key only" "$v" "mkk$v" "$mk BIN='$OUT/keyonly-bin' CHECK_IN_LOAD= OUT='$OUT/mkk$v' TARGET='dbname=mkk$v' > /dev/null" ;;
     esac
     row "pg_restore -j 2 (-Fc)" "$v" "pgr$v" "'$PGBIN/pg_restore' -j 2 -d pgr$v '$OUT/dump$v.dump'"
     row "psql -f (plain)" "$v" "psql$v" "$P -f '$OUT/dump$v.sql' psql$v > /dev/null"
