@@ -135,19 +135,30 @@ impl Barrier {
 /// the CSV and its key order (pksort's and csvcheck's, by the manifest's type; bytewise for
 /// a type with none, which finds fewer duplicates, never a false one). Empty when a key
 /// column is not among the CSV's columns.
-fn primary_key(t: &manifest::Table) -> Vec<(usize, KeyType)> {
+fn primary_key(t: &manifest::Table) -> Vec<KeyCol> {
     let names = t.column_names();
     let catalog = crate::pg::types::Catalog::default();
     t.primary_key
         .iter()
         .map(|k| {
             let i = names.iter().position(|n| n == k)?;
-            let ty = t.columns[i]
+            let pg = t.columns[i]
                 .type_name
                 .as_deref()
-                .map(|n| crate::pg::types::parse_type(n, &catalog))
-                .and_then(|ty| KeyType::from_pg_type(&ty));
-            Some((i, ty.unwrap_or(KeyType::Text)))
+                .map(|n| crate::pg::types::parse_type(n, &catalog));
+            let ty = pg.as_ref().and_then(KeyType::from_pg_type);
+            use crate::pg::types::PgType;
+            let int_bytes = match pg {
+                Some(PgType::Int2) => 2,
+                Some(PgType::Int4) => 4,
+                Some(PgType::Int8) => 8,
+                _ => 0,
+            };
+            Some(KeyCol {
+                col: i,
+                ty: ty.unwrap_or(KeyType::Text),
+                int_bytes,
+            })
         })
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default()
@@ -174,9 +185,20 @@ pub struct TablePlan {
     /// The `-t` that named the table (a csvsplit manifest that does not name it), as given,
     /// for the hint to quote a name whose capitals it folded.
     pub given: Option<String>,
-    /// The primary key from a pgdump2csv manifest: each column's index in the CSV and how
-    /// its values compare (`--check-records` refuses a key seen before); empty otherwise.
-    pub key: Vec<(usize, KeyType)>,
+    /// The primary key from a pgdump2csv manifest (`--check-records` refuses a key seen
+    /// before); empty otherwise.
+    pub key: Vec<KeyCol>,
+}
+
+/// A primary key column of a [`TablePlan`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyCol {
+    /// Its index in the CSV's records.
+    pub col: usize,
+    /// How its values compare (pksort's and csvcheck's order).
+    pub ty: KeyType,
+    /// 2, 4 or 8 for `smallint`, `integer` and `bigint` (the value's bytes), else 0.
+    pub int_bytes: u8,
 }
 
 /// `schema.name` with each part quoted where SQL needs it, for messages: the parts of

@@ -3,9 +3,9 @@
 //! before their transaction commits; the values' types are left to the server's own input.
 
 use crate::csv::records::{Field, split_fields_fast, strip_terminator};
-use crate::keys::KeyType;
 use crate::keys::keyset::{BYTES_PER_KEY, KeySet, hash128};
 use crate::pg::types::excerpt;
+use crate::tools::csvload::plan::KeyCol;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -40,8 +40,11 @@ impl Keys {
 pub struct Checker<'a> {
     keys: &'a Keys,
     table: usize,
-    /// The key's columns (index in the record, key order); empty: no key check.
-    key: &'a [(usize, KeyType)],
+    /// The key's columns; empty: no key check.
+    key: &'a [KeyCol],
+    /// Every key column an integer, together at most 16 bytes: the key is its values'
+    /// bytes, exact (no hash).
+    exact: bool,
     /// The key columns' names, for messages.
     key_names: String,
     /// The unquoted NULL token (a NULL key is the server's to refuse).
@@ -68,7 +71,7 @@ impl<'a> Checker<'a> {
     pub fn new(
         keys: &'a Keys,
         table: usize,
-        key: &'a [(usize, KeyType)],
+        key: &'a [KeyCol],
         columns: &[String],
         null: &'a [u8],
         width: usize,
@@ -77,13 +80,16 @@ impl<'a> Checker<'a> {
     ) -> Checker<'a> {
         let key_names = key
             .iter()
-            .map(|&(c, _)| columns.get(c).map_or("?", String::as_str))
+            .map(|k| columns.get(k.col).map_or("?", String::as_str))
             .collect::<Vec<_>>()
             .join(", ");
+        let exact = key.iter().all(|k| k.int_bytes > 0)
+            && key.iter().map(|k| usize::from(k.int_bytes)).sum::<usize>() <= 16;
         Checker {
             keys,
             table,
             key,
+            exact,
             key_names,
             null,
             width,
@@ -103,18 +109,34 @@ impl<'a> Checker<'a> {
         if self.key.is_empty() || self.keys.full.load(Ordering::Relaxed) {
             return Ok(());
         }
+        let mut exact = 0u128;
         self.keybuf.clear();
-        for &(c, ty) in self.key {
-            let f = &fields[c];
+        for kc in self.key {
+            let f = &fields[kc.col];
             if !f.quoted && f.raw(rec) == self.null {
                 return Ok(());
             }
-            if crate::keys::encode(ty, &f.value(rec), &mut self.keybuf).is_err() {
+            if self.exact {
+                // The integer's own bytes (as csvcheck keeps such keys): no encoding, no hash.
+                let bits = 8 * u32::from(kc.int_bytes);
+                let Some(v) = crate::pg::types::int_value(&f.value(rec)) else {
+                    return Ok(());
+                };
+                if bits < 64 && (v >> (bits - 1) != 0 && v >> (bits - 1) != -1) {
+                    return Ok(());
+                }
+                exact = (exact << bits) | (v as u64 as u128 & ((1u128 << bits) - 1));
+            } else if crate::keys::encode(kc.ty, &f.value(rec), &mut self.keybuf).is_err() {
                 return Ok(());
             }
         }
         let id = (self.file << RECORD_BITS) | (self.base + k as u64);
-        self.pending.push((hash128(&self.keybuf), id, k));
+        let key = if self.exact {
+            exact
+        } else {
+            hash128(&self.keybuf)
+        };
+        self.pending.push((key, id, k));
         Ok(())
     }
 
@@ -179,7 +201,14 @@ impl<'a> Checker<'a> {
             .unwrap_or_else(|e| e.into_inner());
         let before = set.len();
         let mut dup = None;
-        for &(h, id, k) in &self.pending {
+        // The set is far larger than the caches: its slots are fetched some keys ahead.
+        for p in self.pending.iter().take(8) {
+            set.prefetch(p.0);
+        }
+        for (n, &(h, id, k)) in self.pending.iter().enumerate() {
+            if let Some(p) = self.pending.get(n + 8) {
+                set.prefetch(p.0);
+            }
             if let Some(first) = set.insert(h, id)
                 && first != id
             {
@@ -208,7 +237,7 @@ impl<'a> Checker<'a> {
             Ok(()) => self
                 .key
                 .iter()
-                .map(|&(c, _)| excerpt(&fields[c].value(rec)))
+                .map(|k| excerpt(&fields[k.col].value(rec)))
                 .collect::<Vec<_>>()
                 .join(", "),
             Err(_) => "?".into(),
@@ -232,6 +261,7 @@ impl<'a> Checker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::KeyType;
 
     fn fields(rec: &[u8]) -> Vec<Field> {
         let mut f = Vec::new();
@@ -242,7 +272,8 @@ mod tests {
     #[test]
     fn duplicate_keys_by_value_across_files_and_not_a_resent_record() {
         let keys = Keys::new(1);
-        let key = [(0, KeyType::Numeric), (1, KeyType::Text)];
+        let kc = |col, ty, int_bytes| KeyCol { col, ty, int_bytes };
+        let key = [kc(0, KeyType::Numeric, 0), kc(1, KeyType::Text, 0)];
         let cols = ["n".to_string(), "t".to_string(), "v".to_string()];
         let name = |f: u64| format!("file{f}.csv");
         let mut a = Checker::new(&keys, 0, &key, &cols, b"", 3, 0, &name);
@@ -280,6 +311,45 @@ mod tests {
             (k, why.as_str()),
             (1, "duplicate key (n, t) = (7.0, q), first seen in record 1")
         );
+    }
+
+    /// Integer keys of at most 16 bytes are kept as their values: `04` is `4`, `-1` is not
+    /// `65535`, and a value outside its type (the server's to refuse) is not taken.
+    #[test]
+    fn exact_integer_keys() {
+        let keys = Keys::new(1);
+        let kc = |col, int_bytes| KeyCol {
+            col,
+            ty: KeyType::Int,
+            int_bytes,
+        };
+        let key = [kc(0, 2), kc(1, 8)];
+        let cols = ["a".to_string(), "b".to_string()];
+        let name = |_: u64| String::new();
+        let mut c = Checker::new(&keys, 0, &key, &cols, b"", 2, 0, &name);
+        assert!(c.exact);
+        let recs: [&[u8]; 5] = [
+            b"-1,9223372036854775807\n",
+            b"65535,9223372036854775807\n",
+            b"40000,1\n",
+            b"-32768,-9223372036854775808\n",
+            b"\"-0001\",9223372036854775807\n",
+        ];
+        for (k, r) in recs.iter().enumerate() {
+            c.record(k, r, &fields(r)).unwrap();
+        }
+        assert_eq!(c.pending.len(), 3, "65535 and 40000 are not smallints");
+        let (k, why) = c.keys(|k| recs[k]).unwrap_err();
+        assert_eq!(
+            (k, why.as_str()),
+            (
+                4,
+                "duplicate key (a, b) = (-0001, 9223372036854775807), first seen in record 1"
+            )
+        );
+        // Three bigints are 24 bytes: hashed.
+        let wide = [kc(0, 8), kc(1, 8), kc(2, 8)];
+        assert!(!Checker::new(&keys, 0, &wide, &cols, b"", 3, 0, &name).exact);
     }
 
     #[test]
