@@ -1057,7 +1057,14 @@ fn check_records_refuses_form_and_duplicate_keys_before_any_commit() {
     let good_x = |i: u64| format!("{i},10.0.0.{}\n", i % 250);
     let b_cols = vec![("id", "numeric"), ("v", "text")];
     let x_cols = vec![("id", "integer"), ("a", "inet")];
-    let cases: Vec<(&str, &[(&str, &str)], String, &[&str], bool)> = vec![
+    type Case<'a> = (
+        &'a str,
+        &'a [(&'a str, &'a str)],
+        String,
+        &'a [&'a str],
+        bool,
+    );
+    let cases: Vec<Case> = vec![
         (
             "b",
             &b_cols,

@@ -35,6 +35,11 @@ impl KeySet {
         self.len
     }
 
+    /// No key in the set.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Makes room for `n` keys without growing.
     pub fn reserve(&mut self, n: usize) {
         let want = n + n / 4 + 16;

@@ -514,7 +514,7 @@ impl Plan {
                             expected_rows: 0,
                             key_range: None,
                             given: None,
-                            key: primary_key(&t),
+                            key: primary_key(t),
                         });
                         plan.tables[idx].key_range = None;
                         plan.tables[idx].expected_rows += t.rows;
