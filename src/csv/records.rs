@@ -1313,6 +1313,15 @@ impl std::fmt::Display for Malformed {
     }
 }
 
+/// csvcheck's words (and csvload `--check-records`'s) for a blank line in a table of more than
+/// one column.
+pub const BLANK_LINE_WORDS: &str =
+    "blank line (CockroachDB skips it, PostgreSQL reads it as a record)";
+
+/// csvcheck's words (and csvload `--check-records`'s) for an unquoted line `\.`.
+pub const END_MARKER_WORDS: &str =
+    "unquoted \\. line: PostgreSQL's COPY takes it as the end of data";
+
 impl Malformed {
     /// What is wrong, with where in the record: csvcheck's words, and csvload
     /// `--check-records`'s.

@@ -193,7 +193,8 @@ pub type RecordCheck<'c> = dyn FnMut(usize, &[u8], &[Field]) -> Result<(), Strin
 /// ones the text would give.
 ///
 /// With a `check`, the mistakes of form are refused instead ([`Stop::Refused`], in
-/// csvcheck's words): a quoting mistake, another field count, a carriage return inside an
+/// csvcheck's words): a blank line (of more than one column), a quoting mistake, another
+/// field count, a carriage return inside an
 /// unquoted field, a line `\.` alone; a value outside the encoders' forms and a `\r\n` line
 /// end still go as text; and `check` is asked about every record that splits.
 pub fn csv_to_binary<'a>(
@@ -220,10 +221,10 @@ pub fn csv_to_binary<'a>(
     for (k, rec) in records.into_iter().enumerate() {
         let body = rec.strip_suffix(b"\n").unwrap_or(rec);
         if body == b"\\." {
-            return Err(refuse(
-                k,
-                "unquoted \\. line: PostgreSQL's COPY takes it as the end of data".into(),
-            ));
+            return Err(refuse(k, crate::csv::records::END_MARKER_WORDS.into()));
+        }
+        if body.is_empty() && types.len() != 1 {
+            return Err(refuse(k, crate::csv::records::BLANK_LINE_WORDS.into()));
         }
         if body.ends_with(b"\r") || body.starts_with(b"\\.") {
             return Err(Stop::Text);

@@ -248,7 +248,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
                     i,
                     Check::BlankLine,
                     None,
-                    "blank line (CockroachDB skips it, PostgreSQL reads it as a record)".into(),
+                    crate::csv::records::BLANK_LINE_WORDS.into(),
                     String::new(),
                 ));
                 continue;
@@ -259,7 +259,7 @@ pub(super) fn check_chunk(ctx: &Ctx, chunk: &Chunk, skip_first: bool) -> Checked
                 i,
                 Check::EndMarker,
                 None,
-                "unquoted \\. line: PostgreSQL's COPY takes it as the end of data".into(),
+                crate::csv::records::END_MARKER_WORDS.into(),
                 "\\.".into(),
             ));
             continue;

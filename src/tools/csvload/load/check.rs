@@ -150,19 +150,17 @@ impl<'a> Checker<'a> {
             if crlf != first {
                 let name = |c: bool| if c { "CRLF" } else { "LF" };
                 return Err(format!(
-                    "record ends with {} but the first record loaded from this file with {}",
+                    "record ends with {} but the file's first record with {}",
                     name(crlf),
                     name(first)
                 ));
             }
         }
         if body.is_empty() && self.width != 1 {
-            return Err(
-                "blank line (CockroachDB skips it, PostgreSQL reads it as a record)".into(),
-            );
+            return Err(crate::csv::records::BLANK_LINE_WORDS.into());
         }
         if body == b"\\." {
-            return Err("unquoted \\. line: PostgreSQL's COPY takes it as the end of data".into());
+            return Err(crate::csv::records::END_MARKER_WORDS.into());
         }
         let mut fields = std::mem::take(&mut self.fields);
         let res = (|| {
@@ -379,7 +377,7 @@ mod tests {
             ),
             (
                 b"a,b\r\n",
-                "record ends with CRLF but the first record loaded from this file with LF",
+                "record ends with CRLF but the file's first record with LF",
             ),
             (b"a\rb,c\n", "carriage return in an unquoted field"),
         ];
