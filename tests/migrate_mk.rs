@@ -1253,17 +1253,9 @@ fn interrupt_while_checking_beside_the_load_leaves_no_check_running() {
 /// (the load refused the edited file: "it holds 3749 records but its manifest says 3750").
 #[test]
 fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
-    if !have_gnu_make() {
+    let Some((pg, _tmp, out, vars)) = shop_converted() else {
         return;
-    }
-    let Some(pg) = Pg::start() else { return };
-    pg.createdb("shop");
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let vars = sample_vars(&out, "dbname=shop");
-    let mut convert = vars.clone();
-    convert.push("convert".into());
-    must(make(Some(&pg), &convert), "make convert");
+    };
     let orders = out.join("csv/shop.orders.csv");
     let lines = out.join("csv/shop.order_lines.csv");
     edit_lines(&orders, |_, l| {
@@ -1329,17 +1321,14 @@ fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
     assert!(out.join(".stamps/verified").exists());
 }
 
-/// Issue 36 (the check where the load reads): a table loaded in one transaction is checked
-/// by its load (csvload --check-records). A duplicate key in a CSV as converted (not edited
-/// since, so not checked first) is refused by the load, nothing of the table committed, and
-/// csvcheck then lists it in bad/ as the check beside the load did; fixed in the CSV, the
-/// same command loads and verifies it.
-#[test]
-fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
+/// The fixtures' sample converted (`make convert`) into a fresh OUT for database `shop`: the
+/// server, the scratch directory (removed when dropped), OUT and the run's variables; `None`
+/// without GNU make or PostgreSQL.
+fn shop_converted() -> Option<(Pg, tempfile::TempDir, PathBuf, Vec<String>)> {
     if !have_gnu_make() {
-        return;
+        return None;
     }
-    let Some(pg) = Pg::start() else { return };
+    let pg = Pg::start()?;
     pg.createdb("shop");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
@@ -1347,6 +1336,19 @@ fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
     let mut convert = vars.clone();
     convert.push("convert".into());
     must(make(Some(&pg), &convert), "make convert");
+    Some((pg, tmp, out, vars))
+}
+
+/// Issue 36 (the check where the load reads): a table loaded in one transaction is checked
+/// by its load (csvload --check-records). A duplicate key in a CSV as converted (not edited
+/// since, so not checked first) is refused by the load, nothing of the table committed, and
+/// csvcheck then lists it in bad/ as the check beside the load did; fixed in the CSV, the
+/// same command loads and verifies it.
+#[test]
+fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
+    let Some((pg, _tmp, out, vars)) = shop_converted() else {
+        return;
+    };
     let lines = out.join("csv/shop.order_lines.csv");
     // (100001, 2) becomes a second (100001, 1): same length, same record count, and the
     // file's time left at the conversion's, as if the dump held it.

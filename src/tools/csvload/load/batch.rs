@@ -507,29 +507,18 @@ pub(super) fn load_once(
                     rewritten.clear();
                     let records = (i0..i0 + take as usize).map(|k| c.record(k));
                     let null = t.null.as_bytes();
-                    let done = match checker.as_mut() {
-                        Some(ch) => {
-                            let mut each = |k: usize, r: &[u8], f: &[Field]| ch.record(k, r, f);
-                            binary::csv_to_binary(
-                                records,
-                                null,
-                                types,
-                                &mut rewritten,
-                                &mut fields,
-                                &mut scratch,
-                                Some(&mut each),
-                            )
-                        }
-                        None => binary::csv_to_binary(
-                            records,
-                            null,
-                            types,
-                            &mut rewritten,
-                            &mut fields,
-                            &mut scratch,
-                            None,
-                        ),
-                    };
+                    let mut each = checker
+                        .as_mut()
+                        .map(|ch| move |k: usize, r: &[u8], f: &[Field]| ch.record(k, r, f));
+                    let done = binary::csv_to_binary(
+                        records,
+                        null,
+                        types,
+                        &mut rewritten,
+                        &mut fields,
+                        &mut scratch,
+                        each.as_mut().map(|e| e as &mut binary::RecordCheck),
+                    );
                     match done {
                         Ok(()) => {}
                         Err(binary::Stop::Text) => return Err(BatchErr::AsText),
