@@ -194,9 +194,9 @@ pub type RecordCheck<'c> = dyn FnMut(usize, &[u8], &[Field]) -> Result<(), Strin
 ///
 /// With a `check`, the mistakes of form are refused instead ([`Stop::Refused`], in
 /// csvcheck's words): a blank line (of more than one column), a quoting mistake, another
-/// field count, a carriage return inside an
-/// unquoted field, a line `\.` alone; a value outside the encoders' forms and a `\r\n` line
-/// end still go as text; and `check` is asked about every record that splits.
+/// field count, a carriage return inside an unquoted field, a line `\.` alone; a value
+/// outside the encoders' forms, a `\r\n` line end and a record starting `\.` with more
+/// after it still go as text; and `check` is asked about every record that splits.
 pub fn csv_to_binary<'a>(
     records: impl IntoIterator<Item = &'a [u8]>,
     null: &[u8],
