@@ -484,11 +484,12 @@ ifeq ($(TARGET_KIND),postgresql)
 # make job slot the check needs. Interrupted (Ctrl-C), the recipe kills the check it started
 # (a command started with & ignores SIGINT, and would go on writing bad/ after make ended).
 # A table loaded in one transaction (one file on one connection, no CHECK_FLAGS, no
-# BATCH_ROWS; CHECK_IN_LOAD=1, the default) is checked by its load instead (csvload --check-records: the records' form as
-# csvcheck checks it, and duplicate primary keys, before the COMMIT; the values' types by
-# the server's own input functions, as pg_restore's are), so its CSV is read and parsed once,
-# not twice (issue 36: the check's CPU was the migration's gap to pg_restore); when the load
-# is refused, nothing of it committed, csvcheck then lists the table's bad records in bad/.
+# BATCH_ROWS; CHECK_IN_LOAD=1, the default) is checked by its load instead (csvload
+# --check-records: the records' form as csvcheck checks it, and duplicate primary keys,
+# before the COMMIT; the values' types by the server's own input functions, as pg_restore's
+# are), so its CSV is read and parsed once, not twice (issue 36: the check's CPU was the
+# migration's gap to pg_restore); when the load is refused, nothing of it committed,
+# csvcheck then lists the table's bad records in bad/.
 $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	$(Q)mkdir -p '$(OUT)/bad'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
