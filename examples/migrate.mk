@@ -484,7 +484,7 @@ ifeq ($(TARGET_KIND),postgresql)
 # make job slot the check needs. Interrupted (Ctrl-C), the recipe kills the check it started
 # (a command started with & ignores SIGINT, and would go on writing bad/ after make ended).
 # A table loaded in one transaction (one file on one connection, no CHECK_FLAGS, no
-# BATCH_ROWS; CHECK_IN_LOAD=1, the default) is checked by its load instead (csvload
+# BATCH_ROWS or --batch-rows in LOAD_FLAGS; CHECK_IN_LOAD=1, the default) is checked by its load instead (csvload
 # --check-records: the records' form as csvcheck checks it, and duplicate primary keys,
 # before the COMMIT; the values' types by the server's own input functions, as pg_restore's
 # are), so its CSV is read and parsed once, not twice (issue 36: the check's CPU was the
@@ -502,7 +502,7 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	    rm -f "$$$$c" && echo "migrate.mk: $$$$T: checking (its CSV changed since the conversion)" && \
 	    $$(call run_check,$(1)); $$(call check_verdict,$(1)) && \
 	    $$(call manifest_follows,$(1)) && touch "$$$$c" && echo 0 > "$$$$g"; \
-	elif $(if $(filter 1,$(CHECK_IN_LOAD)),$(if $(strip $(CHECK_FLAGS)$(BATCH)),false,true),false) && [ "$$$$m" = '$(M)' ] && \
+	elif $(if $(filter 1,$(CHECK_IN_LOAD)),$(if $(strip $(CHECK_FLAGS)$(BATCH)$(filter --batch-rows%,$(LOAD_FLAGS))),false,true),false) && [ "$$$$m" = '$(M)' ] && \
 	    [ "$$$$(cat '$(S)/$(1).jobs' 2>/dev/null)" = 1 ]; then \
 	    rm -f "$$$$c" "$$$$rep" && inload=1; \
 	else \

@@ -1409,6 +1409,41 @@ fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
     assert!(out.join(".stamps/verified").exists());
 }
 
+/// A table loaded in batches commits batch by batch, so its load cannot be its check
+/// (`--check-records` would refuse a record after earlier batches committed): with
+/// BATCH_ROWS, or --batch-rows in LOAD_FLAGS, every table keeps csvcheck beside its load.
+#[test]
+fn loads_in_batches_keep_the_check_beside_the_load() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    for (db, batches) in [
+        ("b1", var("BATCH_ROWS", "500")),
+        ("b2", var("LOAD_FLAGS", "--batch-rows=500")),
+    ] {
+        pg.createdb(db);
+        let mut vars = sample_vars(&tmp.path().join(db), &format!("dbname={db}"));
+        vars.push(batches);
+        let said = must(make(Some(&pg), &vars), db);
+        assert!(
+            !said.contains("records checked as they load"),
+            "{db}: {said}"
+        );
+        assert_eq!(
+            said.matches(": checking and loading (nothing is committed unless the check passes)")
+                .count(),
+            4,
+            "{db}: {said}"
+        );
+        assert_eq!(
+            pg.psql(db, "SELECT count(*) FROM shop.order_lines").trim(),
+            "3750"
+        );
+    }
+}
+
 /// Issue 34 item 3: a dump whose owner role the target lacks stops at the schema with a line
 /// naming NO_OWNER=1; rerunning with it converts again (the conversion stamp ignored
 /// NO_OWNER, so the rerun failed the same way) and says why, and the target is verified.
