@@ -16,6 +16,7 @@ mod check_records_agree;
 mod conn_libpq;
 mod conn_tls_recipe;
 mod contract;
+mod crdb_grammar;
 mod csvcheck;
 mod csvcheck_fixtures;
 mod csvcheck_pg;

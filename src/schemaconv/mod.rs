@@ -14,6 +14,7 @@
 //! data) is held in memory until the end of the dump and converted in one pass. Memory then
 //! grows with the size of the schema, not with the data.
 
+pub mod grammar;
 pub mod report;
 pub mod rules;
 mod table;
