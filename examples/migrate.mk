@@ -138,8 +138,12 @@ SHELL := /bin/sh
 
 DUMP ?=
 TARGET ?=
-TARGET_KIND ?= postgresql
 OUT ?= migrate-out
+# Not given: the kind OUT's conversion was made for (so `make verify OUT=...` of a CockroachDB
+# conversion needs no TARGET_KIND), else postgresql.
+ifeq ($(origin TARGET_KIND),undefined)
+TARGET_KIND := $(or $(shell cat '$(OUT)/.stamps/kind' 2>/dev/null),postgresql)
+endif
 BIN ?=
 # postgresql: 1G (see SHARD_SIZE above; a chunk of a gzip CSV is one transaction, pg_restore's is the table).
 SHARD_SIZE ?= $(if $(filter postgresql,$(TARGET_KIND)),1G,256M)
@@ -160,6 +164,10 @@ SORT_FLAGS ?=
 SPLIT_FLAGS ?=
 LOAD_FLAGS ?=
 VERIFY ?= count
+ACCEPT_BLOCKERS ?=
+# cockroachdb, yugabytedb: the schema report's blockers stop the run before the target is
+# touched (see $(S)/reviewed).
+REVIEWED = $(if $(filter postgresql,$(TARGET_KIND)),,$(S)/reviewed)
 # V=1: echo each step's commands; by default a step says one short line and its errors.
 V ?=
 Q := $(if $(filter 1,$(V)),,@)
@@ -213,6 +221,27 @@ export MIGRATE_IMPORT_URL := $(IMPORT_URL)
 
 S := $(OUT)/.stamps
 M := $(OUT)/manifest.json
+# The target OUT's loads went into (csvload --same-target, see migrate-identity): every
+# csvload that reads or writes the target names it.
+IDENTITY := $(S)/target.identity
+SAME := --same-target '$(IDENTITY)'
+
+# --- when a step stops: one line saying what to do (README, "When a migration stops") ---------
+# A csvload step keeps its stderr in "$err" (shown after it ends), and what it said chooses the
+# line; `what` names the step. These stops are the same for every step that reaches the target:
+common_stops = grep -q 'the target reached is not the one' "$$err"; then \
+    echo "migrate.mk: TARGET reaches another server or database than the one $(OUT) was loaded into (above): give the TARGET that reaches it, or load this conversion into the new one: \`make -f examples/migrate.mk forget-target OUT=$(OUT)\`, then the same command" >&2; \
+  elif grep -q 'csvload: cannot connect to\|asking the target who it is' "$$err"; then \
+    echo "migrate.mk: $$what: the target cannot be reached (above): fix TARGET (or the server, the service file or password file it uses) and rerun the same command" >&2; \
+  elif grep -q '^csvload: interrupted' "$$err"; then \
+    echo "migrate.mk: $$what: interrupted (above); rerun the same command to go on (what was committed is kept)" >&2
+generic_stop = echo "migrate.mk: $$what: stopped (above); fix what it names and rerun the same command (the steps done are skipped)" >&2
+# Ctrl-C sends SIGINT to make, the recipe's shell and csvload at once: the shell, trapping it,
+# waits for csvload to say its own line into "$err" and shows it (issue 61: the shell died at
+# once, and csvload's line stayed in a file under $(S)); a check started beside a load is
+# killed with it.
+on_interrupt = trap '[ -z "$${cpid-}" ] || kill "$$cpid" 2>/dev/null; cat "$$err" >&2 2>/dev/null; rm -f "$$err"; \
+    echo "migrate.mk: $$what: interrupted (above); rerun the same command to go on (what was committed is kept)" >&2; exit 130' INT TERM HUP
 
 # What each phase was made with (issue 34): a phase's options file is rewritten only when one
 # of its variables changed, and the phase's stamps depend on it, so a rerun with NO_OWNER=1
@@ -221,7 +250,8 @@ OPTS_convert := CONVERT_FLAGS NO_OWNER NO_PRIVILEGES YB_SHARDING
 OPTS_check := CHECK_FLAGS
 OPTS_split := SHARD_SIZE SPLIT_MIN LOAD_JOBS SORT_FLAGS SPLIT_FLAGS IMPORT_URL
 OPTS_verify := VERIFY
-$(foreach v,$(OPTS_convert) $(OPTS_check) $(OPTS_split) $(OPTS_verify),$(eval export MIGRATE_OPT_$(v) := $$($(v))))
+OPTS_review := ACCEPT_BLOCKERS
+$(foreach v,$(OPTS_convert) $(OPTS_check) $(OPTS_split) $(OPTS_verify) $(OPTS_review),$(eval export MIGRATE_OPT_$(v) := $$($(v))))
 CSV_EXT := $(if $(filter --gzip,$(CONVERT_FLAGS)),.csv.gz,.csv)
 SHARD_EXT := $(if $(filter cockroachdb,$(TARGET_KIND)),.csv.gz,.csv)
 IMPORT := $(filter cockroachdb,$(TARGET_KIND))
@@ -244,6 +274,16 @@ export MIGRATE_DECODE := BEGIN { for (i = 1; i < 256; i++) h[sprintf("%02X", i)]
   { s = $$0; o = ""; while ((p = index(s, "%")) > 0) { \
       o = o substr(s, 1, p - 1) sprintf("%c", h[substr(s, p + 1, 2)]); s = substr(s, p + 3) } \
     printf "%s", o s }
+# TQ: the name as every tool's -t reads it, each part quoted (`"public"."Users"`, a `"` in it
+# doubled): -t reads a name as psql does, so the unquoted `public.Users` was `public.users`
+# (issue 60: with both `users` and `"Users"` in a dump, "Users" was stamped loaded and stayed
+# empty).
+export MIGRATE_QUOTE := BEGIN { for (i = 1; i < 256; i++) h[sprintf("%02X", i)] = i } \
+  function dec(s,  o, p) { o = ""; while ((p = index(s, "%")) > 0) { \
+      o = o substr(s, 1, p - 1) sprintf("%c", h[substr(s, p + 1, 2)]); s = substr(s, p + 3) } \
+    return o s } \
+  function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" } \
+  { d = index($$0, "."); printf "%s.%s", q(dec(substr($$0, 1, d - 1))), q(dec(substr($$0, d + 1))) }
 # The decoded name keeps a trailing newline (`$$(...)` would drop it: `orders` + newline
 # became `orders`), and a name with a control character (or NUL, which awk cannot decode) is
 # refused: it cannot be named safely on a command line or a terminal.
@@ -252,13 +292,14 @@ name = case '$(call fname,$(1))' in *%[01][0-9A-F]*|*%7F*) \
     exit 2;; esac && \
   T=$$(printf '%s\n' '$(call fname,$(1))' | LC_ALL=C awk "$$MIGRATE_DECODE"; echo .) && T=$${T%.} && \
   case "$$T" in *[[:cntrl:]]*) echo 'migrate.mk: table $(call fname,$(1)): its name holds a control character; refused' >&2; \
-    exit 2;; esac
+    exit 2;; esac && \
+  TQ=$$(printf '%s\n' '$(call fname,$(1))' | LC_ALL=C awk "$$MIGRATE_QUOTE")
 
-.PHONY: all convert check split load verify clean help forget-target migrate-identity checks-passed FORCE
+.PHONY: all convert check split load verify clean help forget-target migrate-identity checks-passed target-check FORCE
 ifeq ($(TARGET_KIND),cockroachdb)
 all: $(OUT)/import.sql
 else
-all: $(S)/verified
+all: target-check
 endif
 
 help:
@@ -279,15 +320,19 @@ endif
 # Runs first in every run that builds anything (every stamp follows $(S)/converted, which has
 # this as an order-only prerequisite), even when every stamp is up to date: a reused OUT with
 # another DUMP or TARGET must not print "Nothing to be done" and exit 0. The dump is known by
-# its absolute path, size and modification time; the target by a checksum (so that no
-# password is written down) of TARGET and the PG* variables that choose the server.
+# its absolute path, size and modification time. The target is known by what the connection
+# reaches, not by the TARGET string (issue 61: `service=pagila` retargeted in the service
+# file at an empty database, and the rerun exited 0): the first csvload (the schema's)
+# records the server's system identifier and the database's OID in $(S)/target.identity
+# (csvload --same-target; nothing secret), and every later csvload, this check first, refuses
+# another server or database in words.
 migrate-identity:
 	@$(if $(NEEDS_TARGET),test -n "$$MIGRATE_TARGET" || { \
 	  echo 'migrate.mk: set TARGET=the target database (a libpq URL or key=value string); an unset TARGET is refused rather than taken from PG* variables' >&2; exit 2; } &&) \
 	mkdir -p '$(S)' && \
 	if [ -e '$(S)/converted' ] && [ -e '$(S)/kind' ]; then \
 	  [ "$$(cat '$(S)/kind')" = '$(TARGET_KIND)' ] || { \
-	    echo 'migrate.mk: $(OUT) holds a conversion for TARGET_KIND='"$$(cat '$(S)/kind')"', not $(TARGET_KIND) (its schema and steps differ); use another OUT, or `make -f examples/migrate.mk clean OUT=$(OUT)` to start over' >&2; exit 2; }; \
+	    echo 'migrate.mk: $(OUT) holds a conversion for TARGET_KIND='"$$(cat '$(S)/kind')"', not $(TARGET_KIND) (its schema and steps differ): give TARGET_KIND='"$$(cat '$(S)/kind')"' (or leave it out) to go on with it, or use another OUT for $(TARGET_KIND) (`make -f examples/migrate.mk clean OUT=$(OUT)` deletes this conversion and its shards)' >&2; exit 2; }; \
 	else printf '%s' '$(TARGET_KIND)' > '$(S)/kind'; fi && \
 	if [ -n "$$MIGRATE_DUMP" ]; then \
 	  id="$$(realpath -- "$$MIGRATE_DUMP" 2>/dev/null || printf '%s' "$$MIGRATE_DUMP") $$(stat -L -c '%s %Y' -- "$$MIGRATE_DUMP" 2>/dev/null || stat -L -f '%z %m' -- "$$MIGRATE_DUMP" 2>/dev/null)"; \
@@ -296,12 +341,12 @@ migrate-identity:
 	      echo 'migrate.mk: $(OUT) holds the conversion of another dump (or this dump changed since: '"$$(cat '$(S)/dump.id')"'); use another OUT, or `make -f examples/migrate.mk clean OUT=$(OUT)` to start over' >&2; exit 2; }; \
 	  else printf '%s' "$$id" > '$(S)/dump.id'; fi; \
 	fi && \
-	if [ -n "$$MIGRATE_TARGET" ]; then \
-	  id="$$(printf 'TARGET=%s\nPGHOST=%s\nPGHOSTADDR=%s\nPGPORT=%s\nPGDATABASE=%s\nPGSERVICE=%s\n' "$$MIGRATE_TARGET" "$${PGHOST-}" "$${PGHOSTADDR-}" "$${PGPORT-}" "$${PGDATABASE-}" "$${PGSERVICE-}" | cksum)"; \
-	  if [ -e '$(S)/schema' ] && [ -e '$(S)/target.id' ]; then \
-	    [ "$$(cat '$(S)/target.id')" = "$$id" ] || { \
-	      echo 'migrate.mk: $(OUT) was loaded into another target than this TARGET (with these PG* variables); use another OUT, or `make -f examples/migrate.mk forget-target OUT=$(OUT)` to load this conversion into the new target' >&2; exit 2; }; \
-	  elif [ -n '$(NEEDS_TARGET)' ]; then printf '%s' "$$id" > '$(S)/target.id'; fi; \
+	if [ -n '$(NEEDS_TARGET)' ] && [ -e '$(IDENTITY)' ]; then \
+	  what='checking the target' && err='$(S)/identity.err' && st=0 && \
+	  $(CSVLOAD) $(SAME) -q -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	  cat "$$err" >&2; \
+	  if [ "$$st" != 0 ]; then if $(common_stops); else $(generic_stop); fi; rm -f "$$err"; exit 2; fi; \
+	  rm -f "$$err"; \
 	fi
 $(S)/converted: | migrate-identity
 
@@ -316,23 +361,44 @@ $(S)/$(1).opts: FORCE | migrate-identity
 	fi; \
 	if cmp -s '$$@' '$$@.new'; then rm -f '$$@.new'; else mv -f '$$@.new' '$$@'; fi
 endef
-$(foreach p,convert check split verify,$(eval $(call OPTS_RULE,$(p))))
+$(foreach p,convert check split verify review,$(eval $(call OPTS_RULE,$(p))))
 FORCE:
 
 # The load stamps and the recorded target: the next run loads into the TARGET it is given.
 forget-target:
 	@echo 'migrate.mk: $(OUT) forgets its target: the next run loads this conversion into the TARGET it is given'
-	$(Q)rm -f '$(S)/target.id' '$(S)/schema' '$(S)/post-data' '$(S)/verified' '$(S)/'*.loaded '$(S)/'*.loading
+	$(Q)rm -f '$(IDENTITY)' '$(S)/target.id' '$(S)/schema' '$(S)/post-data' '$(S)/verified' '$(S)/'*.loaded '$(S)/'*.loading
 
 # --- convert ------------------------------------------------------------------------------
 $(S)/converted: $(S)/convert.opts
 	@test -n "$$MIGRATE_DUMP" || { echo 'migrate.mk: set DUMP=the dump file' >&2; exit 2; }
 	@echo 'migrate.mk: converting the dump into $(OUT)'
-	$(Q)rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' && mkdir -p '$(S)' '$(OUT)/csv'
-	$(Q)$(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
-	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP"
+	$(Q)rm -rf '$(OUT)/csv' '$(OUT)/schema.sql' '$(OUT)/post.sql' '$(OUT)/schema-report.html' '$(M)' '$(S)/'*.dump-rows && mkdir -p '$(S)' '$(OUT)/csv'
+	$(Q)st=0; $(PGDUMP2CSV) $(CONVERT_FLAGS) $(SCHEMA_FLAGS) --write-schema '$(OUT)/schema.sql' --write-post-data '$(OUT)/post.sql' \
+	    $(PGDUMP2CSV_WRITE_MANIFEST) '$(M)' -o '$(OUT)/csv' -- "$$MIGRATE_DUMP" || st=$$?; \
+	case $$st in 0) ;; 1|2|3) echo "migrate.mk: the conversion stopped (pgdump2csv's line above names the dump's file and line, or the option): fix the dump or CONVERT_FLAGS it names and rerun the same command" >&2; exit "$$st";; \
+	  *) echo 'migrate.mk: the conversion was interrupted; rerun the same command' >&2; exit "$$st";; esac
 	$(Q)touch '$@'
 convert: $(S)/converted
+
+# cockroachdb and yugabytedb (issue 61): a blocker of the schema report (a statement the
+# target refuses or would lose: left out of schema.sql or post.sql, or one the rules do not
+# know, kept as the dump has it) stops the run before anything is split or loaded, each named
+# with its line in the dump, unless ACCEPT_BLOCKERS=1 (the run then goes on without them).
+# The report is pgdump2csv's HTML page; its count and rows are read by their ids and classes.
+$(S)/reviewed: $(S)/converted $(S)/review.opts
+	@r='$(OUT)/schema-report.html' && \
+	n=$$(sed -n 's/.*<span id="count-blockers">\([0-9][0-9]*\)<.*/\1/p' "$$r" | head -n 1) && \
+	if [ -z "$$n" ]; then echo "migrate.mk: $$r does not say how many blockers the conversion found (a pgdump2csv of another version?): rerun the same command after \`make -f examples/migrate.mk clean OUT=$(OUT)\`" >&2; exit 2; fi && \
+	if [ "$$n" != 0 ]; then \
+	  sed -n 's|^<tr><td class="impact">blocker</td><td>\([0-9]*\)</td><td>\([^<]*\)</td><td>\([^<]*\)</td><td><code>\([^<]*\)</code>.*|migrate.mk: blocker: dump line \1 (\2): \3 \4|p' "$$r" | \
+	    sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&#39;/'"'"'/g; s/&amp;/\&/g' >&2; \
+	  if [ '$(ACCEPT_BLOCKERS)' = 1 ]; then \
+	    echo "migrate.mk: $$n blocker(s) above accepted (ACCEPT_BLOCKERS=1): $(TARGET_KIND) gets the schema without them; $(abspath $(OUT))/schema-report.html says what each loses" >&2; \
+	  else \
+	    echo "migrate.mk: $(abspath $(OUT))/schema-report.html has $$n blocker(s) for $(TARGET_KIND) (above): statements the target refuses or would lose; nothing was split or loaded. Read the report, then change the dump, or rerun the same command with ACCEPT_BLOCKERS=1 to migrate without them" >&2; exit 2; \
+	  fi; \
+	fi && touch '$@'
 
 # The table list, from the files pgdump2csv wrote; make reads it back in and starts again.
 $(OUT)/tables.mk: $(S)/converted
@@ -344,7 +410,9 @@ $(OUT)/tables.mk: $(S)/converted
 	    b=$${f##*/}; printf ' %s' "$${b%$(CSV_EXT)}" | sed 's/%/+/g'; \
 	  done; echo; } > '$@'
 
-ifeq ($(filter clean help forget-target,$(MAKECMDGOALS)),)
+# Not for goals that only read OUT (verify: remaking tables.mk would first redo a conversion
+# whose options the command line does not repeat).
+ifneq ($(filter-out clean help forget-target verify,$(or $(MAKECMDGOALS),all)),)
 include $(OUT)/tables.mk
 endif
 
@@ -367,6 +435,8 @@ manifest_follows = f='csv/$(call fname,$(1))$(CSV_EXT)' && \
   n=$$(sed -n 's/^  "records": \([0-9][0-9]*\),*$$/\1/p' "$$rep") && \
   b=$$($(if $(filter .csv.gz,$(CSV_EXT)),gzip -dc < "$$in" | wc -c,wc -c < "$$in") | tr -d ' ') && \
   was=$$(awk -v f="$$f" "$$MIGRATE_FACTS" '$(M)' | sed 's/^ *//') && \
+  { ! [ "$$in" -nt '$(S)/converted' ] || [ -e '$(S)/$(1).dump-rows' ] || [ -z "$$was" ] || \
+    printf '%s\n' "$${was%% *}" > '$(S)/$(1).dump-rows'; } && \
   if [ -n "$$n" ] && [ -n "$$was" ] && [ "$$was" != "$$n $$b" ]; then \
     until mkdir '$(S)/manifest.lock' 2>/dev/null; do sleep 1; done; \
     awk -v f="$$f" -v rows="$$n" -v bytes="$$b" "$$MIGRATE_FACTS" '$(M)' > '$(M).new' && mv -f '$(M).new' '$(M)'; \
@@ -375,8 +445,13 @@ manifest_follows = f='csv/$(call fname,$(1))$(CSV_EXT)' && \
   fi
 
 # A load that stopped, in migrate.mk's terms: csvload's words name its own options.
-load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|loaded from another\|changed within the loaded part\|has grown since' "$$err"; then \
-    echo "migrate.mk: $$T: the target's table holds other rows than this CSV (an earlier load of a CSV changed since, or rows written or deleted there). Load into an empty database: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database (or LOAD_FLAGS=--truncate, unless other tables' foreign keys reference it)" >&2; \
+load_remedy = if grep -q 'changed within the loaded part\|has grown since' "$$err"; then \
+    echo "migrate.mk: $$T: $(OUT)/csv/$(call fname,$(1))$(CSV_EXT) changed after its load (above): rerun with LOAD_FLAGS=--truncate, which empties the table and loads it again from the CSV as it is now (or put the CSV back as it was loaded)" >&2; \
+  elif grep -q 'cannot truncate a table referenced in a foreign key constraint' "$$err"; then \
+    echo "migrate.mk: $$T: other tables' foreign keys reference it, so it cannot be emptied and loaded again: load into an empty database: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database" >&2; \
+  elif grep -q 'journal .* accounts for\|records .* as loaded: rows\|loaded from another' "$$err"; then \
+    echo "migrate.mk: $$T: the target's table holds rows this conversion did not load there (another load into this database, or rows written or deleted there since): load into an empty database: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database (or LOAD_FLAGS=--truncate empties the table, unless other tables' foreign keys reference it)" >&2; \
+  elif $(common_stops); \
   elif grep -q 'refused\|invalid input\|violates' "$$err"; then \
     echo "migrate.mk: $$T: the target refused records (above, with their line numbers in $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)): fix or delete them there and rerun the same command" >&2; \
   else echo "migrate.mk: $$T: the load stopped (above); rerun the same command to resume it" >&2; fi
@@ -385,7 +460,7 @@ load_remedy = if grep -q 'journal .* accounts for\|records .* as loaded: rows\|l
 # $(2) non-empty: csvcheck runs as a child waited for (its pid in p), for a subshell that
 # kills it when it is itself killed (an asynchronous command ignores SIGINT).
 run_check = rm -f '$(OUT)/bad/$(call fname,$(1)).csv' '$(OUT)/bad/$(call fname,$(1)).why.csv' '$(S)/$(1).check-failed'; \
-  st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$T" -q \
+  st=0; $(CSVCHECK) $(CSVCHECK_READ_MANIFEST) '$(M)' $(TABLE) "$$TQ" -q \
     --bad-rows '$(OUT)/bad/$(call fname,$(1)).csv' --force --report "$$rep" \
     --bad-rows-reasons '$(OUT)/bad/$(call fname,$(1)).why.csv' $(CHECK_FLAGS) \
     -- "$$in" $(if $(2),& p=$$!; wait $$p) || st=$$?
@@ -436,34 +511,35 @@ $(S)/$(1).split: $(S)/converted $(S)/split.opts $(OUT)/csv/$(call fname,$(1))$(C
 	size=$$$$(LC_ALL=C wc -c < "$$$$in") && \
 	total=$$$$(LC_ALL=C wc -c -- '$(OUT)/csv/'*'$(CSV_EXT)' | awk 'END { print $$$$1 }') && \
 	n=$$$$(awk -v s="$$$$size" -v t="$$$$total" -v b=$(SHARD_BYTES) -v min=$(SPLIT_MIN_BYTES) -v j=$(LOAD_JOBS) \
-	    -v par=$$(if $$(filter-out -j1,$$(filter -j%,$$(MAKEFLAGS))),1,0) \
-	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min && (!par || 2 * s > t)) n = j; print n }') && \
+	    -v par=$$(if $$(filter-out -j1,$$(filter -j%,$$(MAKEFLAGS))),1,0) -v plain=$(if $(filter .csv,$(CSV_EXT)),1,0) \
+	    'BEGIN { n = int((s + b - 1) / b); if (j > n && s >= min && (!par || 2 * s > t)) n = j; \
+	      if (plain && n > 1) { p = s >= min ? int(s / int(min / 2 > 1 ? min / 2 : 1)) : 1; n = p < j ? p : j } print n }') && \
 	if [ "$$$$n" -le 1 ]; then echo 1 > '$(S)/$(1).jobs'; \
-	$(if $(filter .csv,$(CSV_EXT)),else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
-	    echo "migrate.mk: $$$$T: its load gets $(LOAD_JOBS) connections (csvload -j $(LOAD_JOBS): in parts, from 16 MiB of CSV)"; \
+	$(if $(filter .csv,$(CSV_EXT)),else echo "$$$$n" > '$(S)/$(1).jobs'; \
+	    echo "migrate.mk: $$$$T: its load gets $$$$n connections (csvload -j $$$$n --parts-from $(SPLIT_MIN): each reads a part of its CSV)"; \
 	,else echo $(LOAD_JOBS) > '$(S)/$(1).jobs'; \
 	    echo "migrate.mk: $$$$T: cutting into $$$$n chunks"; \
-	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" --no-key \
+	    $(CSVSPLIT) -n "$$$$n" $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$TQ" --no-key \
 	        -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	        $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) -- "$$$$in"; \
 	)fi
 	$(Q)touch '$$@'
 else
-$(S)/$(1).split: $(S)/$(1).checked $(S)/split.opts
+$(S)/$(1).split: $(S)/$(1).checked $(S)/split.opts $(REVIEWED)
 	$(Q)$$(call skip_if_check_failed,$(1)) \
 	echo 'migrate.mk: $(call fname,$(1)): sorting and splitting' && mkdir -p '$(OUT)/import' && \
 	$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && \
 	q=$$$${MIGRATE_IMPORT_URL#"$$$${MIGRATE_IMPORT_URL%%\?*}"} && \
-	shard() { $(CSVSPLIT) -b $(SHARD_SIZE) $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" \
+	shard() { $(CSVSPLIT) -b $(SHARD_SIZE) $(CSVSPLIT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$TQ" \
 	    -o '$(OUT)/shards/$(call fname,$(1))/{n:04}$(SHARD_EXT)' --force -q \
 	    $(CSVSPLIT_WRITE_MANIFEST) '$(OUT)/shards/$(call fname,$(1)).json' $(SPLIT_FLAGS) \
 	    $(if $(IMPORT),--import-sql "$$$${MIGRATE_IMPORT_URL%%\?*}/$(subst %,%25,$(call fname,$(1)))$$$$q") \
 	    "$$$$@" > '$(OUT)/import/$(call fname,$(1)).sql'; } && \
-	if why=$$$$($(PKSORT) --check $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" </dev/null 2>&1); then \
+	if why=$$$$($(PKSORT) --check $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$TQ" </dev/null 2>&1); then \
 	    st='$(S)/$(call fname,$(1)).sort-status' && \
-	    { $(PKSORT) $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$T" $(SORT_FLAGS) -- "$$$$in"; echo $$$$? > "$$$$st"; } | shard && \
+	    { $(PKSORT) $(PKSORT_READ_MANIFEST) '$(M)' $(TABLE) "$$$$TQ" $(SORT_FLAGS) -- "$$$$in"; echo $$$$? > "$$$$st"; } | shard && \
 	    test "$$$$(cat "$$$$st")" = 0 || { \
-	        echo "migrate.mk: $(call fname,$(1)): pksort | csvsplit failed (pksort exit status $$$$(cat "$$$$st" 2>/dev/null)); the split is discarded" >&2; \
+	        echo "migrate.mk: $(call fname,$(1)): pksort | csvsplit failed (pksort exit status $$$$(cat "$$$$st" 2>/dev/null)); the split is discarded: fix what pksort or csvsplit said above (a full TMPDIR: SORT_FLAGS=--temporary-directory=DIR) and rerun the same command" >&2; \
 	        rm -f "$$$$st" '$(OUT)/shards/$(call fname,$(1)).json'; exit 1; }; \
 	    rm -f "$$$$st"; \
 	else \
@@ -493,7 +569,7 @@ ifeq ($(TARGET_KIND),postgresql)
 $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call fname,$(1))$(CSV_EXT)
 	$(Q)mkdir -p '$(OUT)/bad'
 	$(Q)$$(call name,$(1)) && in='$(OUT)/csv/$(call fname,$(1))$(CSV_EXT)' && rep='$(S)/$(1).check.json' && \
-	c='$(S)/$(1).checked' && g='$(S)/$(1).gate' && err='$(S)/$(1).load.err' && inload= && \
+	c='$(S)/$(1).checked' && g='$(S)/$(1).gate' && err='$(S)/$(1).load.err' && inload= && cpid= && what="$$$$T" && \
 	m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
 	rm -f "$$$$g" "$$$$g.new" && \
 	if [ -e "$$$$c" ] && [ "$$$$c" -nt "$$$$in" ] && ! [ '$(S)/check.opts' -nt "$$$$c" ]; then \
@@ -517,10 +593,10 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	elif [ -n "$$$$inload" ]; then resumed=; echo "migrate.mk: $$$$T: loading, its records checked as they load (nothing is committed unless all pass)"; \
 	else resumed=; echo "migrate.mk: $$$$T: checking and loading (nothing is committed unless the check passes)"; fi && \
 	: > '$(S)/$(1).loading' && st=0 && { j=$$$$(cat '$(S)/$(1).jobs' 2>/dev/null) || j=$(LOAD_JOBS); } && \
-	if [ -n "$$$$inload" ]; then set -- --check-records; else set -- --commit-gate "$$$$g"; fi && \
+	if [ -n "$$$$inload" ]; then set -- --check-records; else set -- --commit-gate "$$$$g"; fi && $$(on_interrupt) && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" "$$$$@" \
-	    -t "$$$$T" -j "$$$$j" $(BATCH) $(BUILD_INDEXES) $(LOAD_VERIFY) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
-	wait; \
+	    -t "$$$$TQ" -j "$$$$j" --parts-from $(SPLIT_MIN_BYTES) $(BATCH) $(BUILD_INDEXES) $(LOAD_VERIFY) $(SAME) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
+	wait; trap - INT TERM HUP; \
 	lst=$$$$st; \
 	if [ -n "$$$$inload" ]; then st=0; \
 	    if [ "$$$$lst" = 1 ] && grep -q 'record refused (--check-records)\|: row refused' "$$$$err"; then \
@@ -544,10 +620,10 @@ $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 	if [ -e '$(S)/$(1).loading' ]; then \
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
 	else echo "migrate.mk: $$$$T: loading"; fi && \
-	: > '$(S)/$(1).loading' && err='$(S)/$(1).load.err' && st=0 && \
+	: > '$(S)/$(1).loading' && err='$(S)/$(1).load.err' && st=0 && what="$$$$T" && $$(on_interrupt) && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
-	    -t "$$$$T" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
-	cat "$$$$err" >&2; \
+	    -t "$$$$TQ" -j $(LOAD_JOBS) $(BATCH) $(BUILD_INDEXES) $(SAME) -q $(LOAD_FLAGS) -- "$$$$MIGRATE_TARGET" 2> "$$$$err" || st=$$$$?; \
+	trap - INT TERM HUP; cat "$$$$err" >&2; \
 	if [ "$$$$st" != 0 ]; then $$(call load_remedy,$(1)); rm -f "$$$$err"; exit "$$$$st"; fi; \
 	rm -f "$$$$err" '$(S)/$(1).loading' && touch '$$@'
 endif
@@ -584,17 +660,18 @@ load: $(TABLES:%=$(S)/%.loaded)
 # --- the target database --------------------------------------------------------------------
 # The schema (tables only: no indexes or constraints yet) runs once before any table loads;
 # csvload journals it, so a rerun after a failure skips what completed.
-$(S)/schema: $(S)/converted
+$(S)/schema: $(S)/converted $(REVIEWED)
 	@echo 'migrate.mk: creating the tables (schema.sql)'
-	$(Q)err='$(S)/schema.err' && st=0 && \
-	$(CSVLOAD) --schema '$(OUT)/schema.sql' -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
-	cat "$$err" >&2; \
+	$(Q)what='creating the tables' && err='$(S)/schema.err' && st=0 && $(on_interrupt) && \
+	$(CSVLOAD) --schema '$(OUT)/schema.sql' $(SAME) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	trap - INT TERM HUP; cat "$$err" >&2; \
 	if [ "$$st" != 0 ]; then \
-	  if grep -q 'role .* does not exist' "$$err"; then \
-	    echo 'migrate.mk: a role the dump names does not exist on the target: rerun the same command with NO_OWNER=1 (no ALTER ... OWNER TO: the tables belong to the user who loads them) and, if a GRANT or REVOKE names it, NO_PRIVILEGES=1; the conversion is redone with them' >&2; \
+	  if $(common_stops); \
+	  elif grep -q 'role .* does not exist\|must be able to SET ROLE\|must be member of role' "$$err"; then \
+	    echo 'migrate.mk: the target refuses the owner the dump gives its objects (a role it lacks, or one this user may not SET ROLE to): rerun the same command with NO_OWNER=1 (no ALTER ... OWNER TO: the tables belong to the user who loads them) and, if a GRANT or REVOKE names a missing role, NO_PRIVILEGES=1; the conversion is redone with them' >&2; \
 	  elif grep -q 'already exists' "$$err"; then \
-	    echo 'migrate.mk: the target already holds tables of this dump (loaded before, or another database than meant): load into an empty database: createdb a new one and rerun with TARGET= the new database' >&2; \
-	  fi; rm -f "$$err"; exit "$$st"; \
+	    echo 'migrate.mk: the target already holds tables of this dump (loaded before, or another database than meant): load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target OUT=$(OUT)` and rerun with TARGET= the new database' >&2; \
+	  else $(generic_stop); fi; rm -f "$$err"; exit "$$st"; \
 	fi; rm -f "$$err" && touch '$@'
 
 # postgresql: the indexes and keys were built by each table's load (--build-indexes; those of
@@ -607,18 +684,73 @@ $(S)/schema: $(S)/converted
 # phony) stops the run before post-data when a check failed.
 $(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.loaded)) $(TABLES:%=$(S)/%.loaded) | checks-passed
 	@echo 'migrate.mk: post-data (post.sql: keys, indexes, foreign keys, sequences)'
-	$(Q)$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET"
+	$(Q)what='post-data' && err='$(S)/post-data.err' && st=0 && $(on_interrupt) && \
+	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) $(SAME) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	trap - INT TERM HUP; cat "$$err" >&2; \
+	if [ "$$st" != 0 ]; then \
+	  if $(common_stops); \
+	  elif grep -q 'violates foreign key constraint' "$$err"; then \
+	    edited=$$(cd '$(OUT)' && find csv -type f -newer '.stamps/converted' | sort | tr '\n' ' '); \
+	    echo "migrate.mk: post-data: a foreign key found a record missing (above: the key and the table that lacks it)$${edited:+, likely one deleted by hand from $$edited(edited since the conversion)}: put it back, fixed, in its CSV under $(OUT)/csv (or delete the records that reference it too) and rerun with LOAD_FLAGS=--truncate: each table whose CSV changed since its load is emptied and loaded again" >&2; \
+	  else $(generic_stop); fi; rm -f "$$err"; exit "$$st"; \
+	fi; rm -f "$$err"
 	$(Q)touch '$@'
 
 # Every table's row count against the dump's manifest, and with VERIFY=content every value
 # (exit 1 on any difference).
 $(S)/verified: $(S)/post-data $(S)/verify.opts
 	@echo 'migrate.mk: verifying ($(VERIFY))'
-	$(Q)$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+	$(Q)$(call run_verify,$(VERIFY))
 	$(Q)touch '$@'
 
-verify: $(S)/converted
-	$(Q)$(CSVLOAD) --verify-only --verify '$(VERIFY)' $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET"
+# `make verify` checks the target against what OUT holds, redoing nothing (CockroachDB: after
+# the printed steps; its command line need not repeat the conversion's options).
+verify: | migrate-identity
+	@test -e '$(S)/converted' || { echo 'migrate.mk: $(OUT) holds no conversion: run the migration first (the same command without verify)' >&2; exit 2; }
+	$(Q)$(call run_verify,$(VERIFY))
+
+# csvload --verify-only (stdout: the table of tables; stderr kept for the line that ends a stop).
+run_verify = what='verifying' && err='$(S)/verify.err' && st=0 && $(on_interrupt) && \
+	$(CSVLOAD) --verify-only --verify '$(1)' $(SAME) $(CSVLOAD_READ_MANIFEST) '$(M)' -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	trap - INT TERM HUP; cat "$$err" >&2; \
+	if [ "$$st" != 0 ]; then \
+	  if $(common_stops); \
+	  elif grep -q 'verification failed' "$$err"; then \
+	    echo "migrate.mk: the target's tables differ from $(OUT)/manifest.json (above: rows written or deleted there since the load$(if $(filter content,$(1)),,; VERIFY=content names the records)): load into an empty database to start clean: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database" >&2; \
+	  else $(generic_stop); fi; rm -f "$$err"; exit "$$st"; \
+	fi; rm -f "$$err"; $(edited_report)
+
+# Issue 61: a table whose CSV was edited by hand (bad records fixed or deleted) verifies
+# against the manifest that follows the CSV, so "200 200 ok" hid that the dump had 201.
+# Under the verification, each such table against the dump's rows, as the conversion's
+# manifest had them ($(S)/TABLE.dump-rows, kept when its edited CSV was first checked).
+edited_report = for f in '$(S)/'*.dump-rows; do [ -e "$$f" ] || continue; \
+    b=$${f\#\#*/}; b=$$(printf '%s' "$${b%.dump-rows}" | sed 's/+/%/g'); \
+    d=$$(cat "$$f"); n=$$(awk -v f="csv/$$b$(CSV_EXT)" "$$MIGRATE_FACTS" '$(M)' | sed 's/^ *//; s/ .*//'); [ -n "$$n" ] || continue; \
+    t=$$(printf '%s\n' "$$b" | LC_ALL=C awk "$$MIGRATE_DECODE"); \
+    if [ "$$n" -lt "$$d" ]; then how="$$((d - n)) record(s) removed from"; \
+    elif [ "$$n" -gt "$$d" ]; then how="$$((n - d)) record(s) added to"; \
+    else how="records changed in"; fi; \
+    echo "migrate.mk: $$t: $$n of the dump's $$d rows: $$how $(OUT)/csv/$$b$(CSV_EXT) by hand since the conversion"; \
+  done
+
+# Every run that loads ends here, even one with nothing left to do (issue 61: a rerun against
+# a service retargeted at an empty database exited 0): the target the connection reaches now
+# must be the one OUT's loads went into (csvload --same-target) and its journal must record
+# every table of the manifest as loaded (a look-up per table, not a count of a large
+# database). So exit 0 means the target reached holds the data.
+target-check: $(S)/verified
+	$(Q)what='checking the target' && err='$(S)/target-check.err' && st=0 && $(on_interrupt) && \
+	$(CSVLOAD) --verify-only --verify journal $(SAME) $(CSVLOAD_READ_MANIFEST) '$(M)' -q -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
+	trap - INT TERM HUP; cat "$$err" >&2; \
+	if [ "$$st" != 0 ]; then \
+	  if $(common_stops); \
+	  elif grep -q 'verification failed' "$$err"; then \
+	    echo "migrate.mk: the target no longer holds what $(OUT) loaded there (above: a table or csvload's journal dropped since): load into an empty database: createdb a new one, run \`make -f examples/migrate.mk forget-target OUT=$(OUT)\` and rerun with TARGET= the new database" >&2; \
+	  else $(generic_stop); fi; rm -f "$$err"; exit "$$st"; \
+	fi; rm -f "$$err"; \
+	echo "migrate.mk: done: database \"$$(sed -n 's/^database=//p' '$(IDENTITY)')\" ($$(sed -n 's/^server=//p' '$(IDENTITY)')) holds every table, as its journal records the loads (kept for reruns; docs/csvload.md: dropping it)"
+
 
 # cockroachdb: every table's IMPORT INTO, in one file.
 $(OUT)/import.sql: $(TABLES:%=$(S)/%.split) | checks-passed
@@ -631,12 +763,18 @@ ifeq ($(TARGET_KIND),cockroachdb)
 all: next-steps
 .PHONY: next-steps
 UPLOAD_DEST := $(firstword $(subst ?, ,$(IMPORT_URL)))
-UPLOAD_CMD := $(if $(filter s3://%,$(UPLOAD_DEST)),aws s3 cp --recursive '$(OUT)/shards/' '$(UPLOAD_DEST)/' --exclude '*.json',$(if $(filter gs://%,$(UPLOAD_DEST)),gsutil -m cp -r '$(OUT)/shards/*' '$(UPLOAD_DEST)/',copy each directory of '$(OUT)/shards/' (not the .json files) under '$(UPLOAD_DEST)/'))
+# Every path absolute and every option the later commands need written out, so each step runs
+# as printed from any directory (issue 61: the verify step lacked TARGET_KIND, and its refusal
+# suggested `clean`, which deletes the shards just uploaded); the report first.
+ABS_OUT := $(abspath $(OUT))
+UPLOAD_CMD := $(if $(filter s3://%,$(UPLOAD_DEST)),aws s3 cp --recursive '$(ABS_OUT)/shards/' '$(UPLOAD_DEST)/' --exclude '*.json',$(if $(filter gs://%,$(UPLOAD_DEST)),gsutil -m cp -r '$(ABS_OUT)/shards/*' '$(UPLOAD_DEST)/',copy each directory of '$(ABS_OUT)/shards/' (not the .json files) under '$(UPLOAD_DEST)/'))
+CSVLOAD_ABS := $(if $(BIN),$(abspath $(BIN))/csvload,csvload)
 next-steps: $(OUT)/import.sql
-	@printf '%s\n' "migrate.mk: done for CockroachDB; next, in order (TARGET: the cluster's URL):" \
-	  "  1. upload the shards:  $(UPLOAD_CMD)" \
-	  "  2. create the schema:  csvload --schema '$(OUT)/schema.sql' \"\$$TARGET\"" \
-	  "  3. import the shards:  cockroach sql --url \"\$$TARGET\" -f '$(OUT)/import.sql'" \
-	  "  4. run the post-data:  csvload --post-data '$(OUT)/post.sql' \"\$$TARGET\"" \
-	  "  5. verify:             make -f examples/migrate.mk verify OUT='$(OUT)' TARGET=\"\$$TARGET\""
+	@printf '%s\n' "migrate.mk: done for CockroachDB; next, in order, from any directory (TARGET: the cluster's URL):" \
+	  "  1. read the report:    $(ABS_OUT)/schema-report.html (what the schema lost or changed for CockroachDB, and why)" \
+	  "  2. upload the shards:  $(UPLOAD_CMD)" \
+	  "  3. create the schema:  '$(CSVLOAD_ABS)' --schema '$(ABS_OUT)/schema.sql' --same-target '$(ABS_OUT)/.stamps/target.identity' \"\$$TARGET\"" \
+	  "  4. import the shards:  cockroach sql --url \"\$$TARGET\" -f '$(ABS_OUT)/import.sql'" \
+	  "  5. run the post-data:  '$(CSVLOAD_ABS)' --post-data '$(ABS_OUT)/post.sql' --same-target '$(ABS_OUT)/.stamps/target.identity' \"\$$TARGET\"" \
+	  "  6. verify:             make -f '$(abspath $(firstword $(MAKEFILE_LIST)))' verify TARGET_KIND=cockroachdb OUT='$(ABS_OUT)'$(if $(BIN), BIN='$(abspath $(BIN))') TARGET=\"\$$TARGET\""
 endif

@@ -19,24 +19,24 @@ use pg::{Pg, fingerprints};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn bin_dir() -> PathBuf {
+pub(crate) fn bin_dir() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_csvload"))
         .parent()
         .unwrap()
         .to_path_buf()
 }
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
 /// True when `make` is GNU make (the Makefile uses define/eval/call and re-reads an
 /// included file it made); prints a loud SKIPPED line otherwise.
-fn have_gnu_make() -> bool {
+pub(crate) fn have_gnu_make() -> bool {
     let ok = Command::new("make")
         .arg("--version")
         .stdin(std::process::Stdio::null())
@@ -50,12 +50,12 @@ fn have_gnu_make() -> bool {
 
 /// `make -f examples/migrate.mk -j4 VARS...` from the repository root, with the server's
 /// libpq environment (or none) and no make or PG* variables inherited from the caller.
-fn make(pg: Option<&Pg>, vars: &[String]) -> Output {
+pub(crate) fn make(pg: Option<&Pg>, vars: &[String]) -> Output {
     make_with(pg, &bin_dir(), vars)
 }
 
 /// The caller's make and libpq variables, which a test's make must not inherit.
-fn inherited_make_and_pg_vars() -> Vec<String> {
+pub(crate) fn inherited_make_and_pg_vars() -> Vec<String> {
     std::env::vars_os()
         .map(|(k, _)| k.to_string_lossy().into_owned())
         .filter(|k| k.starts_with("PG") || k.starts_with("MAKE") || k == "MFLAGS")
@@ -64,7 +64,7 @@ fn inherited_make_and_pg_vars() -> Vec<String> {
 
 /// [`make`] with the tools taken from `bin` (a directory of wrappers, e.g. a failing
 /// pksort), through the one test harness (which bounds the wait).
-fn make_with(pg: Option<&Pg>, bin: &Path, vars: &[String]) -> Output {
+pub(crate) fn make_with(pg: Option<&Pg>, bin: &Path, vars: &[String]) -> Output {
     let mut c = Cmd::program("make");
     for k in inherited_make_and_pg_vars() {
         c = c.env_remove(k);
@@ -83,7 +83,7 @@ fn make_with(pg: Option<&Pg>, bin: &Path, vars: &[String]) -> Output {
         .output
 }
 
-fn must(out: Output, what: &str) -> String {
+pub(crate) fn must(out: Output, what: &str) -> String {
     assert!(
         out.status.success(),
         "{what} failed ({}):\n{}\n{}",
@@ -108,7 +108,7 @@ fn post_data_objects(pg: &Pg, db: &str) -> String {
     )
 }
 
-fn var(k: &str, v: impl AsRef<str>) -> String {
+pub(crate) fn var(k: &str, v: impl AsRef<str>) -> String {
     format!("{k}={}", v.as_ref())
 }
 
@@ -157,6 +157,8 @@ fn fixture_migrates_exactly_and_resumes() {
             var("OUT", o),
             var("TARGET", target),
             var("SHARD_SIZE", "2K"),
+            // csvload loads a CSV of this size or more in parts (--parts-from).
+            var("SPLIT_MIN", "1K"),
         ]
     };
 
@@ -258,10 +260,11 @@ fn fixture_migrates_exactly_and_resumes() {
         "indexes, constraints or sequences differ"
     );
 
-    // Nothing left to do: make does nothing and says so.
+    // Nothing left to do: nothing is loaded, and the run says that the target it reached
+    // holds the loads (issue 61: it printed nothing, whatever the target).
     let again = must(make(Some(&pg), &vars("dbname=target")), "make (done)");
     assert!(
-        again.contains("Nothing to be done") || again.is_empty(),
+        again.starts_with("migrate.mk: done: database \"target\"") && again.lines().count() == 1,
         "{again}"
     );
 
@@ -401,17 +404,27 @@ fn cockroachdb_import_statements() {
     assert!(!post.contains("PRIMARY KEY"), "{post}");
     let report = std::fs::read_to_string(out.join("schema-report.html")).unwrap();
     assert!(report.contains("crdb-pk-moved") && report.contains("crdb-domain"));
-    // It ends by saying what to run next, in order, with the exact commands (issue 33).
+    // It ends by saying what to run next, in order, with the exact commands (issue 33), the
+    // report first, every path absolute (issue 61).
     let o = out.to_str().unwrap();
+    let b = bin_dir();
+    let b = b.to_str().unwrap();
+    let mk = root().join("examples/migrate.mk");
+    let mk = mk.to_str().unwrap();
     let steps = [
+        format!("1. read the report:    {o}/schema-report.html"),
         format!(
-            "1. upload the shards:  aws s3 cp --recursive '{o}/shards/' 's3://bkt/mig/' --exclude '*.json'"
+            "2. upload the shards:  aws s3 cp --recursive '{o}/shards/' 's3://bkt/mig/' --exclude '*.json'"
         ),
-        format!("2. create the schema:  csvload --schema '{o}/schema.sql' \"$TARGET\""),
-        format!("3. import the shards:  cockroach sql --url \"$TARGET\" -f '{o}/import.sql'"),
-        format!("4. run the post-data:  csvload --post-data '{o}/post.sql' \"$TARGET\""),
         format!(
-            "5. verify:             make -f examples/migrate.mk verify OUT='{o}' TARGET=\"$TARGET\""
+            "3. create the schema:  '{b}/csvload' --schema '{o}/schema.sql' --same-target '{o}/.stamps/target.identity' \"$TARGET\""
+        ),
+        format!("4. import the shards:  cockroach sql --url \"$TARGET\" -f '{o}/import.sql'"),
+        format!(
+            "5. run the post-data:  '{b}/csvload' --post-data '{o}/post.sql' --same-target '{o}/.stamps/target.identity' \"$TARGET\""
+        ),
+        format!(
+            "6. verify:             make -f '{mk}' verify TARGET_KIND=cockroachdb OUT='{o}' BIN='{b}' TARGET=\"$TARGET\""
         ),
     ];
     let at: Vec<usize> = steps
@@ -610,8 +623,9 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     // side by side). The tables that would load on several connections get LOAD_JOBS:
     // public.texts (95 KiB) and public.customer (63 KiB), past SHARD_SIZE; not
     // public.events_2024 (1.4 KiB, past SPLIT_MIN), as make -j4 loads other tables beside it
-    // (below: LOAD_JOBS under -j1), nor public.Order (71 bytes). Under csvload's smallest
-    // part these small CSVs still load whole, each from pgdump2csv's CSV.
+    // (below: LOAD_JOBS under -j1), nor public.Order (71 bytes). csvload reads each in as
+    // many parts (--parts-from SPLIT_MIN: parts of at least SPLIT_MIN / 2), from pgdump2csv's
+    // CSV (issue 61: migrate.mk said "in parts" of CSVs csvload loaded whole, below 16 MiB).
     for (t, j) in [
         ("public.texts", "3"),
         ("public.customer", "3"),
@@ -637,7 +651,8 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     j1[1] = var("OUT", out_j1.to_str().unwrap());
     j1.extend(["-j1".to_string(), "split".to_string()]);
     must(make_with(Some(&pg), &bin, &j1), "make -j1 split");
-    assert_eq!(jobs(&out_j1, "public.events_2024"), "3");
+    // Two parts: each at least SPLIT_MIN / 2 (csvload --parts-from).
+    assert_eq!(jobs(&out_j1, "public.events_2024"), "2");
     assert_eq!(jobs(&out_j1, "public.Order"), "1");
     // A gzip CSV (CONVERT_FLAGS=--gzip) cannot be read in parts: it is cut into chunks (by
     // its size on disk: public.customer's 3 of at most SHARD_SIZE), the CSV in its order.
@@ -701,7 +716,7 @@ fn postgresql_loads_parts_without_sorting_or_cutting() {
     let stdout = must(make_with(Some(&pg), &bin, &lone_vars), "make (lone)");
     assert!(
         stdout.contains(
-            "public.big: its load gets 3 connections (csvload -j 3: in parts, from 16 MiB of CSV)"
+            "public.big: its load gets 3 connections (csvload -j 3 --parts-from 1K: each reads a part of its CSV)"
         ),
         "{stdout}"
     );
@@ -950,7 +965,7 @@ fn reused_out_with_another_target_is_refused() {
     let o = make(Some(&pg), &vars("dbname=t2"));
     assert!(!o.status.success(), "{}", text(&o.stdout));
     assert!(
-        text(&o.stderr).contains("another target"),
+        text(&o.stderr).contains("another server or database"),
         "{}",
         text(&o.stderr)
     );
@@ -967,7 +982,7 @@ fn reused_out_with_another_target_is_refused() {
 }
 
 /// The variables of a migration of fixtures/dumps/sample.sql.gz into OUT `out`.
-fn sample_vars(out: &Path, target: &str) -> Vec<String> {
+pub(crate) fn sample_vars(out: &Path, target: &str) -> Vec<String> {
     vec![
         var("DUMP", cli::dump_path("sample.sql.gz").to_str().unwrap()),
         var("OUT", out.to_str().unwrap()),
@@ -976,7 +991,7 @@ fn sample_vars(out: &Path, target: &str) -> Vec<String> {
 }
 
 /// Replaces the CSV file's lines for which `edit` returns Some (None keeps the line).
-fn edit_lines(path: &Path, edit: impl Fn(usize, &str) -> Option<Option<String>>) {
+pub(crate) fn edit_lines(path: &Path, edit: impl Fn(usize, &str) -> Option<Option<String>>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = String::new();
     for (i, l) in text.lines().enumerate() {
@@ -1005,7 +1020,7 @@ fn bin_with_late_failing_check(dir: &Path, release: &Path) -> PathBuf {
         std::os::unix::fs::symlink(bin_dir().join(t), bin.join(t)).unwrap();
     }
     let script = format!(
-        "#!/bin/sh\ncase \" $* \" in *\" shop.order_lines \"*)\n  \
+        "#!/bin/sh\ncase \" $* \" in *' \"shop\".\"order_lines\" '*)\n  \
          while [ ! -e '{}' ]; do sleep 0.05; done\n  set -- --key 2:int \"$@\";;\nesac\nexec '{}' \"$@\"\n",
         release.display(),
         bin_dir().join("csvcheck").display()
@@ -1017,7 +1032,7 @@ fn bin_with_late_failing_check(dir: &Path, release: &Path) -> PathBuf {
 }
 
 /// Reruns the same command: it must succeed, say `says` (stdout or stderr) and end verified.
-fn rerun_ends_verified(pg: &Pg, vars: &[String], out: &Path, says: &str) {
+pub(crate) fn rerun_ends_verified(pg: &Pg, vars: &[String], out: &Path, says: &str) {
     let again = make(Some(pg), vars);
     let said = format!("{}{}", text(&again.stdout), text(&again.stderr));
     assert!(again.status.success(), "{said}");
@@ -1520,7 +1535,7 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
     assert!(!again.status.success(), "{err}");
     // The schema's statements are journaled as run, so the tables' loads are where it stops.
     assert!(
-        err.contains("Load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target"),
+        err.contains("load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target"),
         "{err}"
     );
     // The remedy as printed: a new database, forget-target, the same command with it.
@@ -1533,7 +1548,7 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
 }
 
 /// The pid of a running csvload whose command line holds every one of `words`.
-fn csvload_pid(words: &[&str]) -> Option<i32> {
+pub(crate) fn csvload_pid(words: &[&str]) -> Option<i32> {
     processes().into_iter().find_map(|(pid, args)| {
         (args.first().is_some_and(|a| a.ends_with("/csvload"))
             && words.iter().all(|w| args.iter().any(|a| a.contains(w))))
@@ -1542,7 +1557,7 @@ fn csvload_pid(words: &[&str]) -> Option<i32> {
 }
 
 /// Every process this test can see, with its arguments (from /proc).
-fn processes() -> Vec<(i32, Vec<String>)> {
+pub(crate) fn processes() -> Vec<(i32, Vec<String>)> {
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
@@ -1632,7 +1647,8 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
         wait_for("shop.orders's load waiting at row 100750", &|| {
             waiting(false)
         });
-        let pid = csvload_pid(&[&o, "shop.orders"]).expect("the csvload of shop.orders");
+        // Its -t quoted: `"shop"."orders"` (issue 60).
+        let pid = csvload_pid(&[&o, "\"shop\".\"orders\""]).expect("the csvload of shop.orders");
         // SAFETY: a signal to a process of this test's own make.
         unsafe {
             libc::kill(pid, libc::SIGINT);
@@ -1654,7 +1670,7 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
         "{err}"
     );
     assert!(
-        err.contains("migrate.mk: shop.orders: the load stopped (above); rerun the same command"),
+        err.contains("migrate.mk: shop.orders: interrupted (above); rerun the same command"),
         "{err}"
     );
     rerun_ends_verified(

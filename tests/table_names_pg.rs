@@ -236,3 +236,66 @@ fn t_reads_names_as_psql_and_hints_to_quote_capitals() {
         r.stderr_str()
     );
 }
+
+/// Issue 60 item 4: tables `users` and `"Users"`, each split by csvsplit into a manifest that
+/// names it. `-t` names exactly one table, read as psql reads a name: `public.Users` is
+/// `public.users`, `public."Users"` the other. Before, `-t public.Users` loaded both (the
+/// second matched by its unquoted spelling).
+#[test]
+fn t_names_one_of_twin_tables_differing_in_case() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    pg.createdb("twins");
+    pg.psql(
+        "twins",
+        "CREATE TABLE public.users (id int PRIMARY KEY, note text);
+         CREATE TABLE public.\"Users\" (id int PRIMARY KEY, note text);
+         INSERT INTO public.users SELECT g, 'lower' FROM generate_series(1, 3) g;
+         INSERT INTO public.\"Users\" SELECT g, 'upper' FROM generate_series(1, 5) g;",
+    );
+    let dump = dir.path().join("twins.sql");
+    pg.pg_dump_to(&["-d", "twins"], &dump);
+    let conv = cli::convert(&dump, Input::Path, &[]);
+    let m = conv.manifest_path.to_str().unwrap();
+    let mut manifests = Vec::new();
+    for (i, (spelling, name)) in [("public.users", "users"), ("public.\"Users\"", "Users")]
+        .into_iter()
+        .enumerate()
+    {
+        let sm = dir.path().join(format!("s{i}.json"));
+        Cmd::new("csvsplit")
+            .args(["-n", "2", "-m", m, "-t", spelling, "-o"])
+            .arg(dir.path().join(format!("shards{i}/{{n:04}}.csv")))
+            .arg("--write-manifest")
+            .arg(&sm)
+            .arg("--")
+            .arg(table_csv(&conv, "public", name))
+            .expect(0);
+        assert_eq!(json(&sm)["table"].as_str(), Some(name));
+        manifests.push(sm);
+    }
+    pg.createdb("into");
+    let schema = conv.schema.to_str().unwrap();
+    csvload_cmd(&pg, &["--schema", schema, "-q", "dbname=into"]).expect(0);
+    let load = |t: &str| {
+        let mut args = Vec::new();
+        for sm in &manifests {
+            args.extend(["-m", sm.to_str().unwrap()]);
+        }
+        args.extend(["-t", t, "-q", "dbname=into"]);
+        let r = csvload(&pg, &args);
+        if r.code() != Some(0) {
+            r.fail(&format!("-t {t}"));
+        }
+    };
+    load("public.Users");
+    assert_eq!(count(&pg, "into", "public", "users"), "3");
+    assert_eq!(
+        count(&pg, "into", "public", "Users"),
+        "0",
+        "-t public.Users is users"
+    );
+    load("public.\"Users\"");
+    assert_eq!(count(&pg, "into", "public", "Users"), "5");
+    assert_eq!(count(&pg, "into", "public", "users"), "3");
+}

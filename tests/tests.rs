@@ -46,6 +46,7 @@ mod keys_agree;
 mod layers;
 mod manifest_types;
 mod migrate_mk;
+mod migrate_stops;
 mod pgdump2csv_cli;
 mod pgdump2csv_jobs;
 mod pgdump2csv_patterns_pg;

@@ -50,6 +50,13 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
     pub jobs: u64,
 
+    /// With fewer files than -j on PostgreSQL: a file of SIZE or more (uncompressed, no
+    /// manifest CRC) loads in parts side by side, at most -j / files, each at least SIZE / 2
+    /// (a part costs a connection, a transaction and a scan of the file before it). SIZE as
+    /// `64K`, `16M`, `1G`.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = size_arg)]
+    pub parts_from: u64,
+
     /// Commit every N records (cut at record ends) as its own COPY and transaction; default:
     /// one file, one transaction (PostgreSQL), 1000 records (CockroachDB), 20000
     /// (YugabyteDB), per --target-kind.
@@ -68,7 +75,11 @@ pub struct Args {
     pub journal: String,
 
     /// Empty a table (and forget its journal rows) when it holds rows the journal does not
-    /// account for, instead of refusing it. A table whose rows are all journaled resumes.
+    /// account for, or when a file it was loaded from changed since (a CSV edited after its
+    /// load: its journaled bytes are read again and compared), instead of refusing it; then
+    /// load it again. A table whose rows are all journaled from its files as they are now
+    /// resumes. A table that other tables' foreign keys reference cannot be emptied (the
+    /// server refuses, and csvload says so).
     #[arg(long, conflicts_with = "append")]
     pub truncate: bool,
 
@@ -104,6 +115,15 @@ pub struct Args {
         conflicts_with = "post_data"
     )]
     pub build_indexes: Option<PathBuf>,
+
+    /// The target this load belongs to: on its first run csvload records in FILE the server
+    /// (its system identifier; CockroachDB's cluster id) and the database (its OID) that the
+    /// connection reached, and every later run compares what it reaches with that and
+    /// refuses, in words and before doing anything, another server or database (a
+    /// connection string, service file, PG* variable or ~/.pgpass that leads elsewhere
+    /// now). Alone (no -m, --schema or --post-data) it only checks or records the target.
+    #[arg(long, value_name = "FILE")]
+    pub same_target: Option<PathBuf>,
 
     /// Only compare each table's row count with the manifests (for data loaded any other
     /// way); load nothing.
@@ -142,8 +162,11 @@ pub struct Args {
     /// What verification compares: `count` (each table's rows, and a csvsplit key's min and
     /// max, with the manifests) or `content` (also every value: an order-independent digest
     /// of each table's records from the CSV files and read back from the target, compared
-    /// per key bucket; a full read of both sides, `-j` tables at once) or, after a load,
-    /// `none` (for a run that verifies later; every COPY must still take every record).
+    /// per key bucket; a full read of both sides, `-j` tables at once) or `journal` (each
+    /// table exists and the journal records as committed the manifests' rows of it: no read
+    /// of the tables, a cheap check that the target reached holds a finished load) or, after
+    /// a load, `none` (for a run that verifies later; every COPY must still take every
+    /// record).
     /// Given twice, the last one counts (so a Makefile's default can be overridden).
     #[arg(
         long,
@@ -204,4 +227,8 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "5min",
           value_parser = stall::parse_duration)]
     pub io_timeout: std::time::Duration,
+}
+
+fn size_arg(s: &str) -> std::result::Result<u64, String> {
+    crate::io::cli::parse_size(s).map_err(|e| e.to_string())
 }

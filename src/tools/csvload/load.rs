@@ -235,7 +235,10 @@ pub const RELOAD: &str = "to reload it, load into an empty table (a new database
      --truncate, which cannot empty a table that other tables' foreign keys reference)";
 
 /// Refuses a table holding rows the journal does not account for, or empties it (and its
-/// journal rows) with `truncate`. Returns the unaccounted rows kept (with `append`).
+/// journal rows) with `truncate`, which also empties a table loaded from a file that changed
+/// since (its journaled bytes differ from the file's now: issue 61, a record deleted by hand
+/// and put back after the load was refused at every rerun, `--truncate` named as the way out
+/// and doing nothing). Returns the unaccounted rows kept (with `append`).
 ///
 /// Rows the journal records as loaded from files that are not among `files` (this run's files
 /// of the table, by journal key) count as unaccounted too: they come from another manifest or
@@ -245,11 +248,12 @@ pub fn prepare_table(
     client: &mut Client,
     j: &Journal,
     t: &TablePlan,
-    files: &[String],
+    jobs: &[&FileJob],
     truncate: bool,
     append: bool,
     rules: &super::target::Rules,
 ) -> Result<i64> {
+    let files: Vec<&str> = jobs.iter().map(|f| f.key.as_str()).collect();
     // The table's count and its journal from one snapshot: read apart, a batch that another
     // run (or a retried connection of this one) committed between the two reads made the
     // journal look ahead of the table ("rows were deleted since", which was false).
@@ -285,15 +289,51 @@ pub fn prepare_table(
     let (count, journaled, foreign) = read?;
     let foreign_rows: i64 = foreign.iter().map(|r| r.get::<_, i64>(1)).sum();
     let extra = count - journaled + foreign_rows;
-    if extra == 0 {
+    let changed = if truncate && extra == 0 && journaled > 0 {
+        let mut changed = None;
+        for job in jobs {
+            if !batch::journal_still_matches(client, j, &t.display(), job)? {
+                changed = Some(job);
+                break;
+            }
+        }
+        changed
+    } else {
+        None
+    };
+    if extra == 0 && changed.is_none() {
         return Ok(0);
     }
     if truncate {
+        if let Some(job) = changed {
+            eprintln!(
+                "csvload: table {}: {} changed since it was loaded (journal {}); --truncate \
+                 empties the table and loads it again",
+                crate::io::names::display_name(&t.display()),
+                crate::io::names::display_path(&job.path),
+                j.sql()
+            );
+        }
         // The table's name is quoted by the one quoting function; the journal key travels
         // as a bind parameter (once built with doubled quotes only, a hostile table name
         // ran SQL here on a server with standard_conforming_strings = off).
+        // A table other tables' foreign keys reference cannot be emptied (0A000): said with
+        // what does work.
         let in_words = |e: postgres::Error| {
-            Error::Usage(format!("table {}: {}", t.display(), server_message(&e)))
+            let fk = e.code() == Some(&postgres::error::SqlState::FEATURE_NOT_SUPPORTED)
+                && server_message(&e).contains("foreign key");
+            Error::Usage(format!(
+                "table {}: {}{}",
+                t.display(),
+                server_message(&e),
+                if fk {
+                    "; --truncate cannot empty a table that other tables' foreign keys \
+                     reference: load into an empty database instead (or drop those foreign \
+                     keys, which post-data creates again)"
+                } else {
+                    ""
+                }
+            ))
         };
         let truncate = format!("TRUNCATE {}", t.sql_name());
         let forget = format!("DELETE FROM {} WHERE table_name = $1", j.sql());

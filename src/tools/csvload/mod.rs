@@ -8,6 +8,7 @@
 
 mod args;
 pub mod conn;
+pub mod identity;
 pub mod journal;
 pub mod load;
 pub mod parts;
@@ -77,9 +78,10 @@ impl Tally {
 
 /// Runs csvload.
 pub fn run(a: Args) -> Result<()> {
-    if a.manifest.is_empty() && a.schema.is_none() && a.post_data.is_none() {
+    let only_identity = a.manifest.is_empty() && a.schema.is_none() && a.post_data.is_none();
+    if only_identity && a.same_target.is_none() {
         return Err(Error::Usage(
-            "nothing to do: give --manifest, --schema or --post-data".into(),
+            "nothing to do: give --manifest, --schema, --post-data or --same-target".into(),
         ));
     }
     // Usage errors before anything is read or connected: a wrong command line costs nothing.
@@ -111,6 +113,30 @@ pub fn run(a: Args) -> Result<()> {
     let target = conn::Target::parse(&a.database)?;
     stall::set_io_timeout(Some(a.io_timeout).filter(|t| !t.is_zero()));
     let mut client = target.connect()?;
+    // Before anything else: a run that reaches another target than its first does nothing.
+    let reached = match &a.same_target {
+        Some(f) => {
+            let (id, recorded) = identity::same_target(&mut client, f)?;
+            // Said when recorded, or asked for alone; a verification's table stays as it was.
+            if !a.quiet && (recorded || only_identity) {
+                eprintln!(
+                    "csvload: {}: {} {}",
+                    crate::io::names::display_path(f),
+                    if recorded {
+                        "records the target reached:"
+                    } else {
+                        "the target reached is the one recorded:"
+                    },
+                    id.words()
+                );
+            }
+            Some(id)
+        }
+        None => None,
+    };
+    if only_identity {
+        return Ok(());
+    }
     let rules = target::resolve(&mut client, a.target_kind)?.rules();
     rules.setup(&mut client)?;
     target::check_scripts(&mut client, a.schema.iter().chain(&a.post_data))?;
@@ -127,7 +153,13 @@ pub fn run(a: Args) -> Result<()> {
         )));
     }
     if a.verify_only {
-        let counted = verify(&mut client, &plan, &vec![0; plan.tables.len()], a.quiet);
+        let counted = verify(
+            &mut client,
+            &plan,
+            &vec![0; plan.tables.len()],
+            a.quiet,
+            found_by(a.verify, &journal),
+        );
         return content_too(&target, &plan, &a, counted);
     }
     journal.ensure(&mut client)?;
@@ -141,13 +173,18 @@ pub fn run(a: Args) -> Result<()> {
     // PostgreSQL and one transaction per file (a part's COMMIT waits for the others').
     if rules.kind == target::TargetKind::Postgresql && rules.batch_rows(a.batch_rows).is_none() {
         let names: Vec<String> = plan.tables.iter().map(|t| t.display()).collect();
-        let notes = parts::split(&mut plan, (a.jobs as usize).min(MAX_JOBS), &mut |t| {
-            // --truncate empties the table's journal rows: the files split afresh.
-            if a.truncate {
-                return Ok(Vec::new());
-            }
-            journal.files_of(&mut client, &names[t])
-        })?;
+        let notes = parts::split(
+            &mut plan,
+            (a.jobs as usize).min(MAX_JOBS),
+            a.parts_from,
+            &mut |t| {
+                // --truncate empties the table's journal rows: the files split afresh.
+                if a.truncate {
+                    return Ok(Vec::new());
+                }
+                journal.files_of(&mut client, &names[t])
+            },
+        )?;
         if !a.quiet {
             for n in notes {
                 eprintln!("csvload: {n}");
@@ -156,12 +193,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let mut extra = Vec::with_capacity(plan.tables.len());
     for (i, t) in plan.tables.iter().enumerate() {
-        let files: Vec<String> = plan
-            .files
-            .iter()
-            .filter(|f| f.table == i)
-            .map(|f| f.key.clone())
-            .collect();
+        let files: Vec<&plan::FileJob> = plan.files.iter().filter(|f| f.table == i).collect();
         extra.push(load::prepare_table(
             &mut client,
             &journal,
@@ -176,7 +208,7 @@ pub fn run(a: Args) -> Result<()> {
         resuming_note(&mut client, &plan, &journal)?;
     }
     let bar = progress_bar(&mut client, &plan, &journal, a.quiet)?;
-    let (refused, tallies) = load_all(&target, &plan, &journal, &a, rules, &bar)?;
+    let (refused, tallies) = load_all(&target, &plan, &journal, &a, rules, &bar, reached.as_ref())?;
     bar.finish_and_clear();
     // The workers may have survived a lost connection (--retries); this one, idle meanwhile,
     // may have lost its own: reconnect (and lock the tables again) to go on.
@@ -207,7 +239,13 @@ pub fn run(a: Args) -> Result<()> {
     if a.verify == verify::Verify::None {
         return Ok(());
     }
-    let counted = verify(&mut client, &plan, &extra, a.quiet);
+    let counted = verify(
+        &mut client,
+        &plan,
+        &extra,
+        a.quiet,
+        found_by(a.verify, &journal),
+    );
     content_too(&target, &plan, &a, counted)
 }
 
@@ -490,6 +528,7 @@ fn load_all(
     a: &Args,
     rules: &'static target::Rules,
     bar: &indicatif::ProgressBar,
+    reached: Option<&identity::Identity>,
 ) -> Result<(usize, Vec<Tally>)> {
     let mut files_left = vec![0usize; plan.tables.len()];
     for f in &plan.files {
@@ -528,6 +567,23 @@ fn load_all(
                 };
                 if let Err(e) = rules.setup(&mut client) {
                     return fail(e);
+                }
+                // Every data connection reaches the target the first one did (several hosts,
+                // load_balance_hosts=random: a host of another cluster is refused).
+                if let Some(want) = reached {
+                    match identity::of(&mut client) {
+                        Ok(id) if id.same(want) => {}
+                        Ok(id) => {
+                            return fail(Error::Usage(format!(
+                                "a data connection reached {}, not {} as the run's first \
+                                 connection did: the hosts of the connection string are not one \
+                                 database",
+                                id.words(),
+                                want.words()
+                            )));
+                        }
+                        Err(e) => return fail(e),
+                    }
                 }
                 let opts = Opts {
                     batch_rows: rules.batch_rows(a.batch_rows),
@@ -676,9 +732,59 @@ fn summary(plan: &Plan, tallies: &[Tally], refused: usize) {
     .print();
 }
 
+/// What [`verify`] finds of a table: its rows counted, or (`--verify journal`) the rows its
+/// journal records as committed, once the table is found to exist.
+#[derive(Clone, Copy)]
+enum Found<'a> {
+    Counted,
+    Journaled(&'a Journal),
+}
+
+fn found_by(v: verify::Verify, journal: &Journal) -> Found<'_> {
+    match v {
+        verify::Verify::Journal => Found::Journaled(journal),
+        _ => Found::Counted,
+    }
+}
+
+/// The rows the journal records as committed into `t`, once the table is found to exist
+/// (no read of the table itself). A target without the journal has none.
+fn journaled_rows(
+    client: &mut postgres::Client,
+    t: &plan::TablePlan,
+    journal: &Journal,
+) -> std::result::Result<i64, String> {
+    let exists = |c: &mut postgres::Client, name: &str| {
+        c.query_one(
+            "SELECT pg_catalog.to_regclass($1::text) IS NOT NULL",
+            &[&name],
+        )
+        .map(|r| r.get::<_, bool>(0))
+        .map_err(|e| server_message(&e))
+    };
+    if !exists(client, &journal.sql())? {
+        return Err(format!(
+            "no journal {} in this database: csvload loaded nothing here",
+            journal.sql()
+        ));
+    }
+    if !exists(client, &t.sql_name())? {
+        return Err(format!("table {} does not exist", t.sql_name()));
+    }
+    journal
+        .rows_of(client, &t.display())
+        .map_err(|e| e.to_string())
+}
+
 /// Compares each table's row count with the manifests (plus rows kept by `--append`);
 /// prints expected vs found; exit 1 on any difference.
-fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool) -> Result<()> {
+fn verify(
+    client: &mut postgres::Client,
+    plan: &Plan,
+    extra: &[i64],
+    quiet: bool,
+    how: Found,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let w = |e: std::io::Error| Error::io("<stdout>", e);
     let mut bad = 0;
@@ -692,8 +798,11 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
     }
     for (t, x) in plan.tables.iter().zip(extra) {
         let expected = t.expected_rows as i64 + x;
-        let found = load::count_rows(client, t)
-            .map_err(|e| format!("{}{}", server_message(&e), t.missing_hint(&e)));
+        let found = match how {
+            Found::Counted => load::count_rows(client, t)
+                .map_err(|e| format!("{}{}", server_message(&e), t.missing_hint(&e))),
+            Found::Journaled(j) => journaled_rows(client, t, j),
+        };
         let (shown, ok) = match &found {
             Ok(n) => (n.to_string(), *n == expected),
             Err(m) => (format!("error: {}", crate::io::names::Escaped(m)), false),
@@ -704,7 +813,7 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
             shown,
             ok,
         )];
-        if let Some(k) = &t.key_range {
+        if let (Some(k), Found::Counted) = (&t.key_range, &how) {
             lines.extend(key_check(client, t, k));
         }
         for (name, want, got, ok) in lines {
@@ -728,7 +837,12 @@ fn verify(client: &mut postgres::Client, plan: &Plan, extra: &[i64], quiet: bool
     out.flush().map_err(w)?;
     if bad > 0 {
         return Err(Error::Found(format!(
-            "verification failed: {bad} table(s) differ from the manifests"
+            "verification failed: {bad} table(s) differ from the manifests{}",
+            if matches!(how, Found::Journaled(_)) {
+                " (rows the journal records as loaded)"
+            } else {
+                ""
+            }
         )));
     }
     Ok(())

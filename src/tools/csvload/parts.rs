@@ -16,13 +16,13 @@ use crate::io::input::Compression;
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
-/// The smallest part: a file below twice this loads whole (a part costs a connection, a
-/// transaction and a scan of the file before it).
-pub const MIN_PART: u64 = 8 << 20;
+/// The default smallest file loaded in parts (`--parts-from`): a part is at least half of
+/// it (a part costs a connection, a transaction and a scan of the file before it).
+pub const PARTS_FROM: u64 = 16 << 20;
 
 /// Splits the plan's files into parts when the plan has fewer files than `jobs`
-/// connections: each file of at least 2 x [`MIN_PART`] bytes into up to `jobs / files`
-/// parts of about equal size, so that every part has a connection of its own (the parts of a
+/// connections: each file of at least `from` bytes into up to `jobs / files` parts of about
+/// equal size, each at least `from / 2`, so that every part has a connection of its own (the parts of a
 /// file wait for each other before they commit). Only a regular, uncompressed file without
 /// a manifest CRC (a CRC covers the whole file) is split. `journal_files(t)` gives the
 /// journal keys of table `t`: a file the journal holds whole loads whole, and a file of which
@@ -30,6 +30,7 @@ pub const MIN_PART: u64 = 8 << 20;
 pub fn split(
     plan: &mut Plan,
     jobs: usize,
+    from: u64,
     journal_files: &mut dyn FnMut(usize) -> Result<Vec<String>>,
 ) -> Result<Vec<String>> {
     let files = plan.files.len();
@@ -40,7 +41,7 @@ pub fn split(
     let mut out = Vec::with_capacity(jobs);
     let mut notes = Vec::new();
     for job in std::mem::take(&mut plan.files) {
-        match parts_of(&job, per, journal_files)? {
+        match parts_of(&job, per, from, journal_files)? {
             Some(parts) => {
                 notes.push(format!(
                     "{}: {} bytes, loaded as {} parts side by side",
@@ -64,6 +65,7 @@ pub fn split(
 fn parts_of(
     job: &FileJob,
     per: usize,
+    from: u64,
     journal_files: &mut dyn FnMut(usize) -> Result<Vec<String>>,
 ) -> Result<Option<Vec<FileJob>>> {
     if job.checksum.is_some() || job.part.is_some() {
@@ -74,8 +76,8 @@ fn parts_of(
         return Ok(None);
     };
     let size = meta.len();
-    let n = per.min((size / MIN_PART) as usize);
-    if !meta.is_file() || n < 2 {
+    let n = per.min((size / (from / 2).max(1)) as usize);
+    if !meta.is_file() || size < from || n < 2 {
         return Ok(None);
     }
     let mut f = std::fs::File::open(&job.path).at(&job.path)?;

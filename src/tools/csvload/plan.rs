@@ -455,13 +455,106 @@ fn absolute(p: &Path) -> String {
         .to_string()
 }
 
+/// A table a manifest names: its schema (`None`: a csvsplit manifest that leaves it to the
+/// search_path) and name, unquoted.
+type Named = (Option<String>, String);
+
+/// The tables the manifests at `manifests` name, each once, in the order first met.
+fn named_tables(manifests: &[PathBuf]) -> Result<Vec<Named>> {
+    let mut out: Vec<Named> = Vec::new();
+    let mut add = |t: Named| {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    for mpath in manifests {
+        let bytes = std::fs::read(mpath).map_err(|e| Error::io(mpath, e))?;
+        let name = mpath.display().to_string();
+        let probe: Probe = serde_json::from_slice(&bytes)
+            .map_err(|e| manifest::json_error(&name, "manifest", &e))?;
+        match probe.format.as_deref() {
+            Some(manifest::FORMAT) => {
+                for t in Manifest::parse(&mut bytes.clone(), &name)?.tables {
+                    add((Some(t.schema), t.name));
+                }
+            }
+            Some("dumpshard-csvsplit") => {
+                let m: SplitManifest = serde_json::from_slice(&bytes)
+                    .map_err(|e| manifest::json_error(&name, "csvsplit manifest", &e))?;
+                if let Some(n) = m.table {
+                    add((m.schema, n));
+                }
+            }
+            // Said by the plan's own pass.
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The one table of `named` that `-t` text `given` names (issue 60: with `users` and
+/// `"Users"` in a dump, `-t public.Users` loaded both from csvsplit manifests): read as psql
+/// reads a name (`public.Users` is `public.users`, `public."Users"` is `"Users"`); where that
+/// names none, the unquoted `schema.name` or `name` exactly as a manifest lists it (how `-t`
+/// was matched before it was parsed). `None` when it names none; an error when it names
+/// several (a bare name in two schemas).
+fn resolve_table(given: &str, named: &[Named]) -> Result<Option<usize>> {
+    let parsed = manifest::TableName::parse(given).ok();
+    let mut hits: Vec<usize> = (0..named.len())
+        .filter(|&i| {
+            let (schema, name) = &named[i];
+            parsed.as_ref().is_some_and(|p| {
+                &p.name == name
+                    && match (&p.schema, schema) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    }
+            })
+        })
+        .collect();
+    if hits.is_empty() {
+        let qualified = |i: &usize| match &named[*i].0 {
+            Some(s) => format!("{s}.{}", named[*i].1),
+            None => named[*i].1.clone(),
+        };
+        hits = (0..named.len()).filter(|i| qualified(i) == given).collect();
+        if hits.is_empty() {
+            hits = (0..named.len()).filter(|&i| named[i].1 == given).collect();
+        }
+    }
+    match hits.as_slice() {
+        [] => Ok(None),
+        [i] => Ok(Some(*i)),
+        many => Err(Error::Usage(format!(
+            "table name '{}' is ambiguous: it names {} ({}); -t names one table, so qualify it \
+             with its schema",
+            crate::io::names::Escaped(given),
+            many.len(),
+            many.iter()
+                .map(|&i| display_parts(named[i].0.as_deref(), &named[i].1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
 impl Plan {
-    /// Reads the manifests. `tables` (from `-t`, read as psql reads a name) selects tables
-    /// of pgdump2csv manifests and of csvsplit manifests that name theirs, and names the
-    /// table of a csvsplit manifest that does not (then exactly one is allowed).
+    /// Reads the manifests. Each `-t` in `tables` names exactly one table ([`resolve_table`]:
+    /// as psql reads a name) and selects it from pgdump2csv manifests and from csvsplit
+    /// manifests that name theirs; a `-t` naming none of them names the table of a csvsplit
+    /// manifest that does not name its own (then exactly one `-t` is allowed).
     pub fn build(manifests: &[PathBuf], tables: &[String]) -> Result<Plan> {
         let mut plan = Plan::default();
-        let mut selected_found = vec![false; tables.len()];
+        let named = named_tables(manifests)?;
+        let mut resolved = Vec::with_capacity(tables.len());
+        for t in tables {
+            resolved.push(resolve_table(t, &named)?);
+        }
+        // Whether -t number i selects the named table `(schema, name)`.
+        let selects = |i: usize, schema: Option<&str>, name: &str| {
+            resolved[i].is_some_and(|k| named[k].0.as_deref() == schema && named[k].1 == name)
+        };
+        let mut selected_found: Vec<bool> = resolved.iter().map(Option::is_some).collect();
         // Tables of csvsplit manifests that no -t selected, for the error that says so.
         let mut named_elsewhere: Vec<String> = Vec::new();
         for mpath in manifests {
@@ -475,25 +568,13 @@ impl Plan {
                     let chosen: Vec<&manifest::Table> = if tables.is_empty() {
                         m.tables.iter().collect()
                     } else {
-                        let mut v = Vec::new();
-                        for (i, t) in tables.iter().enumerate() {
-                            match m.table(t) {
-                                Ok(found) => {
-                                    selected_found[i] = true;
-                                    v.push(found);
-                                }
-                                // Ambiguous here (a bare name in several schemas): say so.
-                                Err(e)
-                                    if m.tables.iter().any(|x| {
-                                        manifest::names_table(t, Some(&x.schema), &x.name)
-                                    }) =>
-                                {
-                                    return Err(e);
-                                }
-                                Err(_) => {}
-                            }
-                        }
-                        v
+                        (0..tables.len())
+                            .filter_map(|i| {
+                                m.tables
+                                    .iter()
+                                    .find(|x| selects(i, Some(&x.schema), &x.name))
+                            })
+                            .collect()
                     };
                     for t in chosen {
                         let file = t.file.as_deref().ok_or_else(|| {
@@ -535,9 +616,7 @@ impl Plan {
                         // The manifest names its table: -t only selects, as for pgdump2csv's.
                         (Some(n), []) => (m.schema.clone(), n.clone(), None),
                         (Some(n), ts) => {
-                            let hit = ts
-                                .iter()
-                                .position(|t| manifest::names_table(t, m.schema.as_deref(), n));
+                            let hit = (0..ts.len()).find(|&i| selects(i, m.schema.as_deref(), n));
                             let Some(i) = hit else {
                                 named_elsewhere.push(display_parts(m.schema.as_deref(), n));
                                 continue;
@@ -827,6 +906,62 @@ mod tests {
         let p = Plan::build(std::slice::from_ref(&none), &["\"app.v2\".Users".into()]).unwrap();
         assert_eq!(p.tables[0].sql_name(), r#""app.v2"."users""#);
         assert!(Plan::build(std::slice::from_ref(&none), &["app.v2.users".into()]).is_err());
+    }
+
+    /// Issue 60: twin tables `users` and `"Users"`. `-t` names exactly one, read as psql
+    /// reads a name, from pgdump2csv manifests and from csvsplit manifests alike; before,
+    /// `-t public.Users` took both csvsplit manifests (the second by its unquoted spelling).
+    #[test]
+    fn twin_tables_differing_in_case_are_named_one_at_a_time() {
+        let d = tempfile::tempdir().unwrap();
+        let dump = write(
+            d.path(),
+            "m.json",
+            r#"{"format":"dumpshard-manifest","version":1,"tables":[
+              {"schema":"public","name":"users","file":"u.csv","columns":[],"rows":2,"bytes":4,"header":false,"null":""},
+              {"schema":"public","name":"Users","file":"U.csv","columns":[],"rows":3,"bytes":6,"header":false,"null":""}]}"#,
+        );
+        let split = |f: &str, table: &str, rows: u64| {
+            write(
+                d.path(),
+                &format!("{f}.json"),
+                &format!(
+                    r#"{{"format":"dumpshard-csvsplit","version":1,"schema":"public","table":"{table}",
+                      "header":false,"null":"","records":{rows},
+                      "shards":[{{"shard":0,"file":"{f}0.csv","records":{rows}}}]}}"#
+                ),
+            )
+        };
+        let lower = split("lower", "users", 2);
+        let upper = split("upper", "Users", 3);
+        for ms in [vec![dump.clone()], vec![lower.clone(), upper.clone()]] {
+            for (t, want, rows) in [
+                ("public.Users", r#""public"."users""#, 2),
+                ("public.users", r#""public"."users""#, 2),
+                ("users", r#""public"."users""#, 2),
+                (r#"public."Users""#, r#""public"."Users""#, 3),
+                (r#""public"."Users""#, r#""public"."Users""#, 3),
+                (r#""Users""#, r#""public"."Users""#, 3),
+            ] {
+                let p = Plan::build(&ms, &[t.into()]).unwrap();
+                assert_eq!(p.tables.len(), 1, "{t} in {ms:?}");
+                assert_eq!(p.tables[0].sql_name(), want, "{t}");
+                assert_eq!(p.tables[0].expected_rows, rows, "{t}");
+                assert_eq!(p.files.len(), 1, "{t}");
+            }
+            let p = Plan::build(&ms, &[]).unwrap();
+            assert_eq!(p.tables.len(), 2);
+        }
+        // The same name in two schemas: a bare -t names neither.
+        let other = split("other", "users", 1);
+        let other_json = std::fs::read_to_string(&other)
+            .unwrap()
+            .replace(r#""schema":"public""#, r#""schema":"app""#);
+        std::fs::write(&other, other_json).unwrap();
+        let e = Plan::build(&[lower.clone(), other.clone()], &["users".into()]).unwrap_err();
+        assert!(e.to_string().contains("ambiguous"), "{e}");
+        let p = Plan::build(&[lower, other], &["app.users".into()]).unwrap();
+        assert_eq!(p.tables[0].sql_name(), r#""app"."users""#);
     }
 
     /// A csvsplit manifest written from a pgdump2csv manifest names the CSV's columns; the

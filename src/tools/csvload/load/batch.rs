@@ -745,6 +745,60 @@ fn io_pg(e: &std::io::Error) -> Option<&postgres::Error> {
     e.get_ref()?.downcast_ref::<postgres::Error>()
 }
 
+/// Whether what the journal records as loaded from `job` (each committed batch's bytes, and
+/// nothing after a last one) is what the file holds now: `false` for a file changed since
+/// its load (a record deleted by hand and then put back), which `--truncate` then empties
+/// and loads again instead of refusing it at every rerun. A file without journal rows
+/// matches. Reads the loaded part of the file.
+pub(super) fn journal_still_matches(
+    client: &mut Client,
+    j: &Journal,
+    table: &str,
+    job: &FileJob,
+) -> Result<bool> {
+    let done = match journal_batches(client, j, table, job) {
+        Ok(d) => d,
+        Err(Fail::Fatal(e)) => return Err(e),
+        Err(Fail::Retry(why)) => return Err(Error::Usage(why)),
+        Err(Fail::AsText) => return Ok(false),
+    };
+    let Some(first) = done.first() else {
+        return Ok(true);
+    };
+    let (name, mut reader, _) = open_job(job)?;
+    let base = job.part.as_ref().map_or(0, |p| p.start);
+    let mut buf = vec![0u8; CHUNK];
+    // Reads exactly `n` bytes into `h` (when given); false at an early end.
+    let mut take = |n: u64, mut h: Option<&mut twox_hash::XxHash64>| -> Result<bool> {
+        let mut left = n;
+        while left > 0 {
+            let k = reader
+                .read(&mut buf[..left.min(CHUNK as u64) as usize])
+                .at(&name)?;
+            if k == 0 {
+                return Ok(false);
+            }
+            if let Some(h) = h.as_deref_mut() {
+                std::hash::Hasher::write(h, &buf[..k]);
+            }
+            left -= k as u64;
+        }
+        Ok(true)
+    };
+    if !take(first.start.saturating_sub(base), None)? {
+        return Ok(false);
+    }
+    for b in &done {
+        let mut h = twox_hash::XxHash64::with_seed(0);
+        if !take(b.end - b.start, Some(&mut h))? || hex(&h) != b.hash {
+            return Ok(false);
+        }
+    }
+    // Loaded to its end: nothing may follow (a record put back at the end grows the file).
+    let grown = done.last().is_some_and(|l| l.last) && take(1, None)?;
+    Ok(!grown)
+}
+
 /// The journal rows of this file, in order; they must form one run.
 fn journal_batches(
     client: &mut Client,
