@@ -177,11 +177,17 @@ fn primary_keys_inline_and_out_of_post_data() {
         let schema = std::fs::read_to_string(&conv.schema).unwrap();
         // As many keys inline as the dump added by ALTER TABLE (none of its tables declares
         // one in CREATE TABLE).
+        // (A key of a table the release cannot take goes with the table, issue 59.)
         let added = r["entries"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|e| e["kind"] == "ALTER TABLE ADD PRIMARY KEY")
+            .filter(|e| {
+                e["kind"] == "ALTER TABLE ADD PRIMARY KEY"
+                    && e["changes"][0]["rule"]
+                        .as_str()
+                        .is_some_and(|r| r.ends_with("-pk-moved"))
+            })
             .count();
         assert!(added > 20);
         assert_eq!(schema.matches(" PRIMARY KEY (").count(), added, "{name}");

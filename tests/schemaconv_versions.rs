@@ -310,7 +310,9 @@ fn strict_refuses_only_blockers_and_changes_of_meaning() {
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
     assert!(
-        o.stderr.contains("1 statement(s) block the load or change"),
+        o.stderr.contains(
+            "1 statement(s) block the load, change what the schema means or are kept for review"
+        ),
         "{}",
         o.stderr
     );
@@ -410,7 +412,9 @@ fn crdb_trigger_boundary_24_1_and_24_3() {
 }
 
 /// YugabyteDB on PostgreSQL 11 (2024.2): no default_table_access_method, no GENERATED ...
-/// STORED (a blocker: the column stays NULL); on PostgreSQL 15 (2025.1) the column is kept.
+/// STORED (a change of meaning: the column stays NULL until computed; issue 59: a blocker
+/// that leaves the table out when the column is NOT NULL or in the key, since every row
+/// would be refused); on PostgreSQL 15 (2025.1) the column is kept.
 #[test]
 fn yb_generated_columns_boundary_2024_2_and_2025_1() {
     let sql = "CREATE TABLE public.g (\n    a integer NOT NULL,\n    b integer GENERATED ALWAYS AS ((a * 2)) STORED\n);\n";
@@ -426,11 +430,23 @@ fn yb_generated_columns_boundary_2024_2_and_2025_1() {
         "{}",
         old.schema
     );
-    assert_eq!(old.impact("CREATE TABLE", "public.g"), "blocker");
+    assert_eq!(old.impact("CREATE TABLE", "public.g"), "meaning");
     assert_eq!(
         old.rules("CREATE TABLE", "public.g"),
         ["yb-table", "yb-generated-pg11"]
     );
+    // NOT NULL, or in the key: the table is left out (its rows would all be refused).
+    for sql in [
+        "CREATE TABLE public.g (\n    a integer NOT NULL,\n    b integer GENERATED ALWAYS AS ((a * 2)) STORED NOT NULL\n);\n",
+        "CREATE TABLE public.g (\n    a integer NOT NULL,\n    b integer GENERATED ALWAYS AS ((a * 2)) STORED\n);\n\nALTER TABLE ONLY public.g\n    ADD CONSTRAINT g_pkey PRIMARY KEY (a, b);\n",
+    ] {
+        let o = conv(sql, &["--target-version", "yugabytedb:2024.2"]);
+        assert!(!o.schema.contains("CREATE TABLE"), "{}", o.schema);
+        assert_eq!(o.impact("CREATE TABLE", "public.g"), "blocker");
+        assert_eq!(o.rules("CREATE TABLE", "public.g"), ["yb-generated-key"]);
+        let keep = conv(sql, &["--target-version", "yugabytedb:2025.1"]);
+        assert!(keep.schema.contains("STORED"), "{}", keep.schema);
+    }
     let new = conv(sql, &["--target-version", "yugabytedb:2025.1"]);
     assert!(
         new.schema.contains("GENERATED ALWAYS AS ((a * 2)) STORED"),

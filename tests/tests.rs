@@ -55,6 +55,7 @@ mod pipeline_pg;
 mod pksort;
 mod progress;
 mod readme;
+mod referee_yb;
 mod roundtrip_pg;
 mod safety;
 mod scale_out;

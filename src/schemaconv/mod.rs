@@ -14,7 +14,10 @@
 //! data) is held in memory until the end of the dump and converted in one pass. Memory then
 //! grows with the size of the schema, not with the data.
 
+pub mod catalog;
+pub mod data;
 pub mod grammar;
+mod refuse;
 pub mod report;
 pub mod rules;
 mod table;
@@ -130,6 +133,10 @@ pub struct Change {
     pub impact: Impact,
     /// The releases the rule holds for, in words.
     pub versions: String,
+    /// What in this statement the rule found (`uses json_value(), which PostgreSQL 15 lacks`;
+    /// `uses app.floatrange, left out at line 83`), when the reason alone does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// The report's line for one statement of the dump.
@@ -150,6 +157,11 @@ pub struct Entry {
     /// The worst impact of its changes; an unknown statement counts as a blocker (the
     /// target may refuse it).
     pub impact: Impact,
+    /// Line of the statement's first byte in the file it was written to (--write-schema or
+    /// --write-post-data), when it was written there (not for a statement left out); set for
+    /// CockroachDB and YugabyteDB, whose files are written at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_line: Option<u64>,
 }
 
 impl Entry {
@@ -278,6 +290,7 @@ impl Session {
             action: Outcome::Unknown,
             changes: Vec::new(),
             impact: Impact::None,
+            written_line: None,
         };
         let ver = self.opts.version;
         if let Some(r) = flag_rule {
@@ -334,11 +347,14 @@ impl Session {
             TargetKind::Yugabytedb => Target::Yugabytedb,
         };
         rules::find(target, self.opts.key(), &kind).is_none_or(|r| r.action == Action::Keep)
+            && refuse::keeps_setting(self.opts.version, &kind)
     }
 
     /// Converts what was held (deferred mode) and returns the text of the schema and
-    /// post-data files; the report's entries are complete afterwards.
-    pub fn finish(&mut self) -> (Vec<u8>, Vec<u8>) {
+    /// post-data files; the report's entries are complete afterwards. `first_line`: the line
+    /// of each file the returned text starts on (after the header the caller wrote), for the
+    /// entries' `written_line`.
+    pub fn finish(&mut self, first_line: (u64, u64)) -> (Vec<u8>, Vec<u8>) {
         let mut out = (Vec::new(), Vec::new());
         if !self.deferred() {
             return out;
@@ -349,31 +365,40 @@ impl Session {
         };
         let items = std::mem::take(&mut self.items);
         let mut conv = table::Tables::new(target, self.opts.yb_sharding, self.opts.version);
-        // First pass: what later statements tell about earlier ones (primary keys, domains).
+        let mut checker = refuse::Checker::new(target, self.opts.version);
+        // First pass: what later statements tell about earlier ones (primary keys, domains,
+        // the dump's own functions and types, partitioned tables).
         for it in &items {
             if let Item::Stmt(_, h) = it {
                 let toks = tokenize(&h.stmt, h.std_strings).unwrap_or_default();
-                conv.learn(
-                    &self.entries[h.entry].kind,
-                    &toks,
-                    &h.stmt,
-                    h.table.as_ref(),
-                );
+                let kind = &self.entries[h.entry].kind;
+                conv.learn(kind, &toks, &h.stmt, h.table.as_ref());
+                checker.learn(kind, &toks);
             }
         }
+        let mut lines = first_line;
         for it in items {
             let (dest, text) = match it {
                 Item::Text(d, t) => (d, t),
                 Item::Stmt(d, h) => {
                     let h = *h;
+                    let at = match d {
+                        Dest::Schema => lines.0,
+                        Dest::PostData => lines.1,
+                    } + newlines(&h.lead);
                     let toks = tokenize(&h.stmt, h.std_strings).unwrap_or_default();
                     let e = &mut self.entries[h.entry];
                     let (action, changes, text) =
                         conv.convert(&e.kind, &toks, &h.stmt, h.table.as_ref());
+                    // What the release refuses in what the kind's rule kept, and what
+                    // depends on a statement left out.
+                    let (action, changes, text) =
+                        checker.check(&e.kind, &e.object, e.line, &h.stmt, action, changes, text);
                     e.action = action;
                     e.changes = changes;
                     e.set_impact();
                     let mut t = h.lead;
+                    e.written_line = (action != Outcome::Dropped).then_some(at);
                     match action {
                         Outcome::Dropped => {
                             let r = e.changes.first().map(|c| c.rule).unwrap_or("?");
@@ -388,8 +413,14 @@ impl Session {
                 }
             };
             match dest {
-                Dest::Schema => out.0.extend_from_slice(&text),
-                Dest::PostData => out.1.extend_from_slice(&text),
+                Dest::Schema => {
+                    lines.0 += newlines(&text);
+                    out.0.extend_from_slice(&text)
+                }
+                Dest::PostData => {
+                    lines.1 += newlines(&text);
+                    out.1.extend_from_slice(&text)
+                }
             }
         }
         out
@@ -420,6 +451,7 @@ pub(crate) fn change(r: &'static Rule, v: Option<TargetVersion>) -> Change {
         doc: r.doc,
         impact: r.impact,
         versions: holds_text(r, v),
+        detail: None,
     }
 }
 
@@ -473,6 +505,11 @@ fn holds_text(r: &Rule, v: Option<TargetVersion>) -> String {
         ),
         _ => "none".into(),
     }
+}
+
+/// How many line ends `b` holds.
+fn newlines(b: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', b).count() as u64
 }
 
 /// The comment that stands where a dropped statement was (streaming mode): names the rule,
@@ -554,15 +591,44 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
         }
         "grant" | "revoke" => {
             let on = find_kw(toks, 1, "on");
-            let obj = on.map(|i| name_at(toks, src, i + 1).0).unwrap_or_default();
+            // `ON TABLE t`, `ON SEQUENCE s`, `ON ALL TABLES IN SCHEMA x`: the object's name.
+            let obj = on
+                .map(|mut i| {
+                    i += 1;
+                    while matches!(
+                        k(i),
+                        "table"
+                            | "sequence"
+                            | "function"
+                            | "procedure"
+                            | "routine"
+                            | "schema"
+                            | "type"
+                            | "domain"
+                            | "language"
+                            | "database"
+                            | "tablespace"
+                            | "server"
+                            | "foreign"
+                            | "data"
+                            | "wrapper"
+                            | "large"
+                            | "object"
+                    ) && toks.get(i + 1).is_some_and(|t| !t.tok.is_op("."))
+                    {
+                        i += 1;
+                    }
+                    name_at(toks, src, i).0
+                })
+                .unwrap_or_default();
             (k(0).to_uppercase(), obj)
         }
         "comment" => {
             let mut i = 2;
             let mut what = k(2).to_uppercase();
-            if matches!(k(2), "materialized" | "foreign") {
-                what = format!("{} {}", what, k(3).to_uppercase());
-                i = 3;
+            while let Some(next) = second_word(k(i), k(i + 1)) {
+                what = format!("{what} {}", next.to_uppercase());
+                i += 1;
             }
             (format!("COMMENT ON {what}"), name_at(toks, src, i + 1).0)
         }
@@ -597,8 +663,14 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                 i += 1;
             }
             words.push(k(i).to_uppercase());
-            let obj_kind = k(i).to_string();
+            let mut obj_kind = k(i).to_string();
             i += 1;
+            // Object kinds of more than one word: FOREIGN DATA WRAPPER, ACCESS METHOD, ...
+            while let Some(next) = second_word(&obj_kind, k(i)) {
+                words.push(next.to_uppercase());
+                obj_kind = next.to_string();
+                i += 1;
+            }
             if k(i) == "if" {
                 i += 3;
             }
@@ -628,8 +700,13 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                 words.push(k(2).to_uppercase());
                 i = 2;
             }
-            let obj_kind = k(i).to_string();
+            let mut obj_kind = k(i).to_string();
             i += 1;
+            while let Some(next) = second_word(&obj_kind, k(i)) {
+                words.push(next.to_uppercase());
+                obj_kind = next.to_string();
+                i += 1;
+            }
             if k(i) == "if" && k(i + 1) == "exists" {
                 i += 2;
             }
@@ -667,6 +744,9 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                         "ROW LEVEL SECURITY"
                     } else if has("inherit") {
                         "INHERIT"
+                    } else if toks.iter().filter(|t| t.tok.is_kw("alter")).count() >= 2 {
+                        // ALTER COLUMN ... SET STATISTICS / STORAGE / COMPRESSION / (...)
+                        "ALTER COLUMN"
                     } else {
                         ""
                     }
@@ -687,6 +767,25 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
         "" => ("(empty)".into(), String::new()),
         w => (w.to_uppercase(), String::new()),
     }
+}
+
+/// The word that continues an object kind of several words after `first` (`DATA` after
+/// `FOREIGN`, `WRAPPER` after `DATA`, `OBJECT` after `LARGE`, ...), if `next` is it.
+fn second_word<'a>(first: &str, next: &'a str) -> Option<&'a str> {
+    let continues = match first {
+        "foreign" => matches!(next, "data" | "table"),
+        "data" => next == "wrapper",
+        "access" => next == "method",
+        "user" => next == "mapping",
+        "large" => next == "object",
+        "operator" => matches!(next, "class" | "family"),
+        "event" => next == "trigger",
+        "text" => next == "search",
+        "search" => matches!(next, "configuration" | "dictionary" | "parser" | "template"),
+        "materialized" => next == "view",
+        _ => false,
+    };
+    continues.then_some(next)
 }
 
 /// Statement counts per kind and action, for the report's summary.

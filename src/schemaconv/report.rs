@@ -27,6 +27,10 @@ pub struct Report<'a> {
     pub entries: &'a [Entry],
     /// The tables with data, from the manifest.
     pub tables: &'a [Table],
+    /// Values the release refuses in the data (src/schemaconv/data.rs).
+    pub refused_values: &'a [super::data::Refused],
+    /// Tables that would have been read back for them but were written to standard output.
+    pub unchecked_values: &'a [String],
 }
 
 /// CockroachDB's default range_max_bytes (512 MiB).
@@ -132,9 +136,10 @@ impl Report<'_> {
             "target_kind": self.target.name(),
             "target_version": self.version.map(|v| v.label()),
             "problems": {
-                "note": "blockers (and statements unknown to the rules) first, then changes of meaning, then what was dropped or rewritten without changing anything; --strict refuses the first two",
+                "note": "blockers (left out of the files, with what depends on them) first, then changes of meaning, then statements kept for review, then what was dropped or rewritten without changing anything; --strict refuses the first three",
                 "blockers": self.entries.iter().filter(|e| e.impact == Impact::Blocker).map(brief).collect::<Vec<_>>(),
                 "changes_of_meaning": self.entries.iter().filter(|e| e.impact == Impact::Meaning).map(brief).collect::<Vec<_>>(),
+                "review": self.entries.iter().filter(|e| e.impact == Impact::Review).map(brief).collect::<Vec<_>>(),
                 "dropped_no_change": self.entries.iter().filter(|e| e.impact == Impact::None && e.action == Outcome::Dropped).map(brief).collect::<Vec<_>>(),
             },
             "options": {
@@ -160,6 +165,14 @@ impl Report<'_> {
                 "total_bytes": self.tables.iter().map(|t| t.bytes).sum::<u64>(),
                 "tables": tables,
                 "tables_without_primary_key": nopk,
+                "refused_values": {
+                    "note": "values the release refuses in columns its schema takes; the table's load stops at the first (--strict refuses them)",
+                    "rule": super::data::RULE,
+                    "reason": super::data::REASON,
+                    "doc": super::data::DOC,
+                    "values": self.refused_values,
+                    "not_checked_written_to_stdout": self.unchecked_values,
+                },
             },
         });
         let mut out = serde_json::to_vec_pretty(&v).expect("report serialises");
@@ -228,9 +241,10 @@ impl Report<'_> {
         // Changes and problems: blockers first, then changes of meaning, then the rest.
         h.push_str("<h2>Changes and problems</h2>\n");
         h.push_str(&format!(
-            "<p><span id=\"count-blockers\">{}</span> blockers, <span id=\"count-meaning\">{}</span> changes of meaning (what --strict refuses), then what changes nothing.</p>\n",
+            "<p><span id=\"count-blockers\">{}</span> blockers (left out, with what depends on them), <span id=\"count-meaning\">{}</span> changes of meaning, <span id=\"count-review\">{}</span> statements to review (what --strict refuses), then what changes nothing.</p>\n",
             self.entries.iter().filter(|e| e.impact == Impact::Blocker).count(),
-            self.entries.iter().filter(|e| e.impact == Impact::Meaning).count()
+            self.entries.iter().filter(|e| e.impact == Impact::Meaning).count(),
+            self.entries.iter().filter(|e| e.impact == Impact::Review).count()
         ));
         let changes = by_impact(self.entries);
         if changes.is_empty() {
@@ -245,11 +259,15 @@ impl Report<'_> {
                         .iter()
                         .map(|c| {
                             format!(
-                                "<a href=\"{}\">{}</a> ({}): {}",
+                                "<a href=\"{}\">{}</a> ({}): {}{}",
                                 esc(c.doc),
                                 esc(c.rule),
                                 esc(&c.versions),
-                                esc(c.reason)
+                                esc(c.reason),
+                                c.detail
+                                    .as_deref()
+                                    .map(|d| format!(" <em>({})</em>", esc(d)))
+                                    .unwrap_or_default()
                             )
                         })
                         .collect::<Vec<_>>()
@@ -288,6 +306,33 @@ impl Report<'_> {
                 esc(what)
             )),
             None => h.push_str("PostgreSQL does not split tables into ranges.</p>\n"),
+        }
+        if !self.refused_values.is_empty() || !self.unchecked_values.is_empty() {
+            h.push_str(&format!(
+                "<h3>Values the release refuses: <span id=\"refused-values\">{}</span></h3>\n<p>Rule <a href=\"{}\">{}</a>: {}.</p>\n<table id=\"refused\"><tr><th>table</th><th>column</th><th>value</th><th>records</th><th>first record</th></tr>\n",
+                self.refused_values.len(),
+                esc(super::data::DOC),
+                super::data::RULE,
+                esc(super::data::REASON)
+            ));
+            for r in self.refused_values {
+                h.push_str(&format!(
+                    "<tr><td><code>{}.{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+                    esc(&r.schema),
+                    esc(&r.table),
+                    esc(&r.column),
+                    esc(&r.value),
+                    r.count,
+                    r.first_record
+                ));
+            }
+            h.push_str("</table>\n");
+            for t in self.unchecked_values {
+                h.push_str(&format!(
+                    "<p class=\"unknown\">Not read back (written to standard output): <code>{}</code></p>\n",
+                    esc(t)
+                ));
+            }
         }
         let mut by_size: Vec<&Table> = self.tables.iter().collect();
         by_size.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));

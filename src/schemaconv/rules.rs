@@ -45,7 +45,12 @@ pub enum Impact {
     /// held as text, a constraint or a type's operators lost, rows no longer seen through a
     /// parent.
     Meaning,
-    /// The target refuses the statement, or loses data or a constraint with it.
+    /// Written as the dump has it, but only part of the target's support for the form is
+    /// known to the rules (CockroachDB's functions, procedures and triggers): a person must
+    /// read it against the target's limitations. `--strict` lists and refuses these.
+    Review,
+    /// The target refuses the statement, or loses data or a constraint with it. A blocked
+    /// statement is left out of the files (with what depends on it), so the rest loads.
     Blocker,
 }
 
@@ -55,6 +60,7 @@ impl Impact {
         match self {
             Impact::None => "no change",
             Impact::Meaning => "change of meaning",
+            Impact::Review => "review",
             Impact::Blocker => "blocker",
         }
     }
@@ -840,9 +846,9 @@ pub static TABLE_RULES: &[Rule] = &[
         Yugabytedb,
         "CREATE TABLE",
         Rewrite,
-        Blocker,
+        Meaning,
         YB_PG11,
-        "GENERATED ALWAYS AS (...) STORED is PostgreSQL 12 syntax, refused by YSQL on PostgreSQL 11 (2.20 to 2024.2; issue 10695): the column is created plain, and since pg_dump leaves generated columns out of the data it stays NULL until computed (UPDATE the table SET the column to its expression after the load)",
+        "GENERATED ALWAYS AS (...) STORED is PostgreSQL 12 syntax, refused by YSQL on PostgreSQL 11 (2.20 to 2024.2; issue 10695): the column is created plain, and since pg_dump leaves generated columns out of the data it stays NULL until computed (UPDATE the table SET the column to its expression after the load); a generated column that is NOT NULL or in the key leaves the table out (rule yb-generated-key)",
         YB_COMPAT_2024_2
     ),
     rule!(
@@ -870,6 +876,419 @@ pub static TABLE_RULES: &[Rule] = &[
         YB_VOYAGER_PG
     ),
 ];
+
+const PG_DEPEND: &str = "https://www.postgresql.org/docs/17/ddl-depend.html";
+const PG12: &str = "https://www.postgresql.org/docs/release/12.0/";
+const PG13: &str = "https://www.postgresql.org/docs/release/13.0/";
+const PG14: &str = "https://www.postgresql.org/docs/release/14.0/";
+const PG15: &str = "https://www.postgresql.org/docs/release/15.0/";
+const PG16: &str = "https://www.postgresql.org/docs/release/16.0/";
+const PG17: &str = "https://www.postgresql.org/docs/release/17.0/";
+const PG18: &str = "https://www.postgresql.org/docs/release/18.0/";
+/// The system catalogs the names of src/schemaconv/catalog/ come from.
+const PG_CATALOGS: &str = "https://www.postgresql.org/docs/17/catalogs.html";
+/// yb-voyager's schema analysis (the statements it reports YugabyteDB refuses).
+const YB_VOYAGER_ANALYZE: &str =
+    "https://docs.yugabyte.com/stable/yugabyte-voyager/known-issues/postgresql/";
+/// YugabyteDB on PostgreSQL 11 or 15, whose base is older than PostgreSQL 16: every release.
+const YB_ALL: Holds = ALL;
+
+/// The checks run on every statement the rules keep or rewrite for a release (after the
+/// rule of its kind, src/schemaconv/refuse.rs holds each one's test): forms the release's
+/// PostgreSQL base or the target itself refuses, found in the statement's text, and what
+/// depends on a statement left out. A `Drop` check leaves the statement out with its impact
+/// (a blocker, or nothing lost for a planner or storage setting); a `Rewrite` check edits it.
+/// tests/referee_yb.rs runs what is kept on a real PostgreSQL 11.22 and 15 (YSQL's bases).
+pub static CHECKS: &[Rule] = &[
+    rule!(
+        "uses-left-out",
+        Any,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "the statement uses an object that is left out of the schema (named beside it), so the target would refuse it: it is left out too",
+        PG_DEPEND
+    ),
+    rule!(
+        "goes-with-left-out",
+        Any,
+        "*",
+        Drop,
+        None,
+        ALL,
+        "the statement is about an object that is left out of the schema (named beside it): it goes with it, with that object's impact",
+        PG_DEPEND
+    ),
+    rule!(
+        "yb-not-known",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "no rule shows that YugabyteDB takes this statement form (the rules keep only forms run on the release's PostgreSQL base and not refused by YugabyteDB's own pages): left out; create it by hand if the target takes it",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-known",
+        Yugabytedb,
+        "*",
+        Keep,
+        None,
+        ALL,
+        "a statement form run on the release's PostgreSQL base (tests/referee_yb.rs) that YugabyteDB's pages do not refuse (pg_dump's BEGIN and COMMIT around large objects' data)",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-set-newer",
+        Yugabytedb,
+        "SET *",
+        Drop,
+        None,
+        ALL,
+        "a session setting the release's PostgreSQL base does not have (PostgreSQL 11 or 15 refuses it, 42704: transaction_timeout is PostgreSQL 17's); pg_dump writes it only to bound its own restore session",
+        PG17
+    ),
+    rule!(
+        "yb-multirange-name",
+        Yugabytedb,
+        "CREATE TYPE AS RANGE",
+        Rewrite,
+        None,
+        YB_PG11,
+        "multirange_type_name is PostgreSQL 14's (PostgreSQL 11 refuses it: 'type attribute not recognized'): written without it; the range type is created, its multirange type is not (what uses it is left out)",
+        PG14
+    ),
+    rule!(
+        "yb-sql-body",
+        Yugabytedb,
+        "CREATE *",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "a function or procedure body in SQL-standard form (BEGIN ATOMIC ... END, RETURN expr) is PostgreSQL 14's; PostgreSQL 11 refuses it",
+        PG14
+    ),
+    rule!(
+        "yb-procedure-out",
+        Yugabytedb,
+        "CREATE PROCEDURE",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "procedures with OUT parameters are PostgreSQL 14's; PostgreSQL 11 refuses them ('procedures cannot have OUT arguments')",
+        PG14
+    ),
+    rule!(
+        "yb-newer-type",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "the statement uses a built-in type that only a later PostgreSQL than the release's base has (named beside it; the base refuses it, 42704)",
+        PG_CATALOGS
+    ),
+    rule!(
+        "yb-newer-function",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "the statement calls a built-in function that only a later PostgreSQL than the release's base has (named beside it; the base refuses it, 42883)",
+        PG_CATALOGS
+    ),
+    rule!(
+        "yb-newer-opclass",
+        Yugabytedb,
+        "CREATE INDEX",
+        Drop,
+        Blocker,
+        ALL,
+        "the index uses an operator class that only a later PostgreSQL than the release's base has (named beside it: BRIN's bloom and minmax_multi classes are PostgreSQL 14's)",
+        PG_CATALOGS
+    ),
+    rule!(
+        "yb-numeric-scale",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "numeric with a negative scale (numeric(3,-2)) is PostgreSQL 15's; PostgreSQL 11 refuses it ('NUMERIC scale -2 must be between 0 and precision 3')",
+        PG15
+    ),
+    rule!(
+        "yb-with-ties",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "FETCH FIRST ... WITH TIES is PostgreSQL 13's; PostgreSQL 11 refuses it",
+        PG13
+    ),
+    rule!(
+        "yb-nulls-not-distinct",
+        Yugabytedb,
+        "*",
+        Rewrite,
+        Meaning,
+        YB_PG11,
+        "UNIQUE ... NULLS NOT DISTINCT is PostgreSQL 15's; PostgreSQL 11 refuses it: written without it, so rows whose key holds a NULL are no longer refused as duplicates",
+        PG15
+    ),
+    rule!(
+        "yb-fk-partitioned",
+        Yugabytedb,
+        "ALTER TABLE ADD FOREIGN KEY",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "a foreign key that references a partitioned table is PostgreSQL 12's; PostgreSQL 11 refuses it ('cannot reference partitioned table'): left out and not enforced",
+        PG12
+    ),
+    rule!(
+        "yb-fk-set-columns",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "ON DELETE SET NULL/SET DEFAULT with a column list is PostgreSQL 15's; PostgreSQL 11 refuses it",
+        PG15
+    ),
+    rule!(
+        "yb-security-invoker",
+        Yugabytedb,
+        "CREATE VIEW",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "a view's security_invoker option is PostgreSQL 15's; PostgreSQL 11 refuses it ('unrecognized parameter')",
+        PG15
+    ),
+    rule!(
+        "yb-sql-json",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "SQL/JSON syntax (IS JSON, JSON_OBJECT('k' VALUE v), JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_TABLE, ...) is PostgreSQL 16's and 17's; PostgreSQL 11 and 15 refuse it",
+        PG16
+    ),
+    rule!(
+        "yb-xml-no-indent",
+        Yugabytedb,
+        "*",
+        Rewrite,
+        None,
+        YB_ALL,
+        "XMLSERIALIZE(... NO INDENT) is how PostgreSQL 16 and later print a view's XMLSERIALIZE; 11 and 15 refuse the words and do not indent anyway: written without them",
+        PG16
+    ),
+    rule!(
+        "yb-xml-indent",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "XMLSERIALIZE(... INDENT) is PostgreSQL 16's; PostgreSQL 11 and 15 refuse it",
+        PG16
+    ),
+    rule!(
+        "yb-pg18-forms",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "PostgreSQL 18's forms (VIRTUAL generated columns, NOT ENFORCED constraints, WITHOUT OVERLAPS keys, PERIOD foreign keys) are refused by PostgreSQL 11 and 15",
+        PG18
+    ),
+    rule!(
+        "yb-generated-key",
+        Yugabytedb,
+        "CREATE TABLE",
+        Drop,
+        Blocker,
+        YB_PG11,
+        "a generated column that is NOT NULL or in the primary key: PostgreSQL 11 has no generated columns and pg_dump leaves their values out of the data, so every row would be refused: the table is left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-index-method",
+        Yugabytedb,
+        "CREATE INDEX",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB's index methods are lsm (btree, hash) and ybgin (gin): GiST, BRIN and SP-GiST indexes are refused (GiST issue 1337 in the unsupported-features table; yb-voyager reports brin and spgist): the index is left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-gin-form",
+        Yugabytedb,
+        "CREATE INDEX",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses multi-column GIN indexes (issue 10652) and DESC or HASH on a GIN column (issue 10653): the index is left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-index-storage",
+        Yugabytedb,
+        "CREATE INDEX",
+        Rewrite,
+        None,
+        YB_ALL,
+        "YugabyteDB refuses storage parameters on indexes (issue 23467: fillfactor, fastupdate, deduplicate_items): written without them; they tune PostgreSQL's own index pages only",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-table-storage",
+        Yugabytedb,
+        "CREATE TABLE",
+        Rewrite,
+        None,
+        YB_ALL,
+        "a table's storage parameters (fillfactor, toast.*, autovacuum_*) tune PostgreSQL's heap, which YSQL tables do not use: written without them (yb-voyager reports ALTER TABLE ... SET for the same reason)",
+        YB_VOYAGER_ANALYZE
+    ),
+    rule!(
+        "yb-unlogged",
+        Yugabytedb,
+        "CREATE UNLOGGED *",
+        Rewrite,
+        None,
+        YB_ALL,
+        "YugabyteDB refuses UNLOGGED tables (issue 1129): written as a plain one, which YugabyteDB replicates; UNLOGGED only spared PostgreSQL's WAL",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-deferrable",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses deferrable constraints other than foreign keys (issue 1709): the constraint is left out and not enforced",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-constraint-trigger",
+        Yugabytedb,
+        "CREATE CONSTRAINT TRIGGER",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses constraint triggers (issue 4700): the trigger is left out and does not fire",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-trigger-transition",
+        Yugabytedb,
+        "CREATE TRIGGER",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "yb-voyager reports triggers with a REFERENCING clause (transition tables) as refused by YugabyteDB: the trigger is left out and does not fire",
+        YB_VOYAGER_ANALYZE
+    ),
+    rule!(
+        "yb-view-check-option",
+        Yugabytedb,
+        "CREATE VIEW",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses views WITH CHECK OPTION ('VIEW WITH CASCADED CHECK OPTION not supported yet', reported by yb-voyager's tests on 2025.1): the view is left out",
+        YB_VOYAGER_ANALYZE
+    ),
+    rule!(
+        "yb-xml-functions",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_BEFORE_2026_1,
+        "YugabyteDB before 2026.1 has no XML functions (issue 1043): a statement calling one is left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-xml-text",
+        Yugabytedb,
+        "CREATE TABLE",
+        Rewrite,
+        Meaning,
+        YB_BEFORE_2026_1,
+        "YugabyteDB before 2026.1 has no XML (issue 1043; yb-voyager: data ingestion on xml is not supported): the column is text holding the document as dumped, no longer checked as XML",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-large-object",
+        Yugabytedb,
+        "*",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "no YugabyteDB page says large objects (lo_create, lowrite, ALTER/COMMENT ON LARGE OBJECT) are supported, and yb-voyager does not migrate them: left out",
+        YB_VOYAGER_ANALYZE
+    ),
+    rule!(
+        "yb-access-method",
+        Yugabytedb,
+        "CREATE ACCESS METHOD",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses CREATE ACCESS METHOD (issue 10693): left out; tables that used it are created with YugabyteDB's own storage",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-conversion",
+        Yugabytedb,
+        "CREATE * CONVERSION",
+        Drop,
+        Blocker,
+        YB_ALL,
+        "YugabyteDB refuses CREATE CONVERSION (issue 10866): left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-statistics",
+        Yugabytedb,
+        "CREATE STATISTICS",
+        Drop,
+        None,
+        YB_ALL,
+        "extended planner statistics (CREATE/ALTER STATISTICS) change query plans only, and no YugabyteDB page says they are supported: left out",
+        YB_COMPAT_2024_2
+    ),
+    rule!(
+        "yb-alter-physical",
+        Yugabytedb,
+        "ALTER TABLE *",
+        Drop,
+        None,
+        YB_ALL,
+        "YugabyteDB refuses ALTER TABLE's storage and planner variants (ALTER COLUMN SET STATISTICS/STORAGE/COMPRESSION/(options), CLUSTER ON: issue 1124, as yb-voyager reports them); they change no data or constraint: left out",
+        YB_VOYAGER_ANALYZE
+    ),
+];
+
+/// A check of [`CHECKS`] by id.
+pub fn check_rule(id: &str) -> &'static Rule {
+    CHECKS
+        .iter()
+        .find(|r| r.id == id)
+        .expect("check rule exists")
+}
 
 /// Whether `kind` matches `pattern` (`*`: one or more words).
 pub fn matches(pattern: &str, kind: &str) -> bool {
@@ -973,17 +1392,51 @@ mod tests {
         );
     }
 
+    /// A check that rests on a PostgreSQL release's notes (a form that release introduced)
+    /// holds for exactly the YugabyteDB releases whose PostgreSQL base is older: PostgreSQL
+    /// 11's rules planted on a release built on 15 fail here.
+    #[test]
+    fn base_checks_hold_for_older_bases_only() {
+        use crate::schemaconv::TargetKind;
+        use crate::schemaconv::version::{TargetVersion, YB_SERIES};
+        for r in CHECKS.iter().filter(|r| r.target == Target::Yugabytedb) {
+            let Some(since) = r
+                .doc
+                .split("docs/release/")
+                .nth(1)
+                .and_then(|v| v.split('.').next())
+                .and_then(|v| v.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            for &(major, minor, _, pg) in YB_SERIES {
+                let v = TargetVersion {
+                    kind: TargetKind::Yugabytedb,
+                    major,
+                    minor,
+                };
+                assert_eq!(
+                    r.holds_for(v.key()),
+                    pg < since,
+                    "{}: PostgreSQL {since}'s form, YugabyteDB {major}.{minor} is on PostgreSQL {pg}",
+                    r.id
+                );
+            }
+        }
+    }
+
     /// Every rule cites a versioned page and has a unique id.
     #[test]
     fn rules_cite_versioned_pages() {
         let mut ids = std::collections::HashSet::new();
-        for r in RULES.iter().chain(TABLE_RULES) {
+        for r in RULES.iter().chain(TABLE_RULES).chain(CHECKS) {
             assert!(ids.insert(r.id), "duplicate rule id {}", r.id);
             assert!(
                 r.doc.contains("/v26.")
                     || r.doc.contains("/v24.3/")
                     || r.doc.contains("/release-26.2/")
                     || r.doc.contains("/docs/17/")
+                    || r.doc.contains("postgresql.org/docs/release/")
                     || r.doc.contains("docs.yugabyte.com/v2024.2/")
                     || r.doc.contains("docs.yugabyte.com/stable/"),
                 "{}: {}",

@@ -49,7 +49,7 @@ fn text(src: &[u8], a: usize, b: usize) -> String {
 }
 
 /// Index of the `)` matching the `(` at `open`.
-fn close_of(toks: &[Spanned], open: usize) -> Option<usize> {
+pub(super) fn close_of(toks: &[Spanned], open: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (i, t) in toks.iter().enumerate().skip(open) {
         if t.tok.is_op("(") {
@@ -65,7 +65,7 @@ fn close_of(toks: &[Spanned], open: usize) -> Option<usize> {
 }
 
 /// The token index ranges of the comma-separated items between `open` and `close`.
-fn items(toks: &[Spanned], open: usize, close: usize) -> Vec<(usize, usize)> {
+pub(super) fn items(toks: &[Spanned], open: usize, close: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = open + 1;

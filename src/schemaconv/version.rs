@@ -72,6 +72,15 @@ pub fn default_for(kind: TargetKind) -> Option<TargetVersion> {
 }
 
 impl TargetVersion {
+    /// The PostgreSQL major a YugabyteDB release's YSQL is built on (11 or 15); 0 for
+    /// CockroachDB.
+    pub fn pg_major(&self) -> u32 {
+        YB_SERIES
+            .iter()
+            .find(|&&(major, minor, _, _)| major == self.major && minor == self.minor)
+            .map_or(0, |&(_, _, _, pg)| pg)
+    }
+
     /// Parses `KIND:VERSION` or `VERSION` (the kind from `kind`): a release series from
     /// [`CRDB_SERIES`] or [`YB_SERIES`]; a patch number after the series (`24.3.5`) is
     /// allowed and ignored (rules change between series, not patches).

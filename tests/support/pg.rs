@@ -67,6 +67,11 @@ pub struct Opts {
     /// The whole pg_hba.conf, replacing initdb's (keep `local all all trust` for the test's
     /// own psql).
     pub hba: Option<String>,
+    /// The server's bin directory (initdb, pg_ctl, postgres and, where it has them, its own
+    /// pg_dump and psql), instead of [`find_bindir`]'s: another release (the referees of
+    /// tests/referee_yb.rs). A program it lacks (the PostgreSQL 11 build has no psql) comes
+    /// from [`find_bindir`]'s.
+    pub bindir: Option<PathBuf>,
 }
 
 /// A TCP port that was free a moment ago on 127.0.0.1 (bound, read, released).
@@ -117,7 +122,17 @@ impl Pg {
 
     fn try_start(o: &Opts) -> Result<Pg, String> {
         let t0 = Instant::now();
-        let bindir = find_bindir().ok_or("no initdb/pg_ctl/postgres found; set PGBIN")?;
+        let bindir = match &o.bindir {
+            Some(d)
+                if ["initdb", "pg_ctl", "postgres"]
+                    .iter()
+                    .all(|p| d.join(p).is_file()) =>
+            {
+                d.clone()
+            }
+            Some(d) => return Err(format!("no initdb/pg_ctl/postgres in {}", d.display())),
+            None => find_bindir().ok_or("no initdb/pg_ctl/postgres found; set PGBIN")?,
+        };
         let run_as = if is_root() {
             Some(ensure_server_user()?)
         } else {
@@ -264,7 +279,11 @@ impl Pg {
 
     /// Path of a PostgreSQL program (pg_dump, psql, ...) in the server's bin dir.
     pub fn bin(&self, name: &str) -> PathBuf {
-        self.bindir.join(name)
+        let p = self.bindir.join(name);
+        if p.is_file() {
+            return p;
+        }
+        find_bindir().map_or(p, |d| d.join(name))
     }
 
     /// Directory holding the server's Unix socket (use as `-h`).

@@ -73,7 +73,10 @@ impl Converter<'_> {
     /// At the end: the converted DDL into the schema files (deferred mode), then the report.
     /// Returns the --strict error, if any, after the report is written.
     pub(super) fn finish_conversion(&mut self, tables: &[crate::manifest::Table]) -> Result<()> {
-        let (schema, post) = self.conv.finish();
+        // Each file starts with `\restrict KEY`, a blank line and, with a version, the
+        // target's header line (Converter::new).
+        let head = 3 + u64::from(self.cfg.conversion.version.is_some());
+        let (schema, post) = self.conv.finish((head, head));
         for (f, text) in [(self.schema.as_mut(), schema), (self.post.as_mut(), post)] {
             if let Some(f) = f {
                 let name = f.dest().to_path_buf();
@@ -81,6 +84,41 @@ impl Converter<'_> {
             }
         }
         let o = *self.conv.options();
+        // Values the release refuses in columns its schema takes (numeric infinities on
+        // PostgreSQL 11): the CSVs of tables with a numeric column read back.
+        let mut refused = Vec::new();
+        let mut unchecked = Vec::new();
+        if crate::schemaconv::data::checks_numeric_infinity(o.version) {
+            for (t, m) in self.data.iter().zip(tables) {
+                let numeric: Vec<usize> = m
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| {
+                        c.type_name
+                            .as_deref()
+                            .is_some_and(crate::schemaconv::data::is_numeric)
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                if numeric.is_empty() || t.rows == 0 {
+                    continue;
+                }
+                let Some(path) = &t.path else {
+                    unchecked.push(format!("{}.{}", t.schema, t.name));
+                    continue;
+                };
+                let cols: Vec<String> = m.columns.iter().map(|c| c.name.clone()).collect();
+                refused.extend(crate::schemaconv::data::numeric_infinities(
+                    path,
+                    self.cfg.header,
+                    &t.schema,
+                    &t.name,
+                    &cols,
+                    &numeric,
+                )?);
+            }
+        }
         if let Some(path) = &self.cfg.report {
             let r = Report {
                 source: &self.buf.name,
@@ -91,6 +129,8 @@ impl Converter<'_> {
                 yb_sharding: (o.target == TargetKind::Yugabytedb).then_some(o.yb_sharding),
                 entries: self.conv.entries(),
                 tables,
+                refused_values: &refused,
+                unchecked_values: &unchecked,
             };
             let html = path
                 .extension()
@@ -101,12 +141,39 @@ impl Converter<'_> {
             f.commit()?;
         }
         let n = self.conv.strict_failures();
-        if self.cfg.strict && n > 0 {
+        let tables_refused = {
+            let mut t: Vec<(&str, &str)> = refused
+                .iter()
+                .map(|r| (r.schema.as_str(), r.table.as_str()))
+                .collect();
+            t.dedup();
+            t.len()
+        };
+        if self.cfg.strict && (n > 0 || tables_refused > 0 || !unchecked.is_empty()) {
+            let mut what = Vec::new();
+            if n > 0 {
+                what.push(format!(
+                    "{n} statement(s) block the load, change what the schema means or are kept for review (see --report)"
+                ));
+            }
+            if tables_refused > 0 {
+                what.push(format!(
+                    "{tables_refused} table(s) hold values the release refuses (the report's data section, rule {})",
+                    crate::schemaconv::data::RULE
+                ));
+            }
+            if !unchecked.is_empty() {
+                what.push(format!(
+                    "{} table(s) written to standard output could not be read back for values the release refuses",
+                    unchecked.len()
+                ));
+            }
             return Err(Error::file(
                 &self.buf.name,
                 format!(
-                    "--strict: {n} statement(s) block the load or change what the schema means on {} (blockers, changes of meaning, statements unknown to the rules: see --report); --write-schema and --write-post-data not written",
-                    o.version.map_or(o.target.name().to_string(), |v| v.label())
+                    "--strict: on {}, {}; --write-schema and --write-post-data not written",
+                    o.version.map_or(o.target.name().to_string(), |v| v.label()),
+                    what.join("; ")
                 ),
             ));
         }

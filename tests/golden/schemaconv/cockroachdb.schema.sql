@@ -50,7 +50,7 @@ ALTER TYPE public.mood OWNER TO postgres;
 -- pgdump2csv: statement dropped (rule crdb-domain)
 
 
--- pgdump2csv: statement dropped (rule crdb-domain-alter)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: add_one(integer); Type: FUNCTION; Schema: public; Owner: postgres

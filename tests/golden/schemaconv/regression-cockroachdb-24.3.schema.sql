@@ -33,7 +33,7 @@ ALTER SCHEMA reg OWNER TO postgres;
 -- pgdump2csv: statement dropped (rule crdb-range-type)
 
 
--- pgdump2csv: statement dropped (rule crdb-range-type)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: person; Type: TYPE; Schema: reg; Owner: postgres

@@ -31,8 +31,7 @@ ALTER SCHEMA reg OWNER TO postgres;
 --
 
 CREATE TYPE reg.floatrange AS RANGE (
-    subtype = double precision,
-    multirange_type_name = reg.floatmultirange
+    subtype = double precision
 );
 
 

@@ -142,28 +142,28 @@ SELECT pg_catalog.setval('sales.items_id_seq', 3, true);
 -- Name: gen_parted gen_parted_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule yb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_parted_high gen_parted_high_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule yb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_parted_low gen_parted_low_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule yb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_pk gen_pk_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule yb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
@@ -311,14 +311,14 @@ ALTER INDEX public.events_pkey ATTACH PARTITION public.events_default_pkey;
 -- Name: gen_parted_high_pkey; Type: INDEX ATTACH; Schema: public; Owner: postgres
 --
 
-ALTER INDEX public.gen_parted_pkey ATTACH PARTITION public.gen_parted_high_pkey;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_parted_low_pkey; Type: INDEX ATTACH; Schema: public; Owner: postgres
 --
 
-ALTER INDEX public.gen_parted_pkey ATTACH PARTITION public.gen_parted_low_pkey;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --

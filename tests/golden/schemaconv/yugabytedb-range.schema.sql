@@ -367,58 +367,37 @@ ALTER TABLE public.gen_child OWNER TO postgres;
 -- Name: gen_parted; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_parted (
-    a integer NOT NULL,
-    c text NOT NULL,
-    b integer NOT NULL,
-    CONSTRAINT gen_parted_pkey PRIMARY KEY (a ASC, b ASC)
-)
-PARTITION BY RANGE (a);
+-- pgdump2csv: statement dropped (rule yb-generated-key)
 
 
-ALTER TABLE public.gen_parted OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen_parted_high; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_parted_high (
-    a integer NOT NULL,
-    c text NOT NULL,
-    b integer NOT NULL,
-    CONSTRAINT gen_parted_high_pkey PRIMARY KEY (a ASC, b ASC)
-);
+-- pgdump2csv: statement dropped (rule yb-generated-key)
 
 
-ALTER TABLE public.gen_parted_high OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen_parted_low; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_parted_low (
-    a integer NOT NULL,
-    c text NOT NULL,
-    b integer NOT NULL,
-    CONSTRAINT gen_parted_low_pkey PRIMARY KEY (a ASC, b ASC)
-);
+-- pgdump2csv: statement dropped (rule yb-generated-key)
 
 
-ALTER TABLE public.gen_parted_low OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen_pk; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_pk (
-    a integer NOT NULL,
-    c text NOT NULL,
-    b integer NOT NULL,
-    CONSTRAINT gen_pk_pkey PRIMARY KEY (a ASC, b ASC)
-);
+-- pgdump2csv: statement dropped (rule yb-generated-key)
 
 
-ALTER TABLE public.gen_pk OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: größe; Type: TABLE; Schema: public; Owner: postgres
@@ -831,14 +810,14 @@ ALTER TABLE ONLY public.events ATTACH PARTITION public.events_default DEFAULT;
 -- Name: gen_parted_high; Type: TABLE ATTACH; Schema: public; Owner: postgres
 --
 
-ALTER TABLE ONLY public.gen_parted ATTACH PARTITION public.gen_parted_high FOR VALUES FROM (100) TO (MAXVALUE);
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_parted_low; Type: TABLE ATTACH; Schema: public; Owner: postgres
 --
 
-ALTER TABLE ONLY public.gen_parted ATTACH PARTITION public.gen_parted_low FOR VALUES FROM (MINVALUE) TO (100);
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
