@@ -41,27 +41,49 @@
 # interrupted load load exactly what is missing. One OUT directory belongs to one dump and one
 # target; `make -f examples/migrate.mk clean OUT=...` removes it.
 #
-# When it stops, the last lines say what to do (README, "When a migration stops"):
+# When it stops, its last line (`migrate.mk: ...`, before make's own `*** ... Error`) says what
+# to do (README, "When a migration stops", lists every stop with its tested remedy):
 #   bad records   every table is checked before the run stops (postgresql: beside its load,
 #                 which then commits nothing of that table); each bad table's records are
 #                 in $(OUT)/bad/TABLE.csv, why in bad/TABLE.why.csv. Fix or delete them in
 #                 $(OUT)/csv/TABLE.csv and rerun: the changed table is checked again, the
-#                 manifest's rows and bytes follow the CSV (and the run says so), and it loads
-#   a role is missing   rerun with NO_OWNER=1 (and NO_PRIVILEGES=1 for GRANTs)
+#                 manifest's rows and bytes follow the CSV (and the run says so), and it
+#                 loads; the verification then says which CSVs were edited, against the dump
+#   a foreign key fails in post-data   a record others reference is missing (deleted as
+#                 bad?): put it back, fixed, or delete what references it, and rerun with
+#                 LOAD_FLAGS=--truncate
+#   a CSV changed after its table was loaded   rerun with LOAD_FLAGS=--truncate (the table
+#                 is emptied and loaded again; refused, in words, once other tables'
+#                 foreign keys reference it: then an empty database, as below)
+#   the owner is refused (a role is missing, or this user may not SET ROLE to it)   rerun
+#                 with NO_OWNER=1 (and NO_PRIVILEGES=1 for GRANTs of a missing role)
+#   report blockers (cockroachdb, yugabytedb)   read $(OUT)/schema-report.html; change the
+#                 dump, or rerun with ACCEPT_BLOCKERS=1 to migrate without them
 #   options changed     NO_OWNER, NO_PRIVILEGES, CONVERT_FLAGS, YB_SHARDING redo the
 #                 conversion; CHECK_FLAGS the checks; SHARD_SIZE, SPLIT_MIN, LOAD_JOBS, SORT_FLAGS,
-#                 SPLIT_FLAGS the splits; VERIFY the verification (the run says which changed)
-#   target holds the data   load into an empty database: createdb NEW, then
-#                 `make -f examples/migrate.mk forget-target OUT=...` and rerun with TARGET=NEW
-#   interrupted   rerun the same command: each table's load resumes (the run says so)
+#                 SPLIT_FLAGS the splits; VERIFY the verification; ACCEPT_BLOCKERS the review
+#                 of the report (the run says which changed)
+#   TARGET reaches another server or database than OUT's loads went into   the TARGET that
+#                 reaches it, or `make -f examples/migrate.mk forget-target OUT=...`
+#   target holds the data, or no longer holds what was loaded   load into an empty database:
+#                 createdb NEW, `make -f examples/migrate.mk forget-target OUT=...`, TARGET=NEW
+#   the target cannot be reached   fix TARGET (or the server, service file, password file)
+#   interrupted   csvload's own line, then: rerun the same command (each table's load
+#                 resumes, and the run says so)
+#   anything else (a conversion, a split, a script that stopped)   fix what the tool's line
+#                 above names and rerun the same command
 # V=1 shows the commands each step runs (default: one line per step).
 #
 # Fails closed: TARGET is required to load (an unset TARGET is refused, never PG* defaults
-# alone); OUT records the dump (path, size, time), the TARGET_KIND and the target (a checksum
-# of TARGET and the PG* variables that choose the server) it was made for, and a run with
-# another DUMP or TARGET_KIND, or another TARGET once the schema was loaded, is refused with a
+# alone); OUT records the dump (path, size, time), the TARGET_KIND and the target it was
+# loaded into: the server's system identifier and the database's OID that the connection
+# reached (csvload --same-target, in .stamps/target.identity; not the TARGET string, which a
+# service file, PG* variables or ~/.pgpass resolve), and a run with another DUMP or
+# TARGET_KIND, or one whose TARGET reaches another server or database, is refused with a
 # message, doing nothing (use another OUT, `clean`, or `forget-target` to load the same
-# conversion into a new target); a pksort that fails in `pksort | csvsplit` fails the table's
+# conversion into a new target). Every run that loads, one with nothing left to do too, ends
+# by checking that the target it reaches holds every table's load (its identity and csvload's
+# journal, no count) and says so: exit 0 means that target holds the data. A pksort that fails in `pksort | csvsplit` fails the table's
 # split, even if it wrote nothing (its exit status is checked, as pipefail would); a table
 # whose name holds a control character is refused (migrate it by hand). Every step that
 # re-creates its own outputs after a failed attempt removes them first or passes --force (the
@@ -71,7 +93,8 @@
 #   DUMP         the dump file or archive directory (required to convert)
 #   TARGET       the database: libpq URL or key=value string; PG* variables and ~/.pgpass are
 #                honoured (required to load and verify)
-#   TARGET_KIND  postgresql (default) | yugabytedb | cockroachdb:
+#   TARGET_KIND  postgresql | yugabytedb | cockroachdb (default: the kind OUT's conversion was
+#                made for, else postgresql):
 #                  postgresql   load with csvload, one transaction per chunk (or per
 #                               table, for a table under SPLIT_MIN); nothing sorted
 #                  yugabytedb   the same, committing every BATCH_ROWS (default 20000) records
@@ -98,13 +121,18 @@
 #                load alone: when make runs one step at a time (no -j, or -j1), or when its
 #                CSV is larger than all the other tables' together (the other tables' loads
 #                do not last as long); a smaller one, or one beside which the other tables
-#                load, loads on one connection (default 16M)
+#                load, loads on one connection (default 16M). csvload reads it in parts of
+#                at least SPLIT_MIN / 2 (csvload --parts-from SPLIT_MIN), so a CSV under
+#                twice SPLIT_MIN gets fewer than LOAD_JOBS connections; the run says how many
 #   LOAD_JOBS    csvload -j per table (default 2; make -jN runs N tables, so up to N x
 #                LOAD_JOBS connections)
 #   BATCH_ROWS   csvload --batch-rows (default: none; 20000 for yugabytedb)
 #   CHECK_IN_LOAD  postgresql: 1 (default) checks a table loaded in one transaction by its
 #                load (csvload --check-records; the values' types by the server's input, as
 #                pg_restore's); empty runs csvcheck beside every load (its type rules too)
+#   ACCEPT_BLOCKERS  cockroachdb, yugabytedb: 1 goes on when the schema report lists blockers
+#                (statements the target refuses or would lose); default: the run stops
+#                before anything is split or loaded, naming each and the report
 #   VERIFY       count (default): every table's row count against the manifest; content:
 #                also every value (csvload --verify content: a digest of the CSV files
 #                against the target read back; a full read of both, see docs/csvload.md)
@@ -123,12 +151,14 @@
 # (cockroachdb; postgresql: only the tables that were cut, in chunks, without import.sql);
 # tables.mk (the table list, made from csv/ after the conversion).
 #
-# Targets: all (default), convert, check, split, load, verify, clean, help, and forget-target
-# (removes the load stamps and the recorded target, so the next run loads the same conversion
-# into the TARGET it is given).
+# Targets: all (default), convert, check, split, load, verify (the target against what OUT
+# holds: redoes nothing, so it needs none of the conversion's options), clean, help, and
+# forget-target (removes the load stamps and the recorded target, so the next run loads the
+# same conversion into the TARGET it is given).
 #
 # Tables are named by their CSV file's name (pgdump2csv writes every byte of a name outside
-# [A-Za-z0-9_-] as %XX), decoded back to `schema.table` when a tool needs it. A name longer
+# [A-Za-z0-9_-] as %XX), decoded back to `schema.table` for messages and passed to every
+# tool's -t quoted (`"public"."Users"`), so `users` and `"Users"` stay two tables. A name longer
 # than pgdump2csv's 200-byte file-name limit (cut and hashed) cannot be decoded: such a table
 # fails at the check with "not in the manifest"; migrate it by hand.
 

@@ -1376,6 +1376,13 @@ fn migrate_mk_fails_when_verification_fails() {
         "{}",
         text(&again.stdout)
     );
+    // Issue 61: the stop ends with what to do.
+    assert!(
+        text(&again.stderr).contains("migrate.mk: the target's tables differ from")
+            && text(&again.stderr).contains("forget-target"),
+        "{}",
+        text(&again.stderr)
+    );
     std::fs::remove_file(&verified).unwrap();
     let full = migrate_make(&pg, &vars(None)).unwrap();
     assert!(

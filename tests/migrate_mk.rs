@@ -169,7 +169,9 @@ fn fixture_migrates_exactly_and_resumes() {
     let first = make(Some(&pg), &first_vars);
     assert!(!first.status.success(), "a missing database must fail");
     assert!(
-        text(&first.stderr).contains("target"),
+        text(&first.stderr).contains(
+            "migrate.mk: creating the tables: the target cannot be reached (above): fix TARGET"
+        ),
         "{}",
         text(&first.stderr)
     );
@@ -1334,6 +1336,20 @@ fn bad_records_in_every_table_named_then_fixed_in_the_csv() {
         "1"
     );
     assert!(out.join(".stamps/verified").exists());
+    // Issue 61 item 4: the closing verification compares with the manifest, which follows
+    // the edited CSV ("3749 3749 ok"); under it, each table edited by hand against the dump.
+    let o = out.display();
+    for line in [
+        format!(
+            "migrate.mk: shop.order_lines: {want} of the dump's {} rows: 1 record(s) removed from {o}/csv/shop.order_lines.csv by hand since the conversion",
+            want + 1
+        ),
+        format!(
+            "migrate.mk: shop.orders: 1500 of the dump's 1500 rows: records changed in {o}/csv/shop.orders.csv by hand since the conversion"
+        ),
+    ] {
+        assert!(said.contains(&line), "{line:?} not in:\n{said}");
+    }
 }
 
 /// The fixtures' sample converted (`make convert`) into a fresh OUT for database `shop`: the

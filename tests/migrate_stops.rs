@@ -611,3 +611,37 @@ fn cockroachdb_blockers_stop_the_run_and_the_printed_steps_run_anywhere() {
         "{words}"
     );
 }
+
+/// A conversion that stops (here a dump cut inside a COPY block) ends with pgdump2csv's line,
+/// which names the dump's line, and a line saying what to do; before, only make's `Error 2`.
+#[test]
+fn a_conversion_that_stops_says_what_to_do() {
+    if !have_gnu_make() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dump = tmp.path().join("cut.sql");
+    std::fs::write(
+        &dump,
+        "CREATE TABLE public.t (id integer);\n\nCOPY public.t (id) FROM stdin;\n1\n2\n",
+    )
+    .unwrap();
+    let o = make(
+        None,
+        &[
+            var("DUMP", dump.to_str().unwrap()),
+            var("OUT", tmp.path().join("out").to_str().unwrap()),
+            var("TARGET", "dbname=unused"),
+            var("CONVERT_FLAGS", "--no-dump-check"),
+            "convert".into(),
+        ],
+    );
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("it is truncated"), "{err}");
+    assert!(
+        last_word(&o).contains("the conversion stopped")
+            && last_word(&o).contains("rerun the same command"),
+        "{err}"
+    );
+}
