@@ -12,6 +12,7 @@ mod support;
 mod archive;
 mod archive_pg;
 mod binary_copy_pg;
+mod certverify;
 mod check_records_agree;
 mod conn_libpq;
 mod conn_tls_recipe;

@@ -21,15 +21,18 @@
 //! - TLS is never used on Unix sockets.
 //!
 //! - Certificates are verified as OpenSSL verifies them for libpq, X.509 v1 included, and
-//!   verify-full matches the host name as libpq does (subjectAltName, else the Common Name):
-//!   see `certverify.rs`, which says why it is not rustls's webpki verifier.
+//!   verify-full matches the `host` string as libpq does (subjectAltName, else the Common
+//!   Name): see `certverify/`, which says why it is csvload's own and what it refuses; the
+//!   connector (`tlsconnect.rs`) gives each connection's verifier its host string.
 //! - Every failure is said in words (`explain`): the certificate refused and why, the TLS
 //!   alert a server sent (e.g. `unknown_ca` for a client certificate it does not trust).
 //!
-//! Differences from libpq: encrypted keys (`sslpassword`) and CRLs (`sslcrl`) are refused with a
-//! message; certverify.rs lists the differences of its certificate checks from OpenSSL's.
+//! Differences from libpq: encrypted keys (`sslpassword`) and certificate revocation lists
+//! (`sslcrl`, `sslcrldir`, and `~/.postgresql/root.crl` when the chain is checked) are refused
+//! with a message; certverify/mod.rs lists the refusals of its certificate checks.
 
-use super::certverify::{self, Cert, Refusal};
+use super::certverify::{self, Cert, Refusal, Store};
+use super::tlsconnect::{Connector, VerifierFor};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::pem::PemObject;
@@ -112,7 +115,7 @@ pub struct Tls {
     pub mode: SslMode,
     /// What is verified, for messages (`the chain to /x/root.crt and the host name`).
     pub verifies: String,
-    config: Option<Arc<ClientConfig>>,
+    config: Option<Connector>,
 }
 
 fn provider() -> Arc<CryptoProvider> {
@@ -160,7 +163,7 @@ impl Tls {
         };
         let roots = if system {
             let found = rustls_native_certs::load_native_certs();
-            let store = certverify::parse_roots(&found.certs);
+            let store = Store::from_ders(found.certs.iter().map(|c| c.as_ref()));
             if store.is_empty() {
                 return Err(
                     "sslrootcert=system: no trusted root certificates found in the operating \
@@ -192,6 +195,9 @@ impl Tls {
                 _ => None,
             }
         };
+        if roots.is_some() {
+            refuse_crl(home)?;
+        }
         let algs = provider.signature_verification_algorithms;
         let (roots, verifies) = match roots {
             None => (
@@ -208,15 +214,16 @@ impl Tls {
             ),
         };
         let verifier = Arc::new(Verifier {
-            roots,
+            roots: roots.map(Arc::new),
             full: mode == SslMode::VerifyFull,
             algs,
+            host: String::new(),
         });
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS setup: {e}"))?
             .dangerous()
-            .with_custom_certificate_verifier(verifier);
+            .with_custom_certificate_verifier(verifier.clone());
         let mut config = match client_cert(p, home)? {
             Some((chain, key, cert_path, key_path)) => {
                 // Not `with_client_auth_cert`: it parses the certificate with webpki to
@@ -229,7 +236,7 @@ impl Tls {
                         rustls_words(&e)
                     )
                 })?;
-                let cert = Cert::parse(&chain[0], "the client certificate").map_err(|r| {
+                let cert = Cert::parse(&chain[0], "the client certificate", true).map_err(|r| {
                     format!("client certificate file \"{}\": {r}", cert_path.display())
                 })?;
                 if let Some(public) = signer.public_key()
@@ -252,35 +259,54 @@ impl Tls {
         if p.sni.as_deref() == Some("0") {
             config.enable_sni = false;
         }
+        // Each connection gets a verifier that knows its host string (tlsconnect.rs).
+        let for_host: VerifierFor = Arc::new(move |host: &str| {
+            Arc::new(Verifier {
+                host: host.to_string(),
+                ..(*verifier).clone()
+            }) as Arc<dyn ServerCertVerifier>
+        });
         Ok(Tls {
             mode,
             verifies,
-            config: Some(Arc::new(config)),
+            config: Some(Connector::new(Arc::new(config), for_host)),
         })
     }
 
     /// The connector for tokio-postgres (None for `disable`).
-    pub fn connector(&self) -> Option<tokio_postgres_rustls::MakeRustlsConnect> {
-        self.config
-            .as_ref()
-            .map(|c| tokio_postgres_rustls::MakeRustlsConnect::new((**c).clone()))
+    pub fn connector(&self) -> Option<Connector> {
+        self.config.clone()
     }
 }
 
-fn read_roots(path: &Path) -> Result<Vec<Cert>, String> {
-    let certs = read_certs(path, "root certificate")?;
-    let mut roots = Vec::new();
-    for (i, der) in certs.iter().enumerate() {
-        // OpenSSL refuses a root file with a certificate it cannot parse.
-        roots.push(
-            Cert::parse(
-                der,
-                &format!("certificate {} of the root certificate file", i + 1),
-            )
-            .map_err(|r| format!("root certificate file \"{}\": {r}", path.display()))?,
-        );
+/// The root certificate file, read as OpenSSL reads a CA file (certverify's store.rs).
+fn read_roots(path: &Path) -> Result<Store, String> {
+    let text = std::fs::read(path).map_err(|e| {
+        format!(
+            "could not read root certificate file \"{}\": {e}",
+            path.display()
+        )
+    })?;
+    Store::from_pem(
+        &text,
+        &format!("root certificate file \"{}\"", path.display()),
+    )
+}
+
+/// libpq checks certificate revocation lists whenever it verifies the chain and finds
+/// `~/.postgresql/root.crl` (or `sslcrl`/`sslcrldir`, refused with the other unsupported
+/// keywords); csvload does not check them, so it refuses rather than connect without the
+/// check libpq would make.
+fn refuse_crl(home: Option<&Path>) -> Result<(), String> {
+    match home_file(home, "root.crl") {
+        Some(crl) if crl.is_file() => Err(format!(
+            "certificate revocation list \"{}\" exists, and libpq would check the server's \
+             certificate chain against it; csvload does not check revocation lists, so it \
+             refuses to connect (move the file away to connect without the check, or use psql)",
+            crl.display()
+        )),
+        _ => Ok(()),
     }
-    Ok(roots)
 }
 
 fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
@@ -379,11 +405,13 @@ fn client_cert(p: &SslParams, home: Option<&Path>) -> Result<Option<ClientCert>,
 /// With roots, the chain is checked as OpenSSL does (certverify.rs), and with verify-full the
 /// host name as libpq does. The handshake signatures are checked on our own parse of the
 /// certificate: rustls's functions parse it with webpki, which refuses X.509 v1.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Verifier {
-    roots: Option<Vec<Cert>>,
+    roots: Option<Arc<Store>>,
     full: bool,
     algs: WebPkiSupportedAlgorithms,
+    /// The connection's `host` string, as given (verify-full compares it).
+    host: String,
 }
 
 impl ServerCertVerifier for Verifier {
@@ -391,18 +419,20 @@ impl ServerCertVerifier for Verifier {
         &self,
         end_entity: &CertificateDer<'_>,
         intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
+        _server_name: &ServerName<'_>,
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let Some(roots) = &self.roots else {
             return Ok(ServerCertVerified::assertion());
         };
-        let leaf = certverify::verify_chain(end_entity, intermediates, roots, now, &self.algs)
+        let sent: Vec<&[u8]> = std::iter::once(end_entity.as_ref())
+            .chain(intermediates.iter().map(|c| c.as_ref()))
+            .collect();
+        let leaf = certverify::verify(&sent, roots, now.as_secs() as i64)
             .map_err(certverify::into_rustls)?;
         if self.full {
-            certverify::check_host(&leaf, &certverify::host_of(server_name))
-                .map_err(certverify::into_rustls)?;
+            certverify::check_host(&leaf, &self.host).map_err(certverify::into_rustls)?;
         }
         Ok(ServerCertVerified::assertion())
     }
