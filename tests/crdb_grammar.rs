@@ -18,8 +18,17 @@ fn check(rel: (u32, u32), sql: &str) -> Result<(), Refusal> {
         .check_sql(sql.as_bytes())
 }
 
-/// The examples: (page, releases whose docs have it, statement).
-fn examples() -> Vec<(&'static str, Vec<(u32, u32)>, &'static str)> {
+/// One example of the docs.
+struct Example {
+    /// The page it was first found on.
+    page: &'static str,
+    /// The releases whose docs have it.
+    releases: Vec<(u32, u32)>,
+    /// The statement.
+    sql: &'static str,
+}
+
+fn examples() -> Vec<Example> {
     let mut out = Vec::new();
     let mut rest = &EXAMPLES[EXAMPLES.find("\n-- ").unwrap() + 1..];
     while let Some(head) = rest.strip_prefix("-- ") {
@@ -34,7 +43,11 @@ fn examples() -> Vec<(&'static str, Vec<(u32, u32)>, &'static str)> {
             .collect();
         let after = &head[nl + 1..];
         let end = after.find("\n-- ").map_or(after.len(), |k| k + 1);
-        out.push((page, rels, after[..end].trim_end()));
+        out.push(Example {
+            page,
+            releases: rels,
+            sql: after[..end].trim_end(),
+        });
         rest = &after[end..];
     }
     out
@@ -158,7 +171,12 @@ fn docs_examples_parse_in_their_release() {
     let mut checked = 0;
     let mut wrong = Vec::new();
     let mut listed_seen = vec![0; DOCS_NOT_SQL.len()];
-    for (page, rels, stmt) in &all {
+    for Example {
+        page,
+        releases: rels,
+        sql: stmt,
+    } in &all
+    {
         let listed = DOCS_NOT_SQL
             .iter()
             .position(|&(p, start, _)| p == *page && stmt.starts_with(start));
@@ -443,15 +461,28 @@ fn pg_dump_preamble_and_common_ddl_are_taken() {
 
 /// Issue 59's step 5, run by hand (`cargo test --release --test tests -- --ignored
 /// crdb_grammar::converter_output`): pgdump2csv's schema and post-data for every release, of
-/// the project's sample and nasty dumps, each statement checked by that release's grammar;
-/// what is refused is printed, grouped by form and place.
+/// the project's sample and nasty dumps (and those named in `CRDB_REFEREE_DUMPS`, separated
+/// by `:`), each statement checked by that release's grammar; what is refused is printed,
+/// grouped by form and place.
 #[test]
 #[ignore]
 fn converter_output() {
     use crate::support::cmd::Cmd;
     use dumpshard::pg::dump::sql::Statements;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dump in ["fixtures/dumps/sample.sql.gz", "fixtures/nasty.sql"] {
+    let mut dumps: Vec<std::path::PathBuf> = [
+        "fixtures/dumps/sample.sql.gz",
+        "fixtures/dumps/nasty.sql.gz",
+    ]
+    .iter()
+    .map(|d| root.join(d))
+    .collect();
+    // More dumps by hand: CRDB_REFEREE_DUMPS=a.sql:b.sql
+    if let Some(more) = std::env::var_os("CRDB_REFEREE_DUMPS") {
+        dumps.extend(std::env::split_paths(&more));
+    }
+    for dump in &dumps {
+        let dump = dump.display();
         for rel in releases() {
             let d = tempfile::tempdir().unwrap();
             let (s, p) = (d.path().join("schema.sql"), d.path().join("post.sql"));
@@ -465,9 +496,12 @@ fn converter_output() {
                 .arg(&s)
                 .arg("--write-post-data")
                 .arg(&p)
-                .arg(root.join(dump))
+                .arg(dump.to_string())
                 .run();
             println!("== {dump} {}.{}: exit {:?}", rel.0, rel.1, run.code());
+            if run.code() != Some(0) {
+                println!("{}", run.stderr_str());
+            }
             let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
             let mut n = 0;
             for file in [&s, &p] {
@@ -497,5 +531,68 @@ fn converter_output() {
                 }
             }
         }
+    }
+}
+
+/// How fast the referee is, measured by hand (`cargo test --release --test tests -- --ignored
+/// --nocapture crdb_grammar::speed`): loading each grammar, then a view of some thousands of
+/// tokens and a table of 300 columns. Prints times; asserts only the verdicts.
+#[test]
+#[ignore]
+fn speed() {
+    use std::time::Instant;
+    let mut view = String::from("CREATE VIEW public.v AS\n SELECT t.id,\n");
+    for i in 0..150 {
+        view.push_str(&format!(
+            "    CASE WHEN ((t.a{i} > {i}) AND (t.b{i} IS NOT NULL)) THEN (t.c{i})::text ELSE lower(COALESCE(t.d{i}, 'x'::text)) END AS c{i},\n"
+        ));
+    }
+    view.push_str(
+        "    1 AS last\n   FROM (public.t\n     LEFT JOIN public.u ON ((u.id = t.id)))\n  WHERE ",
+    );
+    for i in 0..100 {
+        view.push_str(&format!("((t.e{i} = {i}) OR (t.f{i} ~~ 'y%'::text)) AND "));
+    }
+    view.push_str("true\n  ORDER BY t.id");
+    let mut table = String::from("CREATE TABLE public.wide (\n    id bigint NOT NULL");
+    for i in 0..300 {
+        table.push_str(&format!(
+            ",\n    col{i} character varying(40) DEFAULT 'v{i}'::character varying NOT NULL"
+        ));
+    }
+    table.push_str("\n)");
+    let tokens = |s: &str| {
+        dumpshard::pg::dump::sql::tokenize(s.as_bytes(), true)
+            .unwrap()
+            .len()
+    };
+    println!(
+        "view: {} tokens; table: {} tokens",
+        tokens(&view),
+        tokens(&table)
+    );
+    for rel in releases() {
+        let t0 = Instant::now();
+        let g = grammar::crdb(rel.0, rel.1).unwrap();
+        let load = t0.elapsed();
+        let t1 = Instant::now();
+        g.check_sql(view.as_bytes()).unwrap();
+        let v = t1.elapsed();
+        let t2 = Instant::now();
+        g.check_sql(table.as_bytes()).unwrap();
+        let t = t2.elapsed();
+        let t3 = Instant::now();
+        let mut n = 0;
+        for ex in examples() {
+            if ex.releases.contains(&rel) {
+                let _ = g.check_sql(ex.sql.as_bytes());
+                n += 1;
+            }
+        }
+        let e = t3.elapsed();
+        println!(
+            "{}.{}: load {load:?}, view {v:?}, table {t:?}, {n} docs examples {e:?}",
+            rel.0, rel.1
+        );
     }
 }

@@ -196,6 +196,73 @@ mod tests {
         assert_eq!(names, ["')'", "'*'", "'+'"]);
     }
 
+    /// Every word of up to 8 symbols over `( ) x +`, against independent checks of two
+    /// languages: balanced parentheses around `x (+ x)*` sums, through nullable, left- and
+    /// right-recursive and repeated rules.
+    #[test]
+    fn exhaustive_against_an_oracle() {
+        let g = compile(
+            "s ::= e\ne ::= e '+' e | t\nt ::= a X b | '(' e ')' | a t\na ::= () | a a\nb ::= ( '(' ')' )*\n",
+        )
+        .unwrap();
+        // Oracle: s is a sum of terms; a term is X followed by balanced `()` pairs (b), or a
+        // parenthesized sum.
+        fn sum(w: &[&str], i: usize) -> Vec<usize> {
+            // All ends of a sum starting at i.
+            let mut ends = Vec::new();
+            for e in term(w, i) {
+                ends.push(e);
+                if w.get(e) == Some(&"+") {
+                    ends.extend(sum(w, e + 1));
+                }
+            }
+            ends
+        }
+        fn term(w: &[&str], i: usize) -> Vec<usize> {
+            let mut ends = Vec::new();
+            match w.get(i) {
+                Some(&"X") => {
+                    let mut e = i + 1;
+                    ends.push(e);
+                    while w.get(e) == Some(&"(") && w.get(e + 1) == Some(&")") {
+                        e += 2;
+                        ends.push(e);
+                    }
+                }
+                Some(&"(") => {
+                    for e in sum(w, i + 1) {
+                        if w.get(e) == Some(&")") {
+                            ends.push(e + 1);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            ends
+        }
+        let alphabet = ["(", ")", "X", "+"];
+        let mut words: Vec<Vec<&str>> = vec![vec![]];
+        let mut checked = 0;
+        for _ in 0..8 {
+            let mut longer = Vec::new();
+            for w in &words {
+                for a in alphabet {
+                    let mut v = w.clone();
+                    v.push(a);
+                    longer.push(v);
+                }
+            }
+            for w in &longer {
+                let want = sum(w, 0).contains(&w.len());
+                let got = run(&g, &w.join(" ")).is_ok();
+                assert_eq!(got, want, "{}", w.join(" "));
+                checked += 1;
+            }
+            words = longer;
+        }
+        assert_eq!(checked, (1..=8).map(|n| 4usize.pow(n)).sum::<usize>());
+    }
+
     #[test]
     fn repetition_from_the_automata() {
         let g = compile("s ::= X ( ',' X )* Y? | '(' s ')'\n").unwrap();
