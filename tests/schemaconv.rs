@@ -420,6 +420,14 @@ fn converted_schema_loads_into_postgresql_with_the_same_data() {
         psql_script(&pg, &db, pg::SUPERUSER, &conv.post)
             .unwrap_or_else(|e| panic!("{extra:?} post-data: {e}"));
         let got = fingerprints(&pg, &db);
+        // CockroachDB: each partitioned table holds its partitions' rows (rule
+        // crdb-partition-rows), and the partitions are not created.
+        let crdb = extra.contains(&"cockroachdb");
+        let want = if crdb {
+            pg::fingerprints_flattened(&pg, "src")
+        } else {
+            want.clone()
+        };
         for (t, fp) in &want {
             assert_eq!(got.get(t), Some(fp), "{extra:?}: table {t}");
         }
@@ -432,7 +440,17 @@ fn converted_schema_loads_into_postgresql_with_the_same_data() {
         }
         // The primary keys are the source's.
         let pks = "SELECT conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text NOT LIKE 'dumpshard.%' ORDER BY 1";
-        let a = pg.psql("src", pks);
+        let a = if crdb {
+            pg.psql(
+                "src",
+                &pks.replace(
+                    "WHERE contype = 'p'",
+                    "WHERE contype = 'p' AND NOT (SELECT relispartition FROM pg_class WHERE oid = conrelid)",
+                ),
+            )
+        } else {
+            pg.psql("src", pks)
+        };
         let b = pg.psql(&db, pks);
         // In the source a partition's key is also the partitioned table's; in the converted
         // schema each is its own table's: same set of (table, key) pairs.
@@ -758,6 +776,15 @@ fn key_of_a_table_not_rewritten_stays_in_post_data() {
             .arg(&dump)
             .ok();
         let post = std::fs::read_to_string(&p).unwrap();
-        assert!(post.contains("PRIMARY KEY (a)"), "{kind}: {post}");
+        if kind == "cockroachdb" {
+            // CockroachDB's grammar has no `OF type`: the table is left out (a blocker),
+            // and its key goes with it rather than stay behind to fail.
+            assert!(
+                !post.contains("PRIMARY KEY (a)") && post.contains("goes-with-left-out"),
+                "{kind}: {post}"
+            );
+        } else {
+            assert!(post.contains("PRIMARY KEY (a)"), "{kind}: {post}");
+        }
     }
 }

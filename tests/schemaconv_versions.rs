@@ -736,6 +736,12 @@ fn regression_style_database_for_every_release() {
         crate::schemaconv::psql_script(&pg, &db, pg::SUPERUSER, &conv.post)
             .unwrap_or_else(|e| panic!("{args:?} post-data: {e}"));
         let got = fingerprints(&pg, &db);
+        // CockroachDB: a partitioned table holds its partitions' rows (crdb-partition-rows).
+        let want = if args[1].starts_with("cockroachdb") {
+            pg::fingerprints_flattened(&pg, "reg")
+        } else {
+            want.clone()
+        };
         for (t, fp) in &want {
             assert_eq!(got.get(t), Some(fp), "{args:?}: table {t}");
         }

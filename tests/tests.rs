@@ -56,6 +56,7 @@ mod pipeline_pg;
 mod pksort;
 mod progress;
 mod readme;
+mod referee_crdb;
 mod referee_yb;
 mod roundtrip_pg;
 mod safety;

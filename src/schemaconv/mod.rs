@@ -4,8 +4,10 @@
 //! Every DDL statement of the dump passes through a [`Session`], which decides, from the
 //! static table of rules in [`rules`], whether it is kept, rewritten or dropped, and records
 //! that decision (with the rule, its reason and the vendor page it comes from) for the report.
-//! A statement no rule knows is kept and reported as "unknown to the rules": nothing is ever
-//! dropped silently.
+//! On PostgreSQL a statement no rule knows is kept and reported as "unknown to the rules";
+//! on CockroachDB and YugabyteDB it is left out as a blocker (fail closed: kept only where a
+//! rule backed by the release's referee says the release takes it, [`refuse`]). Nothing is
+//! ever dropped silently.
 //!
 //! For PostgreSQL (the default) statements are decided one by one as they stream past, so
 //! the output without -O/-x is the dump's DDL byte for byte. For CockroachDB and YugabyteDB the
@@ -656,8 +658,9 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                     | "search"
                     | "constraint"
             ) {
-                // `UNIQUE` is an index's property; the rest are part of the object kind.
-                if k(i) != "unique" {
+                // `UNIQUE` is an index's property and `UNLOGGED` a table's or sequence's
+                // (the target's rules see it in the text); the rest are part of the kind.
+                if !matches!(k(i), "unique" | "unlogged") {
                     words.push(k(i).to_uppercase());
                 }
                 i += 1;
@@ -786,6 +789,13 @@ fn second_word<'a>(first: &str, next: &'a str) -> Option<&'a str> {
         _ => false,
     };
     continues.then_some(next)
+}
+
+/// The partition a statement attaches to its partitioned table, as `(partition, parent)`
+/// name parts (folded as PostgreSQL folds them): pgdump2csv writes a partition's rows into
+/// the partitioned table's file for CockroachDB (rule crdb-partition-rows).
+pub fn partition_link(stmt: &[u8], std_strings: bool) -> Option<(Vec<String>, Vec<String>)> {
+    refuse::partition_link(&tokenize(stmt, std_strings).ok()?)
 }
 
 /// Statement counts per kind and action, for the report's summary.

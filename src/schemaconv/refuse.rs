@@ -33,11 +33,8 @@ const YB_KNOWN: &[&str] = &[
     "CREATE TYPE AS RANGE",
     "CREATE DOMAIN",
     "CREATE SEQUENCE",
-    "CREATE UNLOGGED SEQUENCE",
     "CREATE TABLE",
     "CREATE TABLE PARTITION OF",
-    "CREATE UNLOGGED TABLE",
-    "CREATE UNLOGGED TABLE PARTITION OF",
     "CREATE INDEX",
     "CREATE VIEW",
     "CREATE RECURSIVE VIEW",
@@ -160,6 +157,9 @@ pub(super) struct Checker {
     gone: Vec<Gone>,
     /// Partitioned tables (names folded).
     partitioned: HashSet<Vec<String>>,
+    /// CockroachDB: the partitions (names folded), whose rows pgdump2csv writes into their
+    /// partitioned table's file (rule crdb-partition-rows).
+    partitions: HashSet<Vec<String>>,
     /// Functions and types the dump creates (last name part, folded), never taken for a
     /// later release's built-ins.
     own: HashSet<String>,
@@ -172,12 +172,18 @@ fn dotted(toks: &[Spanned], mut i: usize) -> (Vec<String>, usize) {
     while let Some(Tok::Ident { name, .. }) = toks.get(i).map(|t| &t.tok) {
         parts.push(name.clone());
         i += 1;
-        if toks.get(i).is_some_and(|t| t.tok.is_op("."))
-            && matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Ident { .. }))
-        {
-            i += 1;
-        } else {
+        if !toks.get(i).is_some_and(|t| t.tok.is_op(".")) {
             break;
+        }
+        match toks.get(i + 1).map(|t| &t.tok) {
+            Some(Tok::Ident { .. }) => i += 1,
+            // An operator's name (`app.=~=`) ends the name.
+            Some(Tok::Op(op)) if !matches!(op.as_str(), "(" | ")" | "," | ";" | "[" | "]") => {
+                parts.push(op.clone());
+                i += 2;
+                break;
+            }
+            _ => break,
         }
     }
     (parts, i)
@@ -214,6 +220,40 @@ fn has_seq(toks: &[Spanned], words: &[&str]) -> bool {
     seq(toks, 0, words).is_some()
 }
 
+/// The partition a statement attaches, as `(partition, parent)` name parts (folded): pg_dump
+/// 12 and later write `ALTER TABLE ONLY parent ATTACH PARTITION child FOR VALUES ...`, older
+/// ones `CREATE TABLE child PARTITION OF parent ...`.
+pub fn partition_link(toks: &[Spanned]) -> Option<(Vec<String>, Vec<String>)> {
+    if toks.first().is_some_and(|t| t.tok.is_kw("alter"))
+        && toks.get(1).is_some_and(|t| t.tok.is_kw("table"))
+        && let Some(a) = seq(toks, 2, &["attach", "partition"])
+    {
+        let mut i = 2;
+        while toks
+            .get(i)
+            .is_some_and(|t| t.tok.is_kw("only") || t.tok.is_kw("if") || t.tok.is_kw("exists"))
+        {
+            i += 1;
+        }
+        let (parent, _) = dotted(toks, i);
+        let (child, _) = dotted(toks, a + 2);
+        return (!parent.is_empty() && !child.is_empty()).then_some((child, parent));
+    }
+    if toks.first().is_some_and(|t| t.tok.is_kw("create"))
+        && let Some(t) = toks.iter().position(|t| t.tok.is_kw("table"))
+        && let Some(p) = seq(toks, t, &["partition", "of"])
+    {
+        let mut i = t + 1;
+        if toks.get(i).is_some_and(|t| t.tok.is_kw("if")) {
+            i += 3;
+        }
+        let (child, _) = dotted(toks, i);
+        let (parent, _) = dotted(toks, p + 2);
+        return (!parent.is_empty() && !child.is_empty()).then_some((child, parent));
+    }
+    None
+}
+
 /// The bytes from token `a` through token `b` (inclusive) plus the blanks before `a`, as an
 /// edit that removes them.
 fn cut(toks: &[Spanned], src: &[u8], a: usize, b: usize) -> (usize, usize, String) {
@@ -237,6 +277,7 @@ impl Checker {
             base,
             gone: Vec::new(),
             partitioned: HashSet::new(),
+            partitions: HashSet::new(),
             own: HashSet::new(),
         }
     }
@@ -269,14 +310,18 @@ impl Checker {
         if kind.starts_with("CREATE")
             && kind.contains("TABLE")
             && has_seq(toks, &["partition", "by"])
+            && let Some(t) = toks.iter().position(|t| t.tok.is_kw("table"))
         {
-            if let Some(t) = toks.iter().position(|t| t.tok.is_kw("table")) {
-                let mut i = t + 1;
-                if toks.get(i).is_some_and(|t| t.tok.is_kw("if")) {
-                    i += 3;
-                }
-                self.partitioned.insert(dotted(toks, i).0);
+            let mut i = t + 1;
+            if toks.get(i).is_some_and(|t| t.tok.is_kw("if")) {
+                i += 3;
             }
+            self.partitioned.insert(dotted(toks, i).0);
+        }
+        if self.target == Target::Cockroachdb
+            && let Some((child, _)) = partition_link(toks)
+        {
+            self.partitions.insert(child);
         }
     }
 
@@ -438,6 +483,19 @@ impl Checker {
         text: Vec<u8>,
     ) -> (Outcome, Vec<Change>, Vec<u8>) {
         let orig_toks = tokenize(orig, true).unwrap_or_default();
+        // CockroachDB: a partition is not created; its rows are in its partitioned table's
+        // file (pgdump2csv's data side reads the same ATTACH PARTITION statements).
+        if self.target == Target::Cockroachdb
+            && kind.starts_with("CREATE")
+            && kind.contains("TABLE")
+            && Self::created(kind, &orig_toks)
+                .first()
+                .is_some_and(|n| self.partitions.contains(n))
+        {
+            let r = rules::check_rule("crdb-partition-rows");
+            self.note_gone(kind, &orig_toks, line, r.id, r.impact);
+            return (Outcome::Dropped, vec![self.change(r, None)], Vec::new());
+        }
         // A constraint added to a table that is left out is gone with it, and so is the
         // index of its name (`ALTER INDEX t_pkey ATTACH PARTITION ...` names it).
         if kind.starts_with("ALTER TABLE ADD")
@@ -498,9 +556,13 @@ impl Checker {
             // value of its sequence) goes with it; anything else that uses it would be
             // refused.
             let obj = name_in_string(object.as_bytes()).unwrap_or_default();
-            let about_it = !kind.starts_with("CREATE")
+            let about_it = (!kind.starts_with("CREATE")
                 && obj.len() >= g.name.len()
-                && obj[..g.name.len()] == g.name[..];
+                && obj[..g.name.len()] == g.name[..])
+                // A partition's own indexes and triggers go with it (its rows are in the
+                // partitioned table, whose own index and triggers cover them).
+                || (g.rule == "crdb-partition-rows"
+                    && matches!(kind, "CREATE INDEX" | "CREATE TRIGGER"));
             let (r, impact) = if about_it {
                 (rules::check_rule("goes-with-left-out"), g.impact)
             } else {
@@ -516,6 +578,9 @@ impl Checker {
             c.impact = impact;
             self.note_gone(kind, &orig_toks, line, r.id, impact);
             return (Outcome::Dropped, vec![c], Vec::new());
+        }
+        if self.target == Target::Cockroachdb {
+            return self.check_crdb(kind, line, &orig_toks, action, changes, text);
         }
         if self.target != Target::Yugabytedb {
             return (action, changes, text);
@@ -592,20 +657,88 @@ impl Checker {
             changes.extend(found_changes);
             return (action, changes, text);
         }
-        edits.sort_by_key(|e| e.0);
-        let mut out = Vec::with_capacity(text.len());
-        let mut at = 0;
-        for (a, b, with) in edits {
-            if a < at {
-                continue;
-            }
-            out.extend_from_slice(&text[at..a]);
-            out.extend_from_slice(with.as_bytes());
-            at = b;
-        }
-        out.extend_from_slice(&text[at..]);
+        let out = apply(&text, edits);
         changes.extend(found_changes);
         (Outcome::Rewritten, changes, out)
+    }
+
+    /// The CockroachDB side of [`Checker::check`]: a kind no rule knows is left out; the
+    /// rewrites to the forms CockroachDB's grammar takes; what its pages refuse; then each
+    /// statement of the text against the release's grammar (the referee).
+    #[allow(clippy::too_many_arguments)]
+    fn check_crdb(
+        &mut self,
+        kind: &str,
+        line: u64,
+        orig_toks: &[Spanned],
+        action: Outcome,
+        mut changes: Vec<Change>,
+        text: Vec<u8>,
+    ) -> (Outcome, Vec<Change>, Vec<u8>) {
+        if action == Outcome::Unknown {
+            let r = rules::check_rule("crdb-not-known");
+            self.note_gone(kind, orig_toks, line, r.id, r.impact);
+            return (Outcome::Dropped, vec![self.change(r, None)], Vec::new());
+        }
+        let toks = tokenize(&text, true).unwrap_or_default();
+        let mut edits = Vec::new();
+        let mut found_changes = Vec::new();
+        let mut left_out: Option<(&'static Rule, Impact)> = None;
+        for r in rules::CRDB_CHECKS.iter().filter(|r| {
+            !matches!(
+                r.id,
+                "crdb-not-known" | "crdb-grammar" | "crdb-partition-rows"
+            ) && r.holds_for(self.key)
+                && rules::matches(r.matcher, kind)
+        }) {
+            let Some(f) = crdb_detect(r.id, kind, &toks, &text) else {
+                continue;
+            };
+            found_changes.push(self.change(r, f.detail));
+            match r.action {
+                Action::Drop => {
+                    if left_out.is_none_or(|(_, i)| r.impact > i) {
+                        left_out = Some((r, r.impact));
+                    }
+                }
+                Action::Rewrite => edits.extend(f.edits),
+                Action::Keep => {}
+            }
+        }
+        if let Some((r, impact)) = left_out {
+            let blockers: Vec<Change> = found_changes
+                .into_iter()
+                .filter(|c| rules::check_rule(c.rule).action == Action::Drop)
+                .collect();
+            self.note_gone(kind, orig_toks, line, r.id, impact);
+            return (Outcome::Dropped, blockers, Vec::new());
+        }
+        let mut action = action;
+        let text = if edits.is_empty() {
+            text
+        } else {
+            action = Outcome::Rewritten;
+            apply(&text, edits)
+        };
+        changes.extend(found_changes);
+        // The referee: every statement of the text in the release's grammar.
+        if let Some(v) = self.version
+            && let Some(g) = super::grammar::crdb(v.major, v.minor)
+        {
+            for (_, stmt) in crate::pg::dump::sql::Statements::new(&text) {
+                if let Err(refusal) = g.check_sql(stmt) {
+                    let r = rules::check_rule("crdb-grammar");
+                    let detail = refusal.to_string();
+                    self.note_gone(kind, orig_toks, line, r.id, r.impact);
+                    return (
+                        Outcome::Dropped,
+                        vec![self.change(r, Some(detail))],
+                        Vec::new(),
+                    );
+                }
+            }
+        }
+        (action, changes, text)
     }
 }
 
@@ -917,7 +1050,10 @@ fn yb_detect(id: &str, c: &Ctx) -> Option<Found> {
             })
         }
         "yb-unlogged" => {
-            let i = seq(t, 0, &["unlogged"])?;
+            let i = 1;
+            if !t.get(1).is_some_and(|x| x.tok.is_kw("unlogged")) {
+                return None;
+            }
             Some(Found {
                 edits: vec![(t[i].start, t[i + 1].start, String::new())],
                 ..Found::default()
@@ -979,6 +1115,207 @@ fn yb_detect(id: &str, c: &Ctx) -> Option<Found> {
                                 && t[i + 1].tok.is_op("(")
                         })));
             physical.then(found)?
+        }
+        _ => None,
+    }
+}
+
+/// `text` with the byte ranges of `edits` replaced (overlapping ones after the first are
+/// skipped).
+fn apply(text: &[u8], mut edits: Vec<(usize, usize, String)>) -> Vec<u8> {
+    edits.sort_by_key(|e| e.0);
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    for (a, b, with) in edits {
+        if a < at {
+            continue;
+        }
+        out.extend_from_slice(&text[at..a]);
+        out.extend_from_slice(with.as_bytes());
+        at = b;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
+}
+
+/// The test of CockroachDB check `id` on one statement's converted text.
+fn crdb_detect(id: &str, kind: &str, t: &[Spanned], src: &[u8]) -> Option<Found> {
+    match id {
+        "crdb-collate-qualified" => {
+            let mut f = Found::default();
+            for i in 0..t.len().saturating_sub(3) {
+                if t[i].tok.is_kw("collate")
+                    && t[i + 1].tok.is_kw("pg_catalog")
+                    && t[i + 2].tok.is_op(".")
+                {
+                    let name = &t[i + 3];
+                    if matches!(&name.tok, Tok::Ident { name, .. } if name == "default") {
+                        f.edits.push(cut(t, src, i, i + 3));
+                    } else {
+                        f.edits.push((t[i + 1].start, t[i + 2].end, String::new()));
+                    }
+                }
+            }
+            (!f.edits.is_empty()).then_some(f)
+        }
+        "crdb-no-inherit" => {
+            let mut f = Found::default();
+            for i in 0..t.len().saturating_sub(1) {
+                if t[i].tok.is_kw("no") && t[i + 1].tok.is_kw("inherit") {
+                    f.edits.push(cut(t, src, i, i + 1));
+                }
+            }
+            (!f.edits.is_empty()).then_some(f)
+        }
+        "crdb-table-storage" => {
+            let t0 = t.iter().position(|x| x.tok.is_op("("))?;
+            let close = close_of(t, t0)?;
+            let w = seq(t, close + 1, &["with"])?;
+            if !t.get(w + 1).is_some_and(|x| x.tok.is_op("(")) {
+                return None;
+            }
+            let end = close_of(t, w + 1)?;
+            Some(Found {
+                detail: Some(text_of(src, t, w + 1, end)),
+                edits: vec![cut(t, src, w, end)],
+                ..Found::default()
+            })
+        }
+        "crdb-unlogged" => {
+            if !t.get(1).is_some_and(|x| x.tok.is_kw("unlogged")) {
+                return None;
+            }
+            Some(Found {
+                edits: vec![(t[1].start, t[2].start, String::new())],
+                ..Found::default()
+            })
+        }
+        "crdb-function-hints" => {
+            if !(kind.contains("FUNCTION") || kind.contains("PROCEDURE")) {
+                return None;
+            }
+            // After the argument list: PARALLEL x, COST n, ROWS n (outside the body).
+            let open = t.iter().position(|x| x.tok.is_op("("))?;
+            let close = close_of(t, open)?;
+            let mut f = Found::default();
+            let mut words = Vec::new();
+            let mut depth = 0i32;
+            for i in close + 1..t.len().saturating_sub(1) {
+                if t[i].tok.is_op("(") {
+                    depth += 1;
+                } else if t[i].tok.is_op(")") {
+                    depth -= 1;
+                }
+                let w = kw(&t[i]).unwrap_or("");
+                if depth == 0
+                    && matches!(w, "parallel" | "cost" | "rows")
+                    && !(i > 0 && t[i - 1].tok.is_kw("returns"))
+                    && matches!(t[i + 1].tok, Tok::Ident { .. } | Tok::Num(_))
+                {
+                    words.push(w.to_uppercase());
+                    f.edits.push(cut(t, src, i, i + 1));
+                }
+            }
+            f.detail = Some(words.join(", "));
+            (!f.edits.is_empty()).then_some(f)
+        }
+        "crdb-deferrable" => {
+            let i = (0..t.len())
+                .find(|&i| t[i].tok.is_kw("deferrable") && !(i > 0 && t[i - 1].tok.is_kw("not")))?;
+            let mut end = i;
+            if t.get(i + 1).is_some_and(|x| x.tok.is_kw("initially")) && i + 2 < t.len() {
+                end = i + 2;
+            }
+            Some(Found {
+                edits: vec![cut(t, src, i, end)],
+                ..Found::default()
+            })
+        }
+        "crdb-nulls-not-distinct" => {
+            let i = seq(t, 0, &["nulls", "not", "distinct"])?;
+            Some(Found {
+                edits: vec![cut(t, src, i, i + 2)],
+                ..Found::default()
+            })
+        }
+        "crdb-composite-text" => {
+            let open = t.iter().position(|x| x.tok.is_op("("))?;
+            let close = close_of(t, open)?;
+            let mut f = Found::default();
+            for (a, b) in items(t, open, close) {
+                let mut ty = a + 1;
+                if t.get(ty).is_some_and(|x| x.tok.is_kw("pg_catalog"))
+                    && t.get(ty + 1).is_some_and(|x| x.tok.is_op("."))
+                {
+                    ty += 2;
+                }
+                if ty < b
+                    && [
+                        "point", "line", "lseg", "box", "path", "polygon", "circle", "xml",
+                    ]
+                    .iter()
+                    .any(|w| t[ty].tok.is_kw(w))
+                {
+                    f.edits.push((t[a + 1].start, t[ty].end, "text".into()));
+                }
+            }
+            (!f.edits.is_empty()).then_some(f)
+        }
+        "crdb-index-only" => {
+            let on = seq(t, 0, &["on", "only"])?;
+            Some(Found {
+                edits: vec![cut(t, src, on + 1, on + 1)],
+                ..Found::default()
+            })
+        }
+        "crdb-sequence-int" => {
+            let a = seq(t, 0, &["as"])?;
+            let ty = kw(t.get(a + 1)?)?;
+            let to = match ty {
+                "integer" | "int" | "int4" => "INT4",
+                "smallint" | "int2" => "INT2",
+                _ => return None,
+            };
+            Some(Found {
+                detail: Some(format!("AS {ty}")),
+                edits: vec![(t[a + 1].start, t[a + 1].end, to.into())],
+                ..Found::default()
+            })
+        }
+        "crdb-index-method" => {
+            let u = seq(t, 0, &["using"])?;
+            let m = kw(t.get(u + 1)?)?;
+            (!matches!(m, "btree" | "gin")).then(|| found_with(format!("USING {m}")))?
+        }
+        "crdb-trigger-form" => {
+            let form = if has_seq(t, &["for", "each", "statement"]) {
+                "FOR EACH STATEMENT"
+            } else if has_seq(t, &["instead", "of"]) {
+                "INSTEAD OF"
+            } else if has_seq(t, &["referencing"]) {
+                "REFERENCING"
+            } else if (0..t.len().saturating_sub(1))
+                .any(|i| t[i].tok.is_kw("update") && t[i + 1].tok.is_kw("of"))
+            {
+                "UPDATE OF"
+            } else {
+                // EXECUTE FUNCTION name(...): a function of the dump is schema-qualified.
+                let e = seq(t, 0, &["execute"])?;
+                let (name, _) = dotted(t, e + 2);
+                if name.len() >= 2 && name[0] != "pg_catalog" {
+                    return None;
+                }
+                return found_with(format!("built-in trigger function {}", shown(&name)));
+            };
+            found_with(form.into())
+        }
+        "crdb-function-language" => {
+            if !(kind.contains("FUNCTION") || kind.contains("PROCEDURE")) {
+                return None;
+            }
+            let l = seq(t, 0, &["language"])?;
+            let lang = kw(t.get(l + 1)?)?;
+            matches!(lang, "c" | "internal").then(|| found_with(format!("LANGUAGE {lang}")))?
         }
         _ => None,
     }

@@ -4,10 +4,13 @@
 //! A statement's kind is the string [`super::classify`] makes of it (`CREATE TABLE`,
 //! `ALTER TABLE ADD PRIMARY KEY`, `SET xmloption`, ...). A matcher is such a string in which
 //! `*` stands for one or more words. The first rule of the target that matches decides; a
-//! statement no rule matches is kept and reported as unknown to the rules.
+//! statement no rule matches is kept and reported as unknown to the rules on PostgreSQL, and
+//! left out as a blocker on CockroachDB and YugabyteDB (`crdb-not-known`, `yb-not-known`).
 //!
 //! No CockroachDB or YugabyteDB server was available where these rules were written: each
-//! one rests on the cited page, not on a test against the server.
+//! one rests on the cited page, and on the referees of the tests (tests/referee_yb.rs: real
+//! PostgreSQL 11.22 and 15 servers for YugabyteDB's bases; tests/referee_crdb.rs: each
+//! CockroachDB release's published grammar, [`super::grammar`]).
 
 /// Which target a rule is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,7 +294,7 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "ALTER TABLE ADD IDENTITY",
         Rewrite,
-        "ALTER TABLE ... ALTER COLUMN ... ADD GENERATED ... AS IDENTITY is a syntax error up to v26.2 (sql.y has no such ALTER COLUMN form): written as CREATE SEQUENCE with the identity's name and options, the column's DEFAULT nextval() and the sequence OWNED BY the column; pg_dump's setval() then sets its value",
+        "CockroachDB takes ALTER TABLE ... ALTER COLUMN ... ADD GENERATED ... AS IDENTITY since v24.1, but not pg_dump's SEQUENCE NAME option, and pg_dump's setval() sets the sequence by that name: written as CREATE SEQUENCE with the identity's name and options, the column's DEFAULT nextval() and the sequence OWNED BY the column; setval() then sets its value",
         CRDB_SQL_Y
     ),
     rule!(
@@ -335,9 +338,9 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "ALTER TABLE ATTACH PARTITION",
         Drop,
-        Meaning,
+        None,
         ALL,
-        "PostgreSQL's declarative partitions become tables of their own, each with its own rows (CockroachDB's PARTITION BY is a different feature: it places ranges of one table's primary key)",
+        "the partition's rows are loaded into its partitioned table (rule crdb-partition-rows), so there is nothing to attach (CockroachDB's PARTITION BY is a different feature: it places ranges of one table's primary key)",
         CRDB_PARTITION
     ),
     rule!(
@@ -345,7 +348,7 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "ALTER INDEX ATTACH PARTITION",
         Drop,
-        "the partitions are tables of their own (rule crdb-attach-partition), so their indexes are too",
+        "the partitions are not created (rule crdb-partition-rows): the partitioned table's own index covers all its rows",
         CRDB_PARTITION
     ),
     rule!(
@@ -531,6 +534,8 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE FUNCTION",
         Keep,
+        Review,
+        ALL,
         "CockroachDB supports SQL and PL/pgSQL user-defined functions only in part: review each one",
         "https://www.cockroachlabs.com/docs/v26.2/user-defined-functions"
     ),
@@ -539,6 +544,8 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE PROCEDURE",
         Keep,
+        Review,
+        ALL,
         "CockroachDB supports stored procedures only in part: review each one",
         "https://www.cockroachlabs.com/docs/v26.2/stored-procedures"
     ),
@@ -557,10 +564,26 @@ pub static RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE TRIGGER",
         Keep,
-        None,
+        Review,
         CRDB_FROM_24_3,
         "row-level BEFORE/AFTER triggers with PL/pgSQL functions exist since v24.3; statement-level, INSTEAD OF, REFERENCING and UPDATE OF triggers do not: review each one",
         "https://www.cockroachlabs.com/docs/v26.2/triggers"
+    ),
+    rule!(
+        "crdb-begin",
+        Cockroachdb,
+        "BEGIN",
+        Keep,
+        "pg_dump's BEGIN around large objects' data; CockroachDB implements transactions",
+        "https://www.cockroachlabs.com/docs/v26.2/begin-transaction"
+    ),
+    rule!(
+        "crdb-commit",
+        Cockroachdb,
+        "COMMIT",
+        Keep,
+        "pg_dump's COMMIT after large objects' data; CockroachDB implements transactions",
+        "https://www.cockroachlabs.com/docs/v26.2/commit-transaction"
     ),
     rule!(
         "crdb-comment",
@@ -746,7 +769,7 @@ pub static TABLE_RULES: &[Rule] = &[
         Keep,
         Blocker,
         ALL,
-        "a column type that is not on CockroachDB's data-types page (money, pg_lsn, txid_snapshot, ...) or not created by the dump (an extension's type): the statement is kept as written and CockroachDB will refuse it",
+        "a column type that is not on CockroachDB's data-types page (money, pg_lsn, txid_snapshot, CITEXT before v25.3, ...) or not created by the dump (an extension's type): the statement is kept as written and CockroachDB will refuse it",
         CRDB_TYPES
     ),
     rule!(
@@ -790,9 +813,9 @@ pub static TABLE_RULES: &[Rule] = &[
         Cockroachdb,
         "CREATE TABLE",
         Rewrite,
-        Meaning,
+        None,
         ALL,
-        "PostgreSQL's PARTITION BY is left out: the partitioned table and each partition become tables of their own (rule crdb-attach-partition)",
+        "PostgreSQL's PARTITION BY is left out: the partitioned table becomes one table holding every partition's rows (rule crdb-partition-rows), as pg_dump --load-via-partition-root would load it",
         CRDB_PARTITION
     ),
     rule!(
@@ -1163,7 +1186,7 @@ pub static CHECKS: &[Rule] = &[
     rule!(
         "yb-unlogged",
         Yugabytedb,
-        "CREATE UNLOGGED *",
+        "CREATE *",
         Rewrite,
         None,
         YB_ALL,
@@ -1282,10 +1305,184 @@ pub static CHECKS: &[Rule] = &[
     ),
 ];
 
+/// CockroachDB's statement grammar, per release.
+const CRDB_GRAMMAR: &str = "https://www.cockroachlabs.com/docs/v26.2/sql-grammar";
+const CRDB_INDEX: &str = "https://www.cockroachlabs.com/docs/v26.2/create-index";
+const CRDB_COLLATE: &str = "https://www.cockroachlabs.com/docs/v26.2/collate";
+const CRDB_TRIGGERS: &str = "https://www.cockroachlabs.com/docs/v26.2/triggers";
+const CRDB_UDF: &str = "https://www.cockroachlabs.com/docs/v26.2/user-defined-functions";
+const CRDB_SEQUENCE: &str = "https://www.cockroachlabs.com/docs/v26.2/create-sequence";
+
+/// The checks for CockroachDB (src/schemaconv/refuse.rs): rewrites to the forms its grammar
+/// takes, what its pages refuse although its grammar parses it, and last the grammar itself.
+pub static CRDB_CHECKS: &[Rule] = &[
+    rule!(
+        "crdb-partition-rows",
+        Cockroachdb,
+        "CREATE TABLE",
+        Drop,
+        None,
+        ALL,
+        "a partition of a partitioned table: CockroachDB has no declarative partitions (its PARTITION BY places ranges of one table's primary key), so pgdump2csv writes the partition's rows into its partitioned table's CSV, as pg_dump --load-via-partition-root would, and the partition is not created; its indexes, keys and triggers go with it, and the partition bounds no longer check new rows",
+        CRDB_PARTITION
+    ),
+    rule!(
+        "crdb-not-known",
+        Cockroachdb,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "no rule shows that CockroachDB takes this statement form: left out; create it by hand if the target takes it",
+        CRDB_COMPAT
+    ),
+    rule!(
+        "crdb-collate-qualified",
+        Cockroachdb,
+        "*",
+        Rewrite,
+        None,
+        ALL,
+        "pg_dump qualifies every collation (COLLATE pg_catalog.\"C\"); CockroachDB's grammar takes the bare name: written COLLATE \"C\" (and pg_catalog.\"default\" left out, the default it names)",
+        CRDB_COLLATE
+    ),
+    rule!(
+        "crdb-no-inherit",
+        Cockroachdb,
+        "*",
+        Rewrite,
+        None,
+        ALL,
+        "CHECK (...) NO INHERIT: CockroachDB has no inheritance, so every CHECK holds for its own table only, which is what NO INHERIT says: written without the words",
+        CRDB_COMPAT
+    ),
+    rule!(
+        "crdb-table-storage",
+        Cockroachdb,
+        "CREATE TABLE",
+        Rewrite,
+        None,
+        ALL,
+        "a table's storage parameters (fillfactor, toast.*, autovacuum_*) tune PostgreSQL's heap, which CockroachDB does not use (its grammar refuses toast.*): written without them",
+        CRDB_COMPAT
+    ),
+    rule!(
+        "crdb-unlogged",
+        Cockroachdb,
+        "CREATE *",
+        Rewrite,
+        None,
+        ALL,
+        "UNLOGGED only spares PostgreSQL's WAL; CockroachDB replicates every table and sequence: written as a plain one",
+        CRDB_COMPAT
+    ),
+    rule!(
+        "crdb-function-hints",
+        Cockroachdb,
+        "CREATE *",
+        Rewrite,
+        None,
+        ALL,
+        "PARALLEL, COST and ROWS only tell PostgreSQL's planner about a function, and CockroachDB's grammar refuses them: written without them",
+        CRDB_UDF
+    ),
+    rule!(
+        "crdb-deferrable",
+        Cockroachdb,
+        "ALTER TABLE ADD FOREIGN KEY",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB has no deferrable constraints (its grammar refuses DEFERRABLE): the foreign key is written without it, so it is checked at each statement, not at COMMIT",
+        "https://www.cockroachlabs.com/docs/v26.2/foreign-key"
+    ),
+    rule!(
+        "crdb-nulls-not-distinct",
+        Cockroachdb,
+        "*",
+        Rewrite,
+        Meaning,
+        ALL,
+        "CockroachDB has no NULLS NOT DISTINCT (its grammar refuses it): written without it, so rows whose key holds a NULL are no longer refused as duplicates",
+        CRDB_INDEX
+    ),
+    rule!(
+        "crdb-composite-text",
+        Cockroachdb,
+        "CREATE TYPE AS composite",
+        Rewrite,
+        Meaning,
+        ALL,
+        "a composite type's geometric or xml attribute: CockroachDB has neither type, so the attribute is text holding PostgreSQL's text form (as table columns are: rules crdb-geometric-text, crdb-xml-text)",
+        CRDB_TYPES
+    ),
+    rule!(
+        "crdb-index-only",
+        Cockroachdb,
+        "CREATE INDEX",
+        Rewrite,
+        None,
+        ALL,
+        "CREATE INDEX ... ON ONLY (pg_dump's form for a partitioned parent): the partitions are tables of their own here, so the index is the parent's alone either way: written without ONLY, which CockroachDB's grammar refuses",
+        CRDB_INDEX
+    ),
+    rule!(
+        "crdb-sequence-int",
+        Cockroachdb,
+        "CREATE SEQUENCE",
+        Rewrite,
+        None,
+        ALL,
+        "CREATE SEQUENCE ... AS integer/smallint: CockroachDB's INTEGER is INT8 (bound 2^63-1), so the type is written INT4/INT2 as its columns are (rule crdb-int-width), keeping PostgreSQL's bounds",
+        CRDB_SEQUENCE
+    ),
+    rule!(
+        "crdb-index-method",
+        Cockroachdb,
+        "CREATE INDEX",
+        Drop,
+        Blocker,
+        ALL,
+        "CockroachDB's index methods are btree (its default), GIN (inverted) and GiST for spatial types only; hash means a hash-sharded index; BRIN and SP-GiST do not exist: the index is left out",
+        CRDB_INDEX
+    ),
+    rule!(
+        "crdb-trigger-form",
+        Cockroachdb,
+        "CREATE TRIGGER",
+        Drop,
+        Blocker,
+        CRDB_FROM_24_3,
+        "CockroachDB's triggers are row-level BEFORE/AFTER triggers calling a PL/pgSQL function of the schema: statement-level, INSTEAD OF, REFERENCING, UPDATE OF and constraint triggers, and built-in trigger functions (tsvector_update_trigger), are not supported: left out, it does not fire",
+        CRDB_TRIGGERS
+    ),
+    rule!(
+        "crdb-function-language",
+        Cockroachdb,
+        "CREATE *",
+        Drop,
+        Blocker,
+        ALL,
+        "CockroachDB's functions and procedures are LANGUAGE SQL or PL/pgSQL: a C or internal function is left out",
+        CRDB_UDF
+    ),
+    rule!(
+        "crdb-grammar",
+        Cockroachdb,
+        "*",
+        Drop,
+        Blocker,
+        ALL,
+        "the release's statement grammar (derived from the railroad diagrams CockroachDB publishes for it; src/schemaconv/grammar/) refuses the statement as converted (where, beside it): left out",
+        CRDB_GRAMMAR
+    ),
+];
+
 /// A check of [`CHECKS`] by id.
 pub fn check_rule(id: &str) -> &'static Rule {
     CHECKS
         .iter()
+        .chain(CRDB_CHECKS)
         .find(|r| r.id == id)
         .expect("check rule exists")
 }
@@ -1429,7 +1626,12 @@ mod tests {
     #[test]
     fn rules_cite_versioned_pages() {
         let mut ids = std::collections::HashSet::new();
-        for r in RULES.iter().chain(TABLE_RULES).chain(CHECKS) {
+        for r in RULES
+            .iter()
+            .chain(TABLE_RULES)
+            .chain(CHECKS)
+            .chain(CRDB_CHECKS)
+        {
             assert!(ids.insert(r.id), "duplicate rule id {}", r.id);
             assert!(
                 r.doc.contains("/v26.")

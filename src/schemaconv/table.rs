@@ -689,6 +689,10 @@ impl Tables {
         let base = base.split_whitespace().collect::<Vec<_>>().join(" ");
         let to = |t: &str, id| Some((format!("{t}{array}"), None, id));
         match base.as_str() {
+            // CITEXT is CockroachDB's from v25.3 (its data-types page); before, no such type.
+            "citext" if self.version.is_some_and(|v| !v.at_least(25, 3)) => {
+                Some((ty.to_string(), None, "crdb-type-unsupported"))
+            }
             "integer" | "int" | "int4" => to("INT4", "crdb-int-width"),
             "smallint" | "int2" => to("INT2", "crdb-int-width"),
             "json" => to("text", "crdb-json-text"),

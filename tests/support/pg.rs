@@ -692,6 +692,16 @@ impl Pg {
 /// Per table and materialized view, `schema.name` -> `count md5` of its sorted rows, csvload's
 /// journal (schema `dumpshard`) left out.
 pub fn fingerprints(pg: &Pg, db: &str) -> BTreeMap<String, String> {
+    fingerprints_of(pg, db, false)
+}
+
+/// [`fingerprints`] as CockroachDB's conversion lays the tables out: a partitioned table
+/// holds every partition's rows (rule crdb-partition-rows), and no partition is a table.
+pub fn fingerprints_flattened(pg: &Pg, db: &str) -> BTreeMap<String, String> {
+    fingerprints_of(pg, db, true)
+}
+
+fn fingerprints_of(pg: &Pg, db: &str, flattened: bool) -> BTreeMap<String, String> {
     let sql = r#"
 CREATE FUNCTION pg_temp.fp(r regclass, OUT n bigint, OUT h text) LANGUAGE plpgsql AS $f$
 BEGIN
@@ -710,6 +720,23 @@ WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('information_schema', 'dumps
   AND n.nspname !~ '^pg_'
 ORDER BY 1;
 "#;
+    let flat;
+    let sql = if flattened {
+        flat = sql
+            // Inheritance parents stay ONLY: their children are tables of their own.
+            .replace(
+                "FROM ONLY %s t', r)",
+                "FROM %s %s t', CASE (SELECT relkind FROM pg_class WHERE oid = r) WHEN 'p' THEN '' ELSE 'ONLY' END, r)",
+            )
+            .replace(
+                "c.relkind IN ('r', 'm')",
+                "c.relkind IN ('r', 'm', 'p') AND NOT c.relispartition",
+            );
+        assert_ne!(flat, sql);
+        flat.as_str()
+    } else {
+        sql
+    };
     pg.psql(db, sql)
         .lines()
         .filter(|l| !l.is_empty())

@@ -126,12 +126,12 @@ const YUGABYTEDB: Rules = Rules {
     advisory_locks: true,
     copy_options: CopyOptions::Parenthesized,
     truncate_in_transaction: true,
-    // "Each DDL statement is a transaction in YSQL": transactional DDL is off by default on
-    // every release this supports (ysql_yb_ddl_transaction_block_enabled, preview in 2025.1),
-    // so a DDL statement inside BEGIN commits on its own and a failed script leaves the
-    // statements before it, as on CockroachDB: run statement by statement, journal row last
-    // (https://docs.yugabyte.com/stable/architecture/transactions/transactional-ddl/ is no
-    // longer a preview only from 2025.2 on).
+    // "Each DDL statement is a transaction in YSQL" up to 2025.2: transactional DDL
+    // (ysql_yb_ddl_transaction_block_enabled, preview in 2025.1) is off by default before
+    // 2026.1, which turns it on; it is a server flag csvload cannot see reliably, so on every
+    // release a failed script may leave the statements before it, as on CockroachDB: run
+    // statement by statement, journal row last
+    // (https://docs.yugabyte.com/stable/architecture/transactions/transactional-ddl/).
     scripts_in_transaction: false,
     // On (older releases offered it before advisory locks existed), pg_try_advisory_lock
     // answers true without locking, so csvload would believe it holds a lock it does not.

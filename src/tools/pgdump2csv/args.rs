@@ -222,9 +222,10 @@ pub struct Args {
     )]
     pub yb_sharding: crate::schemaconv::YbSharding,
 
-    /// Exit 2 (after writing --report) if the target's rules dropped a statement or did not
-    /// know one, and write neither --write-schema nor --write-post-data (what -O and -x leave out does
-    /// not count).
+    /// Exit 2 (after writing --report) if a statement blocks the load, changes what the schema
+    /// means or is kept for review, or a table holds values the release refuses (the report's
+    /// data section), and write neither --write-schema nor --write-post-data (what -O and -x
+    /// leave out does not count).
     #[arg(long)]
     pub strict: bool,
 

@@ -234,6 +234,9 @@ struct Converter<'c> {
     schema: Option<AtomicFile>,
     post: Option<AtomicFile>,
     preamble: Vec<u8>,
+    /// Lines written to --write-post-data when the data began (its header comment and the
+    /// repeated session settings), before the converted statements (the report's lines).
+    post_head: u64,
     phase: Phase,
     footer_seen: bool,
     piece_bufs: Vec<Vec<u8>>,
@@ -259,6 +262,10 @@ struct Converter<'c> {
     group_of: HashMap<usize, usize>,
     /// The schema conversion for the target (--target-kind, -O, -x, --report).
     conv: crate::schemaconv::Session,
+    /// CockroachDB: partition -> its partitioned table, from the dump's ATTACH PARTITION
+    /// (and PARTITION OF) statements, which pg_dump writes before any data: a partition's
+    /// rows go to the partitioned table's file (rule crdb-partition-rows).
+    partition_of: HashMap<(String, String), (String, String)>,
     /// The dump's enums and domains, for the manifest.
     enums: Vec<manifest::EnumDef>,
     domains: Vec<manifest::DomainDef>,
@@ -320,6 +327,7 @@ impl<'c> Converter<'c> {
             schema,
             post,
             preamble: Vec::new(),
+            post_head: 0,
             phase: Phase::Pre,
             footer_seen: false,
             piece_bufs: Vec::new(),
@@ -334,6 +342,7 @@ impl<'c> Converter<'c> {
             groups: Vec::new(),
             group_of: HashMap::new(),
             conv: crate::schemaconv::Session::new(cfg.conversion, cfg.report.is_some()),
+            partition_of: HashMap::new(),
             enums: Vec::new(),
             domains: Vec::new(),
         })
@@ -478,6 +487,7 @@ impl<'c> Converter<'c> {
                     .at(&name)?;
                 p.write_all(&self.preamble).at(&name)?;
                 p.write_all(b"\n").at(&name)?;
+                self.post_head = 5 + memchr::memchr_iter(b'\n', &self.preamble).count() as u64;
             }
         }
         Ok(())

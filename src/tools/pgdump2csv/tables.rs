@@ -62,6 +62,40 @@ impl Converter<'_> {
     ) -> Result<Option<(usize, bool)>> {
         self.close_open()?;
         self.seen.insert(key.clone());
+        // CockroachDB: a partition's rows go to its partitioned table's file (through every
+        // level of sub-partitions), whose column list they must have, byte for byte.
+        let part = key;
+        let mut root = key;
+        for _ in 0..self.partition_of.len() {
+            match self.partition_of.get(root) {
+                Some(p) => root = p,
+                None => break,
+            }
+        }
+        let root = root.clone();
+        let key = &root;
+        if key != part {
+            self.seen.insert(key.clone());
+            let parent_cols: Option<Vec<String>> = self.all_columns(key).map(|all| {
+                all.iter()
+                    .filter(|c| !c.generated)
+                    .map(|c| c.name.clone())
+                    .collect()
+            });
+            if parent_cols.is_some_and(|p| p != cols) {
+                return Err(self.err(
+                    0,
+                    format!(
+                        "the rows of partition {}.{} go to its partitioned table {}.{} on CockroachDB (rule crdb-partition-rows), but its COPY lists the columns in another order ({}): dump again with pg_dump --load-via-partition-root",
+                        part.0,
+                        part.1,
+                        key.0,
+                        key.1,
+                        cols.join(", ")
+                    ),
+                ));
+            }
+        }
         if !self.cfg.selected(&key.0, &key.1) || self.cfg.dest == Dest::None {
             return Ok(None);
         }

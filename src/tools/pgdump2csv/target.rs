@@ -45,6 +45,18 @@ impl Converter<'_> {
         let line = self.buf.pos_at(sig).line;
         let dest = self.dest();
         let avail = self.buf.avail();
+        if self.conv.options().target == TargetKind::Cockroachdb
+            && let Some((child, parent)) =
+                crate::schemaconv::partition_link(&avail[sig..end], self.std_strings)
+        {
+            let q = |mut parts: Vec<String>| crate::pg::dump::ddl::QName {
+                name: parts.pop().unwrap_or_default(),
+                schema: parts.pop(),
+            };
+            let (child, parent) = (self.resolve(&q(child)), self.resolve(&q(parent)));
+            self.partition_of.insert(child, parent);
+        }
+        let avail = self.buf.avail();
         let now = self.conv.statement(
             dest,
             line,
@@ -76,7 +88,7 @@ impl Converter<'_> {
         // Each file starts with `\restrict KEY`, a blank line and, with a version, the
         // target's header line (Converter::new).
         let head = 3 + u64::from(self.cfg.conversion.version.is_some());
-        let (schema, post) = self.conv.finish((head, head));
+        let (schema, post) = self.conv.finish((head, head + self.post_head));
         for (f, text) in [(self.schema.as_mut(), schema), (self.post.as_mut(), post)] {
             if let Some(f) = f {
                 let name = f.dest().to_path_buf();

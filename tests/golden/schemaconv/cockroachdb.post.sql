@@ -113,21 +113,21 @@ SELECT pg_catalog.setval('sales.items_id_seq', 3, true);
 -- Name: events_2023 events_2023_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: events_2024 events_2024_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: events_default events_default_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
@@ -141,14 +141,14 @@ SELECT pg_catalog.setval('sales.items_id_seq', 3, true);
 -- Name: gen_parted_high gen_parted_high_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
 -- Name: gen_parted_low gen_parted_low_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --

@@ -280,46 +280,28 @@ ALTER TABLE public.events OWNER TO postgres;
 -- Name: events_2023; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.events_2023 (
-    id INT4 NOT NULL,
-    happened date NOT NULL,
-    kind text,
-    payload jsonb,
-    CONSTRAINT events_2023_pkey PRIMARY KEY (id, happened)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE public.events_2023 OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: events_2024; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.events_2024 (
-    id INT4 NOT NULL,
-    happened date NOT NULL,
-    kind text,
-    payload jsonb,
-    CONSTRAINT events_2024_pkey PRIMARY KEY (id, happened)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE public.events_2024 OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: events_default; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.events_default (
-    id INT4 NOT NULL,
-    happened date NOT NULL,
-    kind text,
-    payload jsonb,
-    CONSTRAINT events_default_pkey PRIMARY KEY (id, happened)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE public.events_default OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen; Type: TABLE; Schema: public; Owner: postgres
@@ -379,29 +361,19 @@ ALTER TABLE public.gen_parted OWNER TO postgres;
 -- Name: gen_parted_high; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_parted_high (
-    a INT4 NOT NULL,
-    c text NOT NULL,
-    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
-    CONSTRAINT gen_parted_high_pkey PRIMARY KEY (a, b)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE public.gen_parted_high OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen_parted_low; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.gen_parted_low (
-    a INT4 NOT NULL,
-    c text NOT NULL,
-    b INT4 GENERATED ALWAYS AS (length(c)) STORED NOT NULL,
-    CONSTRAINT gen_parted_low_pkey PRIMARY KEY (a, b)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE public.gen_parted_low OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen_pk; Type: TABLE; Schema: public; Owner: postgres
@@ -476,7 +448,7 @@ ALTER TABLE public.items OWNER TO postgres;
 --
 
 CREATE SEQUENCE public.items_id_seq
-    AS integer
+    AS INT4
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE

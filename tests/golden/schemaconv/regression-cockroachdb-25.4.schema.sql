@@ -162,14 +162,10 @@ ALTER TABLE reg.events OWNER TO postgres;
 -- Name: events_2024; Type: TABLE; Schema: reg; Owner: postgres
 --
 
-CREATE TABLE reg.events_2024 (
-    id INT4 NOT NULL,
-    at date NOT NULL,
-    CONSTRAINT events_2024_pkey PRIMARY KEY (id, at)
-);
+-- pgdump2csv: statement dropped (rule crdb-partition-rows)
 
 
-ALTER TABLE reg.events_2024 OWNER TO postgres;
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 --
 -- Name: gen; Type: TABLE; Schema: reg; Owner: postgres

@@ -77,7 +77,7 @@ SELECT pg_catalog.setval('reg.ids_id_seq', 3, true);
 -- Name: events_2024 events_2024_pkey; Type: CONSTRAINT; Schema: reg; Owner: postgres
 --
 
--- pgdump2csv: statement dropped (rule crdb-pk-moved)
+-- pgdump2csv: statement dropped (rule goes-with-left-out)
 
 
 --
