@@ -1057,6 +1057,55 @@ fn numeric_scale_is_compared() {
     }
 }
 
+/// Issue 61 item 8: a difference is named without ambiguity. The text `'NULL'` and SQL NULL
+/// printed alike (`NULL`); a composite key was labelled in the CSV's column order, not the
+/// key's (`PRIMARY KEY (b, a)` said `(a, b)=(1, 10)`); and a table whose count differed was
+/// printed in the count table and again in the content table.
+#[test]
+fn differences_are_named_unambiguously() {
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("d");
+    let dir = tempfile::tempdir().unwrap();
+    let cols: &[(&str, &str)] = &[("a", "integer"), ("b", "integer"), ("v", "text")];
+    let rows: Vec<Vec<Option<String>>> = [(1, 10, "NULL"), (2, 20, "x"), (3, 30, "y")]
+        .iter()
+        .map(|(a, b, v)| {
+            vec![
+                Some(a.to_string()),
+                Some(b.to_string()),
+                Some(v.to_string()),
+            ]
+        })
+        .collect();
+    write_csv(&dir.path().join("k.csv"), &rows, &["a", "b", "v"], "");
+    let m = manifest(dir.path(), "k", cols, 3, "");
+    let m = m.to_str().unwrap();
+    pg.psql(
+        "d",
+        "CREATE TABLE public.k (a integer, b integer, v text, PRIMARY KEY (b, a))",
+    );
+    let (code, out, err) = csvload(&pg, &["-q", "-m", m, "dbname=d"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(pg.psql("d", "SELECT v FROM k WHERE a = 1").trim(), "NULL");
+    pg.psql(
+        "d",
+        "UPDATE k SET v = NULL WHERE a = 1; DELETE FROM k WHERE a = 3",
+    );
+    let (code, out, err) = csvload(
+        &pg,
+        &["--verify-only", "--verify", "content", "-m", m, "dbname=d"],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("  key (b, a)=(10, 1)\n"), "{out}");
+    assert!(out.contains("  key (b, a)=(30, 3)\n"), "{out}");
+    assert!(
+        out.contains("  column v: csv    'NULL'\n  column v: target NULL\n"),
+        "{out}"
+    );
+    let rows_of_k = out.lines().filter(|l| l.starts_with("public.k ")).count();
+    assert_eq!(rows_of_k, 1, "the table printed once: {out}");
+}
+
 /// Issue 35 item 4: a change after the cut of a long record's printed line is named with
 /// its column and both values.
 #[test]
@@ -1090,7 +1139,7 @@ fn long_record_difference_names_the_column() {
     );
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(
-        out.contains("  column v: csv    4\n  column v: target 44\n"),
+        out.contains("  column v: csv    '4'\n  column v: target '44'\n"),
         "{out}"
     );
     assert!(!out.contains("column id:"), "{out}");
@@ -1100,7 +1149,7 @@ fn long_record_difference_names_the_column() {
         .find(|l| l.starts_with("  column long: target "))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        l.ends_with("xxy") && l.contains('…') && l.len() < 300,
+        l.ends_with("xxy'") && l.contains('…') && l.len() < 300,
         "{l}"
     );
 }
@@ -1181,6 +1230,7 @@ fn difference_in_the_last_key_bucket_is_found() {
         names: vec!["id".into(), "v".into()],
         types: vec![Form::from_name("integer"), Form::from_name("integer")],
         key: vec![0],
+        key_shown: vec![0],
         plain: vec![true, true],
         retyped: vec![],
     };
@@ -1227,7 +1277,7 @@ fn difference_in_the_last_key_bucket_is_found() {
         assert!(
             out.contains("content differs in 1 of 65536 key (id) buckets")
                 && out.contains(&format!("  key (id)=({k})"))
-                && out.contains("  column v: target 1"),
+                && out.contains("  column v: target '1'"),
             "{k}: {out}"
         );
         pg.psql("d", "UPDATE b SET v = 0");

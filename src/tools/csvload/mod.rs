@@ -159,6 +159,7 @@ pub fn run(a: Args) -> Result<()> {
             &vec![0; plan.tables.len()],
             a.quiet,
             found_by(a.verify, &journal),
+            a.verify == verify::Verify::Content,
         );
         return content_too(&target, &plan, &a, counted);
     }
@@ -245,6 +246,7 @@ pub fn run(a: Args) -> Result<()> {
         &extra,
         a.quiet,
         found_by(a.verify, &journal),
+        a.verify == verify::Verify::Content,
     );
     content_too(&target, &plan, &a, counted)
 }
@@ -777,18 +779,22 @@ fn journaled_rows(
 }
 
 /// Compares each table's row count with the manifests (plus rows kept by `--append`);
-/// prints expected vs found; exit 1 on any difference.
+/// prints expected vs found; exit 1 on any difference. Before `--verify content`
+/// (`content_follows`), whose table has each table's two counts, only what that table does
+/// not show is printed: a table that cannot be counted, a key range that differs (so no
+/// table is printed twice).
 fn verify(
     client: &mut postgres::Client,
     plan: &Plan,
     extra: &[i64],
     quiet: bool,
     how: Found,
+    content_follows: bool,
 ) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let w = |e: std::io::Error| Error::io("<stdout>", e);
     let mut bad = 0;
-    if !quiet && !plan.tables.is_empty() {
+    if !quiet && !content_follows && !plan.tables.is_empty() {
         writeln!(
             out,
             "{:<40} {:>12} {:>12}  result",
@@ -816,11 +822,14 @@ fn verify(
         if let (Some(k), Found::Counted) = (&t.key_range, &how) {
             lines.extend(key_check(client, t, k));
         }
-        for (name, want, got, ok) in lines {
+        let unreadable = found.is_err();
+        for (i, (name, want, got, ok)) in lines.into_iter().enumerate() {
             if !ok {
                 bad += 1;
             }
-            if !quiet || !ok {
+            // The content table repeats the count line (not an error, not a key range).
+            let shown_later = content_follows && i == 0 && !unreadable;
+            if (!quiet || !ok) && !shown_later && (!content_follows || !ok) {
                 writeln!(
                     out,
                     "{:<40} {:>12} {:>12}  {}",

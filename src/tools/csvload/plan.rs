@@ -539,7 +539,7 @@ fn resolve_table(given: &str, named: &[Named]) -> Result<Option<usize>> {
 }
 
 impl Plan {
-    /// Reads the manifests. Each `-t` in `tables` names exactly one table ([`resolve_table`]:
+    /// Reads the manifests. Each `-t` in `tables` names exactly one table (`resolve_table`:
     /// as psql reads a name) and selects it from pgdump2csv manifests and from csvsplit
     /// manifests that name theirs; a `-t` naming none of them names the table of a csvsplit
     /// manifest that does not name its own (then exactly one `-t` is allowed).

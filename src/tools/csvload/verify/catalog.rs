@@ -18,8 +18,12 @@ pub struct Shape {
     /// (the CSV holds values of those types; a target column of another type that cannot
     /// hold them exactly must show as a difference, issue 35), else the target's.
     pub types: Vec<Form>,
-    /// Indexes (into `names`) of the primary key's columns; empty: buckets by whole record.
+    /// Indexes (into `names`) of the primary key's columns, in the CSV's order (the buckets
+    /// hash them so); empty: buckets by whole record.
     pub key: Vec<usize>,
+    /// The same columns in the primary key's order, for messages (`key (b, a)=(10, 1)` for
+    /// `PRIMARY KEY (b, a)`); the CSV's order when the catalog does not say.
+    pub key_shown: Vec<usize>,
     /// Columns whose type's text is the same for equal values whatever the session that
     /// printed it ([`Form::prints_alike`]): compared as text in the first pass.
     pub plain: Vec<bool>,
@@ -87,10 +91,29 @@ pub fn shape(client: &mut postgres::Client, t: &TablePlan) -> Result<Shape> {
         key.clear();
     }
     let plain = types.iter().map(Form::prints_alike).collect();
+    // The key's order for messages; a server whose catalog cannot say keeps the CSV's.
+    let mut key_shown = key.clone();
+    if let Ok(rows) = client.query(
+        "SELECT a.attname::text FROM pg_catalog.pg_index i          JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)          WHERE i.indrelid = $1::text::regclass AND i.indisprimary          ORDER BY array_position(i.indkey::int2[], a.attnum)",
+        &[&t.sql_name()],
+    ) {
+        let order: Vec<usize> = rows
+            .iter()
+            .filter_map(|r| names.iter().position(|n| *n == r.get::<_, String>(0)))
+            .collect();
+        let mut a = order.clone();
+        let mut b = key.clone();
+        a.sort_unstable();
+        b.sort_unstable();
+        if a == b {
+            key_shown = order;
+        }
+    }
     Ok(Shape {
         names,
         types,
         key,
+        key_shown,
         plain,
         retyped,
     })

@@ -115,7 +115,11 @@ pub(super) fn table(
     let by = if shape.key.is_empty() {
         "record-hash".to_string()
     } else {
-        let k: Vec<&str> = shape.key.iter().map(|&k| shape.names[k].as_str()).collect();
+        let k: Vec<&str> = shape
+            .key_shown
+            .iter()
+            .map(|&k| shape.names[k].as_str())
+            .collect();
         format!("key ({})", k.join(", "))
     };
     let mut lines = vec![format!(

@@ -94,10 +94,11 @@ pub(super) fn column_lines(
             continue;
         }
         let name = shape.names.get(i).map_or("(extra field)", String::as_str);
+        // Each value as an SQL literal and NULL bare: the text 'NULL' and SQL NULL differ.
         let text = |v: &Option<Option<std::borrow::Cow<'_, [u8]>>>| match v {
             None => "(no such field)".to_string(),
             Some(None) => "NULL".to_string(),
-            Some(Some(v)) => String::from_utf8_lossy(v).into_owned(),
+            Some(Some(v)) => format!("'{}'", String::from_utf8_lossy(v).replace('\'', "''")),
         };
         let (ta, tb) = (text(&a), text(&b));
         let at = first_difference(&ta, &tb);

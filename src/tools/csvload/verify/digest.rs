@@ -189,9 +189,13 @@ impl Hasher {
     /// `(a, b)=(1, x)`: the key columns' values of `rec` (the last record hashed) as written.
     pub(super) fn key_text(&self, shape: &Shape, rec: &[u8]) -> String {
         let body = strip_terminator(rec);
-        let names: Vec<&str> = shape.key.iter().map(|&k| shape.names[k].as_str()).collect();
+        let names: Vec<&str> = shape
+            .key_shown
+            .iter()
+            .map(|&k| shape.names[k].as_str())
+            .collect();
         let vals: Vec<String> = shape
-            .key
+            .key_shown
             .iter()
             .map(|&k| match self.fields.get(k) {
                 Some(f) => String::from_utf8_lossy(&f.value(body)).into_owned(),
