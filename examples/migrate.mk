@@ -619,6 +619,8 @@ $(S)/$(1).loaded: $(S)/$(1).split $(S)/schema $(S)/check.opts $(OUT)/csv/$(call 
 	fi && \
 	if [ -e '$(S)/$(1).loading' ]; then resumed=1; \
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
+	elif [ -e '$$@' ]; then resumed=; \
+	    echo "migrate.mk: $$$$T: loaded before; its CSV was written or changed since, so csvload compares it with its journal (and loads what that lacks)"; \
 	elif [ -e "$$$$c" ]; then resumed=; echo "migrate.mk: $$$$T: loading"; \
 	elif [ -n "$$$$inload" ]; then resumed=; echo "migrate.mk: $$$$T: loading, its records checked as they load (nothing is committed unless all pass)"; \
 	else resumed=; echo "migrate.mk: $$$$T: checking and loading (nothing is committed unless the check passes)"; fi && \
@@ -649,6 +651,8 @@ $(S)/$(1).loaded: $(S)/$(1).checked $(S)/$(1).split $(S)/schema
 	$$(call name,$(1)) && m='$(OUT)/shards/$(call fname,$(1)).json' && { [ -e "$$$$m" ] || m='$(M)'; } && \
 	if [ -e '$(S)/$(1).loading' ]; then \
 	    echo "migrate.mk: $$$$T: resuming its load (csvload's journal in the target loads only what the earlier run did not commit)"; \
+	elif [ -e '$$@' ]; then \
+	    echo "migrate.mk: $$$$T: loaded before; its shards were made again since, so csvload compares them with its journal (and loads what that lacks)"; \
 	else echo "migrate.mk: $$$$T: loading"; fi && \
 	: > '$(S)/$(1).loading' && err='$(S)/$(1).load.err' && st=0 && what="$$$$T" && $$(on_interrupt) && \
 	$(CSVLOAD) $(CSVLOAD_READ_MANIFEST) "$$$$m" \
@@ -692,13 +696,15 @@ load: $(TABLES:%=$(S)/%.loaded)
 # csvload journals it, so a rerun after a failure skips what completed.
 $(S)/schema: $(S)/converted $(REVIEWED)
 	@echo 'migrate.mk: creating the tables (schema.sql)'
-	$(Q)what='creating the tables' && err='$(S)/schema.err' && st=0 && $(on_interrupt) && \
+	$(Q)what='creating the tables' && err='$(S)/schema.err' && st=0 && was= && { ! [ -e '$@' ] || was=1; } && $(on_interrupt) && \
 	$(CSVLOAD) --schema '$(OUT)/schema.sql' $(SAME) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \
 	trap - INT TERM HUP; cat "$$err" >&2; \
 	if [ "$$st" != 0 ]; then \
 	  if $(common_stops); \
 	  elif grep -q 'role .* does not exist\|must be able to SET ROLE\|must be member of role' "$$err"; then \
 	    echo 'migrate.mk: the target refuses the owner the dump gives its objects (a role it lacks, or one this user may not SET ROLE to): rerun the same command with NO_OWNER=1 (no ALTER ... OWNER TO: the tables belong to the user who loads them) and, if a GRANT or REVOKE names a missing role, NO_PRIVILEGES=1; the conversion is redone with them' >&2; \
+	  elif grep -q 'already exists' "$$err" && [ -n "$$was" ]; then \
+	    echo 'migrate.mk: this run converted the dump again (an option changed, above) and its schema.sql differs from the one the target was created with; the target keeps that one: rerun with the earlier options to go on with it, or, to migrate with the new ones, load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target OUT=$(OUT)` and rerun with TARGET= the new database' >&2; \
 	  elif grep -q 'already exists' "$$err"; then \
 	    echo 'migrate.mk: the target already holds tables of this dump (loaded before, or another database than meant): load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target OUT=$(OUT)` and rerun with TARGET= the new database' >&2; \
 	  else $(generic_stop); fi; rm -f "$$err"; exit "$$st"; \
@@ -707,12 +713,12 @@ $(S)/schema: $(S)/converted $(REVIEWED)
 # postgresql: the indexes and keys were built by each table's load (--build-indexes; those of
 # a table not in the dump's data, LOAD_JOBS tables at a time), then the rest (foreign keys,
 # ...) in order (csvload --post-data, docs/csvload.md).
-# For postgresql the schema and the loads (largest table first, each with its check) are
+# The schema and the loads (largest table first; postgresql: each with its check) are
 # listed in that order: make -j gives a free job slot to the first target it finds ready on
 # its way from the goal, so the schema (a second's work at most) goes first and the largest
 # table's load (the longest) starts before the others. checks-passed (order-only: it is
 # phony) stops the run before post-data when a check failed.
-$(S)/post-data: $(if $(filter postgresql,$(TARGET_KIND)),$(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.loaded)) $(TABLES:%=$(S)/%.loaded) | checks-passed
+$(S)/post-data: $(S)/schema $(TABLES_BY_SIZE:%=$(S)/%.loaded) $(TABLES:%=$(S)/%.loaded) | checks-passed
 	@echo 'migrate.mk: post-data (post.sql: keys, indexes, foreign keys, sequences)'
 	$(Q)what='post-data' && err='$(S)/post-data.err' && st=0 && $(on_interrupt) && \
 	$(CSVLOAD) --post-data '$(OUT)/post.sql' -j $(LOAD_JOBS) $(SAME) -q $(LOAD_FLAGS) -- "$$MIGRATE_TARGET" 2> "$$err" || st=$$?; \

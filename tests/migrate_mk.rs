@@ -1551,7 +1551,8 @@ fn loaded_target_names_an_empty_database_and_lines_are_short() {
     assert!(!again.status.success(), "{err}");
     // The schema's statements are journaled as run, so the tables' loads are where it stops.
     assert!(
-        err.contains("load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target"),
+        err.contains("the target's table holds rows this conversion did not load there")
+            && err.contains("load into an empty database: createdb a new one, run `make -f examples/migrate.mk forget-target"),
         "{err}"
     );
     // The remedy as printed: a new database, forget-target, the same command with it.

@@ -645,3 +645,53 @@ fn a_conversion_that_stops_says_what_to_do() {
         "{err}"
     );
 }
+
+/// Issue 61 item 8: NO_OWNER=1 given after a finished migration converts the dump again, and
+/// its schema.sql (without the owners) is not the one the target was created with: the run
+/// says exactly that, with both ways out (before: "the target already holds tables of this
+/// dump (loaded before, or another database than meant)"). Back with the earlier options the
+/// conversion is made again and every table, loaded before, says so (before: "loading" for
+/// each, though csvload's journal loaded nothing), and the run ends done.
+#[test]
+fn an_option_changed_after_a_finished_migration_says_what_it_means() {
+    if !have_gnu_make() {
+        return;
+    }
+    let Some(pg) = Pg::start() else { return };
+    pg.createdb("n");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let vars = crate::migrate_mk::sample_vars(&out, "dbname=n");
+    must(make(Some(&pg), &vars), "make");
+    let mut no_owner = vars.clone();
+    no_owner.push(var("NO_OWNER", "1"));
+    let o = make(Some(&pg), &no_owner);
+    assert!(!o.status.success(), "{}", said(&o));
+    let line = last_word(&o);
+    assert!(
+        line.contains("its schema.sql differs from the one the target was created with")
+            && line.contains("rerun with the earlier options"),
+        "{}",
+        said(&o)
+    );
+    let back = make(Some(&pg), &vars);
+    let words = said(&back);
+    assert!(back.status.success(), "{words}");
+    for t in [
+        "shop.orders",
+        "shop.order_lines",
+        "shop.customers",
+        "shop.products",
+    ] {
+        assert!(
+            words.contains(&format!("migrate.mk: {t}: loaded before;")),
+            "{t}: {words}"
+        );
+    }
+    assert!(!words.contains(": loading"), "{words}");
+    assert!(words.contains("migrate.mk: done:"), "{words}");
+    assert_eq!(
+        pg.psql("n", "SELECT count(*) FROM shop.order_lines").trim(),
+        "3750"
+    );
+}
