@@ -3,8 +3,10 @@
 //! libpq's settings; this module runs each through the verifier and holds the rule: never
 //! accepted where OpenSSL refuses, and every refusal OpenSSL would not make documented.
 
+mod cases;
 mod corpus;
 mod prop;
+mod servers;
 mod x509;
 
 use corpus::Case;
@@ -81,7 +83,7 @@ fn run_corpus(cases: &[Case]) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn corpus_against_openssl() {
-    let cases = corpus::cases();
+    let cases = cases::cases();
     assert!(cases.len() >= 300, "only {} cases", cases.len());
     let (bad, documented) = run_corpus(&cases);
     eprintln!(

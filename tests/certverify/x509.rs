@@ -81,15 +81,6 @@ pub fn int(v: i64) -> Vec<u8> {
     tlv(0x02, &b[i..])
 }
 
-/// A positive INTEGER from big-endian magnitude bytes.
-pub fn uint(be: &[u8]) -> Vec<u8> {
-    let mut s: Vec<u8> = be.iter().copied().skip_while(|&b| b == 0).collect();
-    if s.is_empty() || s[0] & 0x80 != 0 {
-        s.insert(0, 0);
-    }
-    tlv(0x02, &s)
-}
-
 /// BOOLEAN in DER (TRUE is 0xFF).
 pub fn boolean(v: bool) -> Vec<u8> {
     tlv(0x01, &[if v { 0xff } else { 0 }])
@@ -241,8 +232,6 @@ pub enum Val {
     Utf8(String),
     /// PrintableString.
     Printable(String),
-    /// IA5String (any bytes).
-    Ia5(Vec<u8>),
     /// BMPString of the text.
     Bmp(String),
     /// Any tag and bytes.
@@ -254,7 +243,6 @@ impl Val {
         match self {
             Val::Utf8(s) => utf8(s),
             Val::Printable(s) => printable(s),
-            Val::Ia5(b) => tlv(0x16, b),
             Val::Bmp(s) => tlv(
                 0x1e,
                 &s.encode_utf16()
@@ -396,8 +384,6 @@ pub enum Gn {
     Dns(Vec<u8>),
     /// iPAddress (network order bytes).
     Ip(Vec<u8>),
-    /// rfc822Name.
-    Email(String),
     /// uniformResourceIdentifier.
     Uri(String),
     /// directoryName.
@@ -414,7 +400,6 @@ impl Gn {
         match self {
             Gn::Dns(b) => ctx_prim(2, b),
             Gn::Ip(b) => ctx_prim(7, b),
-            Gn::Email(s) => ctx_prim(1, s.as_bytes()),
             Gn::Uri(s) => ctx_prim(6, s.as_bytes()),
             Gn::Dir(n) => ctx(4, n),
         }
