@@ -28,6 +28,6 @@ complete -c pgdump2csv -s v -l verbose -d 'At the end, print one summary line on
 complete -c pgdump2csv -l force -d 'Replace output files that exist already. Without it, a run refuses (exit 2, before writing anything) an output file it did not create itself: the toolkit\'s one overwrite rule (dumpshard(7), FILES)'
 complete -c pgdump2csv -s O -l no-owner -d 'Leave the statements that set owners out of --write-schema and --write-post-data (`ALTER ... OWNER TO`, `SET SESSION AUTHORIZATION`), as pg_restore -O does: the objects then belong to whoever runs the schema, so a non-superuser that owns the target database can load it'
 complete -c pgdump2csv -s x -l no-privileges -d 'Leave access privileges out of --write-schema and --write-post-data (`GRANT`, `REVOKE`, `ALTER DEFAULT PRIVILEGES`), as pg_restore -x does'
-complete -c pgdump2csv -l strict -d 'Exit 2 (after writing --report) if the target\'s rules dropped a statement or did not know one, and write neither --write-schema nor --write-post-data (what -O and -x leave out does not count)'
+complete -c pgdump2csv -l strict -d 'Exit 2 (after writing --report) if a statement blocks the load, changes what the schema means or is kept for review, or a table holds values the release refuses (the report\'s data section), and write neither --write-schema nor --write-post-data (what -O and -x leave out does not count)'
 complete -c pgdump2csv -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pgdump2csv -s V -l version -d 'Print version'
