@@ -6,7 +6,7 @@
 //! checks (src/schemaconv/rules.rs `CRDB_CHECKS`) carry what its pages say.
 //!
 //! The corpus (the sample dump, the nasty dump, and the regress database of
-//! fixtures/regress.sql dumped by pg_dump 15 and 17) is converted for every CockroachDB
+//! fixtures/regress.sql dumped by pg_dump 15, 17 and 18) is converted for every CockroachDB
 //! release pgdump2csv accepts. Every statement written to --write-schema and
 //! --write-post-data must be in the release's grammar, and must have its report entry at its
 //! line; every statement of the dump the grammar refuses as pg_dump wrote it must be reported
@@ -84,6 +84,10 @@ fn every_statement_kept_for_a_cockroachdb_release_is_in_its_grammar() {
     else {
         return;
     };
+    let Some(bin18) = wheel_bin(18).or_else(|| missing("no PostgreSQL 18 (for its pg_dump)"))
+    else {
+        return;
+    };
     let Some(pg) = start(None) else {
         return;
     };
@@ -103,7 +107,7 @@ fn every_statement_kept_for_a_cockroachdb_release_is_in_its_grammar() {
         15,
         work.path(),
         &["regress"],
-        &[(17, &bin17)],
+        &[(17, &bin17), (18, &bin18)],
     ));
     let mut problems = Vec::new();
     let mut left_out: BTreeMap<String, usize> = BTreeMap::new();

@@ -6,7 +6,7 @@
 //! that decision (with the rule, its reason and the vendor page it comes from) for the report.
 //! On PostgreSQL a statement no rule knows is kept and reported as "unknown to the rules";
 //! on CockroachDB and YugabyteDB it is left out as a blocker (fail closed: kept only where a
-//! rule backed by the release's referee says the release takes it, [`refuse`]). Nothing is
+//! rule backed by the release's referee says the release takes it, `refuse.rs`). Nothing is
 //! ever dropped silently.
 //!
 //! For PostgreSQL (the default) statements are decided one by one as they stream past, so
