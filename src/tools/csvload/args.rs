@@ -147,9 +147,10 @@ pub struct Args {
     /// key (from a pgdump2csv manifest, compared as pksort compares it: 1.5 = 1.50) an earlier
     /// record of the table had in this run, before its transaction commits. The values'
     /// types are left to the server's input functions, which refuse what they do not take. Of
-    /// a table loaded in one transaction (one file, no --batch-rows) nothing is committed
-    /// unless all of it passes: examples/migrate.mk loads such tables this way instead of
-    /// checking them with csvcheck beside the load. Keys past 1 GiB of memory (about 16
+    /// a table loaded from one file, no --batch-rows, in one transaction or in parts
+    /// (--parts-from, committed together) nothing is committed unless all of it passes:
+    /// examples/migrate.mk loads such tables this way instead of checking them with
+    /// csvcheck beside the load. Keys past 1 GiB of memory (about 16
     /// million) are not looked for, with a note; nor are keys an earlier run committed.
     #[arg(long, conflicts_with = "verify_only")]
     pub check_records: bool,
