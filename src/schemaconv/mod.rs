@@ -520,6 +520,28 @@ fn dropped_comment(r: &Rule) -> Vec<u8> {
     format!("-- pgdump2csv: statement dropped (rule {})", r.id).into_bytes()
 }
 
+/// The words that may stand between `CREATE` (or `CREATE OR REPLACE`) and the object's kind:
+/// properties (`UNIQUE`, `UNLOGGED`, `TEMPORARY`) and the first words of kinds of more than
+/// one word (`MATERIALIZED VIEW`, `FOREIGN TABLE`, `TEXT SEARCH ...`). One list for the
+/// statement's kind ([`classify`]) and for the name it creates (refuse.rs), so that the two
+/// cannot disagree on where the name starts.
+pub(crate) const CREATE_MODIFIERS: &[&str] = &[
+    "unique",
+    "unlogged",
+    "temporary",
+    "temp",
+    "materialized",
+    "recursive",
+    "trusted",
+    "procedural",
+    "foreign",
+    "default",
+    "event",
+    "text",
+    "search",
+    "constraint",
+];
+
 /// The unquoted keyword at `t`, if it is one.
 pub(crate) fn kw(t: &Spanned) -> Option<&str> {
     match &t.tok {
@@ -641,23 +663,7 @@ pub fn classify(toks: &[Spanned], src: &[u8]) -> (String, String) {
                 i = 3;
             }
             let mut words = Vec::new();
-            while matches!(
-                k(i),
-                "unique"
-                    | "unlogged"
-                    | "temporary"
-                    | "temp"
-                    | "materialized"
-                    | "recursive"
-                    | "trusted"
-                    | "procedural"
-                    | "foreign"
-                    | "default"
-                    | "event"
-                    | "text"
-                    | "search"
-                    | "constraint"
-            ) {
+            while CREATE_MODIFIERS.contains(&k(i)) {
                 // `UNIQUE` is an index's property and `UNLOGGED` a table's or sequence's
                 // (the target's rules see it in the text); the rest are part of the kind.
                 if !matches!(k(i), "unique" | "unlogged") {

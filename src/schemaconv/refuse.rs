@@ -165,6 +165,12 @@ pub(super) struct Checker {
     own: HashSet<String>,
 }
 
+/// Whether the name at `t[i]` is a built-in's: unqualified, or qualified by `pg_catalog`
+/// (another schema's object of the same name is the dump's own, not the base's).
+fn builtin_at(t: &[Spanned], i: usize) -> bool {
+    !(i > 0 && t[i - 1].tok.is_op(".") && !(i > 1 && t[i - 2].tok.is_kw("pg_catalog")))
+}
+
 /// A qualified name read at token `i`: its parts (folded as the tokenizer folds them) and
 /// the index after it.
 fn dotted(toks: &[Spanned], mut i: usize) -> (Vec<String>, usize) {
@@ -370,53 +376,40 @@ impl Checker {
             let mut i = 1;
             while i < toks.len() {
                 if let Some(w) = kw(&toks[i])
-                    && matches!(
-                        w,
-                        "or" | "replace"
-                            | "unique"
-                            | "unlogged"
-                            | "temporary"
-                            | "temp"
-                            | "materialized"
-                            | "recursive"
-                            | "trusted"
-                            | "procedural"
-                            | "foreign"
-                            | "default"
-                            | "event"
-                            | "text"
-                            | "search"
-                            | "constraint"
-                            | "table"
-                            | "view"
-                            | "type"
-                            | "domain"
-                            | "sequence"
-                            | "function"
-                            | "procedure"
-                            | "aggregate"
-                            | "index"
-                            | "schema"
-                            | "collation"
-                            | "configuration"
-                            | "dictionary"
-                            | "trigger"
-                            | "server"
-                            | "data"
-                            | "wrapper"
-                            | "access"
-                            | "method"
-                            | "statistics"
-                            | "operator"
-                            | "publication"
-                            | "if"
-                            | "not"
-                            | "exists"
-                            | "concurrently"
-                            | "conversion"
-                            | "extension"
-                            | "language"
-                    )
+                    && (super::CREATE_MODIFIERS.contains(&w)
+                        || matches!(
+                            w,
+                            "or" | "replace"
+                                | "table"
+                                | "view"
+                                | "type"
+                                | "domain"
+                                | "sequence"
+                                | "function"
+                                | "procedure"
+                                | "aggregate"
+                                | "index"
+                                | "schema"
+                                | "collation"
+                                | "configuration"
+                                | "dictionary"
+                                | "trigger"
+                                | "server"
+                                | "data"
+                                | "wrapper"
+                                | "access"
+                                | "method"
+                                | "statistics"
+                                | "operator"
+                                | "publication"
+                                | "if"
+                                | "not"
+                                | "exists"
+                                | "concurrently"
+                                | "conversion"
+                                | "extension"
+                                | "language"
+                        ))
                 {
                     i += 1;
                     continue;
@@ -837,9 +830,7 @@ fn yb_detect(id: &str, c: &Ctx) -> Option<Found> {
                     && !t
                         .get(i + 1)
                         .is_some_and(|n| n.tok.is_op(".") || n.tok.is_op("("))
-                    && !(i > 0
-                        && t[i - 1].tok.is_op(".")
-                        && !(i > 1 && t[i - 2].tok.is_kw("pg_catalog")))
+                    && builtin_at(t, i)
                 {
                     return found_with(format!("type {name}"));
                 }
@@ -856,9 +847,7 @@ fn yb_detect(id: &str, c: &Ctx) -> Option<Found> {
                     && newer.contains(name)
                     && !c.checker.own.contains(name)
                     && t.get(i + 1).is_some_and(|n| n.tok.is_op("("))
-                    && !(i > 0
-                        && t[i - 1].tok.is_op(".")
-                        && !(i > 1 && t[i - 2].tok.is_kw("pg_catalog")))
+                    && builtin_at(t, i)
                 {
                     return found_with(format!("{name}()"));
                 }
