@@ -1364,6 +1364,49 @@ fn shop_converted() -> Option<(Pg, tempfile::TempDir, PathBuf, Vec<String>)> {
     Some((pg, tmp, out, vars))
 }
 
+/// Sets `csv`'s time back to OUT's conversion, as if the dump held what an edit put there: a
+/// CSV newer than the conversion is checked before its load instead of by it.
+fn as_converted(out: &Path, csv: &Path) {
+    let converted = std::fs::metadata(out.join(".stamps/converted"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(csv)
+        .unwrap()
+        .set_modified(converted)
+        .unwrap();
+}
+
+/// Runs the migration, which must stop at `table`'s load refusing its records (checked by
+/// the load, rolled back, then listed in bad/ by csvcheck); returns its stdout and stderr,
+/// and its stderr.
+fn refused_by_its_load(pg: &Pg, vars: &[String], table: &str) -> (String, String) {
+    let bad = make(Some(pg), vars);
+    let err = text(&bad.stderr);
+    let said = format!("{}{err}", text(&bad.stdout));
+    assert!(!bad.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "migrate.mk: {table}: loading, its records checked as they load"
+        )),
+        "{said}"
+    );
+    assert!(
+        err.contains(&format!(
+            "migrate.mk: {table}: records refused (its load rolled back: nothing of it is in \
+             the target); checking it to list them in"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("migrate.mk: {table}: bad records: they are in")),
+        "{err}"
+    );
+    (said, err)
+}
+
 /// Issue 36 (the check where the load reads): a table loaded in one transaction is checked
 /// by its load (csvload --check-records). A duplicate key in a CSV as converted (not edited
 /// since, so not checked first) is refused by the load, nothing of the table committed, and
@@ -1377,40 +1420,12 @@ fn bad_record_refused_by_the_load_is_listed_in_bad_then_fixed() {
     let lines = out.join("csv/shop.order_lines.csv");
     // (100001, 2) becomes a second (100001, 1): same length, same record count, and the
     // file's time left at the conversion's, as if the dump held it.
-    let converted = std::fs::metadata(out.join(".stamps/converted"))
-        .unwrap()
-        .modified()
-        .unwrap();
     edit_lines(&lines, |_, l| {
         l.starts_with("100001,2,")
             .then(|| Some(l.replacen("100001,2,", "100001,1,", 1)))
     });
-    std::fs::File::options()
-        .write(true)
-        .open(&lines)
-        .unwrap()
-        .set_modified(converted)
-        .unwrap();
-
-    let bad = make(Some(&pg), &vars);
-    let err = text(&bad.stderr);
-    let said = format!("{}{err}", text(&bad.stdout));
-    assert!(!bad.status.success(), "{said}");
-    assert!(
-        said.contains("migrate.mk: shop.order_lines: loading, its records checked as they load"),
-        "{said}"
-    );
-    assert!(
-        err.contains(
-            "migrate.mk: shop.order_lines: records refused (its load rolled back: nothing of \
-             it is in the target); checking it to list them in"
-        ),
-        "{err}"
-    );
-    assert!(
-        err.contains("migrate.mk: shop.order_lines: bad records: they are in"),
-        "{err}"
-    );
+    as_converted(&out, &lines);
+    refused_by_its_load(&pg, &vars, "shop.order_lines");
     let listed = std::fs::read_to_string(out.join("bad/shop.order_lines.csv")).unwrap();
     assert!(listed.starts_with("100001,1,SKU-0066,"), "{listed}");
     assert_eq!(
@@ -1465,10 +1480,6 @@ fn a_table_loaded_in_parts_is_checked_by_its_load() {
     convert.push("convert".into());
     must(make(Some(&pg), &convert), "make convert");
     let csv = out.join("csv/public.customer.csv");
-    let converted = std::fs::metadata(out.join(".stamps/converted"))
-        .unwrap()
-        .modified()
-        .unwrap();
     // Edited byte for byte (lines() would drop the carriage returns of other records).
     let original = std::fs::read(&csv).unwrap();
     let second = original.split(|&b| b == b'\n').nth(1).unwrap();
@@ -1488,34 +1499,15 @@ fn a_table_loaded_in_parts_is_checked_by_its_load() {
     let dup = text(&edited[last_at..]).trim_end().to_string();
     let key = text(&key);
     std::fs::write(&csv, &edited).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&csv)
-        .unwrap()
-        .set_modified(converted)
-        .unwrap();
+    as_converted(&out, &csv);
 
-    let bad = make(Some(&pg), &vars);
-    let err = text(&bad.stderr);
-    let said = format!("{}{err}", text(&bad.stdout));
-    assert!(!bad.status.success(), "{said}");
+    let (said, err) = refused_by_its_load(&pg, &vars, "public.customer");
     assert!(
         said.contains("public.customer: its load gets 3 connections"),
         "{said}"
     );
     assert!(
-        said.contains("migrate.mk: public.customer: loading, its records checked as they load"),
-        "{said}"
-    );
-    assert!(
         err.contains(&format!("duplicate key, first seen in record 2: \"{key}\"")),
-        "{err}"
-    );
-    assert!(
-        err.contains(
-            "migrate.mk: public.customer: records refused (its load rolled back: nothing of \
-             it is in the target); checking it to list them in"
-        ),
         "{err}"
     );
     let listed = std::fs::read_to_string(out.join("bad/public.customer.csv")).unwrap();
