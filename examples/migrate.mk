@@ -11,13 +11,14 @@
 # What each TARGET_KIND runs per table, and why (a step that buys nothing for the target is
 # left out; bench/migrate.sh measures the result against pg_restore -j 2):
 #   postgresql   no sort and no copy: load each table's CSV, a large one in LOAD_JOBS
-#                parts side by side, while the check runs beside the load (one recipe): every
-#                COMMIT waits for the check's exit status (csvload --commit-gate), so the
-#                rows stream into the server from the start, as pg_restore -j's do, and
-#                nothing of a table is committed unless its check passed; a table loaded
-#                from its one CSV (in one transaction, or in parts that commit together) is
-#                checked by its load (csvload --check-records), and by csvcheck only when
-#                the load refused records. A COPY into a PostgreSQL heap
+#                parts side by side, checked as it loads, so the rows stream into the
+#                server from the start, as pg_restore -j's do, and nothing of a table is
+#                committed unless its check passed: a table loaded from its one CSV (in one
+#                transaction, or in parts that commit together) is checked by its load
+#                (csvload --check-records), and by csvcheck only when the load refused
+#                records; a gzip CSV cut into chunks (or CHECK_FLAGS, batches,
+#                CHECK_IN_LOAD=) has csvcheck beside its load (one recipe), every COMMIT
+#                waiting for the check's exit status (csvload --commit-gate). A COPY into a PostgreSQL heap
 #                table gains nothing from sorted input (rows go where there is room; the
 #                indexes are built after the load, sorting on their own), so
 #                there is no pksort. A CSV of SPLIT_MIN or more that would load alone
