@@ -1679,6 +1679,110 @@ pub(crate) fn processes() -> Vec<(i32, Vec<String>)> {
     found
 }
 
+/// Polls `ready` until it holds, for at most two minutes: a bound for a stuck test, not a
+/// timing relied on.
+pub(crate) fn wait_for(what: &str, ready: &dyn Fn() -> bool) {
+    for _ in 0..6000 {
+        if ready() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("never happened: {what}");
+}
+
+/// The sample migrated into database `i` of `pg` (BATCH_ROWS=100), its tables created, with
+/// shop.orders's load to be held at row 100750: a trigger there waits for advisory lock
+/// `key`, which a psql session of the test holds until [`HeldLoad::release`]. So a test can
+/// stop a load at a known row without depending on speed.
+pub(crate) struct HeldLoad {
+    pub(crate) tmp: tempfile::TempDir,
+    pub(crate) out: PathBuf,
+    /// The make variables of the run.
+    pub(crate) vars: Vec<String>,
+    key: u32,
+    gate: std::process::Child,
+}
+
+impl HeldLoad {
+    pub(crate) fn start(pg: &Pg, key: u32) -> HeldLoad {
+        pg.createdb("i");
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let mut vars = sample_vars(&out, "dbname=i");
+        vars.push(var("BATCH_ROWS", "100"));
+        let mut schema = vars.clone();
+        schema.push(out.join(".stamps/schema").to_str().unwrap().into());
+        must(make(Some(pg), &schema), "make (schema)");
+        pg.psql(
+            "i",
+            &format!(
+                "CREATE FUNCTION public.hold_row() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN
+                   IF NEW.id = 100750 THEN
+                     PERFORM pg_advisory_lock({key}, {key}); PERFORM pg_advisory_unlock({key}, {key});
+                   END IF;
+                   RETURN NEW;
+                 END $$;
+                 CREATE TRIGGER hold_row BEFORE INSERT ON shop.orders
+                   FOR EACH ROW EXECUTE FUNCTION public.hold_row();"
+            ),
+        );
+        let mut gate = pg.client("psql");
+        gate.args(["-X", "-q", "-d", "i"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null());
+        let mut gate = gate.spawn().unwrap();
+        {
+            use std::io::Write;
+            let stdin = gate.stdin.as_mut().unwrap();
+            stdin
+                .write_all(format!("SELECT pg_advisory_lock({key}, {key});\n").as_bytes())
+                .unwrap();
+            stdin.flush().unwrap();
+        }
+        let held = HeldLoad {
+            tmp,
+            out,
+            vars,
+            key,
+            gate,
+        };
+        wait_for("the gate's lock", &|| held.waiting(pg, true));
+        held
+    }
+
+    /// Whether the lock is held (`granted`) or waited for, by one session.
+    fn waiting(&self, pg: &Pg, granted: bool) -> bool {
+        pg.psql(
+            "i",
+            &format!(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = {} AND granted = {granted}",
+                self.key
+            ),
+        )
+        .trim()
+            == "1"
+    }
+
+    /// Waits until shop.orders's load waits at row 100750.
+    pub(crate) fn wait_until_held(&self, pg: &Pg) {
+        wait_for("shop.orders's load waiting at row 100750", &|| {
+            self.waiting(pg, false)
+        });
+    }
+
+    /// Lets the load go on: the lock's session ends.
+    pub(crate) fn release(&mut self) {
+        drop(self.gate.stdin.take());
+        crate::support::cmd::wait_timeout(
+            &mut self.gate,
+            std::time::Duration::from_secs(30),
+            "the lock holder",
+        );
+    }
+}
+
 /// Issue 34 item 5: a load interrupted under migrate.mk (Ctrl-C reaching csvload) names its
 /// table, the run says to rerun, and the rerun says the table's load resumes (csvload's own
 /// resume line is hidden by -q) and ends verified. The load is held at a known row by a
@@ -1689,67 +1793,13 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
         return;
     }
     let Some(pg) = Pg::start() else { return };
-    pg.createdb("i");
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let mut vars = sample_vars(&out, "dbname=i");
-    vars.push(var("BATCH_ROWS", "100"));
-    let mut schema = vars.clone();
-    schema.push(out.join(".stamps/schema").to_str().unwrap().into());
-    must(make(Some(&pg), &schema), "make (schema)");
-    pg.psql(
-        "i",
-        "CREATE FUNCTION public.hold_row() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.id = 100750 THEN
-             PERFORM pg_advisory_lock(3535, 3535); PERFORM pg_advisory_unlock(3535, 3535);
-           END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER hold_row BEFORE INSERT ON shop.orders
-           FOR EACH ROW EXECUTE FUNCTION public.hold_row();",
-    );
-    let mut gate = pg.client("psql");
-    gate.args(["-X", "-q", "-d", "i"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null());
-    let mut gate = gate.spawn().unwrap();
-    {
-        use std::io::Write;
-        let stdin = gate.stdin.as_mut().unwrap();
-        stdin
-            .write_all(b"SELECT pg_advisory_lock(3535, 3535);\n")
-            .unwrap();
-        stdin.flush().unwrap();
-    }
-    let waiting = |granted: bool| {
-        pg.psql(
-            "i",
-            &format!(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 3535 AND granted = {granted}"
-            ),
-        )
-        .trim()
-            == "1"
-    };
-    // Polled for at most two minutes: a bound for a stuck test, not a timing relied on.
-    let wait_for = |what: &str, ready: &dyn Fn() -> bool| {
-        for _ in 0..6000 {
-            if ready() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        panic!("never happened: {what}");
-    };
-    wait_for("the gate's lock", &|| waiting(true));
+    let mut held = HeldLoad::start(&pg, 3535);
+    let (out, vars) = (held.out.clone(), held.vars.clone());
 
     let o = out.to_str().unwrap().to_string();
     let first = std::thread::scope(|s| {
         let run = s.spawn(|| make(Some(&pg), &vars));
-        wait_for("shop.orders's load waiting at row 100750", &|| {
-            waiting(false)
-        });
+        held.wait_until_held(&pg);
         // Its -t quoted: `"shop"."orders"` (issue 60).
         let pid = csvload_pid(&[&o, "\"shop\".\"orders\""]).expect("the csvload of shop.orders");
         // SAFETY: a signal to a process of this test's own make.
@@ -1758,14 +1808,7 @@ fn interrupted_load_names_its_table_and_the_rerun_resumes() {
         }
         run.join().unwrap()
     });
-    {
-        drop(gate.stdin.take());
-        crate::support::cmd::wait_timeout(
-            &mut gate,
-            std::time::Duration::from_secs(30),
-            "the lock holder",
-        );
-    }
+    held.release();
     let err = text(&first.stderr);
     assert!(!first.status.success(), "{err}");
     assert!(

@@ -349,60 +349,12 @@ fn ctrl_c_shows_csvloads_own_line() {
         return;
     }
     let Some(pg) = Pg::start() else { return };
-    pg.createdb("i");
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let mut vars = crate::migrate_mk::sample_vars(&out, "dbname=i");
-    vars.push(var("BATCH_ROWS", "100"));
-    let mut schema = vars.clone();
-    schema.push(out.join(".stamps/schema").to_str().unwrap().into());
-    must(make(Some(&pg), &schema), "make (schema)");
-    pg.psql(
-        "i",
-        "CREATE FUNCTION public.hold_row() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.id = 100750 THEN
-             PERFORM pg_advisory_lock(3636, 3636); PERFORM pg_advisory_unlock(3636, 3636);
-           END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER hold_row BEFORE INSERT ON shop.orders
-           FOR EACH ROW EXECUTE FUNCTION public.hold_row();",
+    let mut held = crate::migrate_mk::HeldLoad::start(&pg, 3636);
+    let (tmp, out, vars) = (
+        held.tmp.path().to_path_buf(),
+        held.out.clone(),
+        held.vars.clone(),
     );
-    let mut gate = pg.client("psql");
-    gate.args(["-X", "-q", "-d", "i"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null());
-    let mut gate = gate.spawn().unwrap();
-    {
-        use std::io::Write;
-        let stdin = gate.stdin.as_mut().unwrap();
-        stdin
-            .write_all(b"SELECT pg_advisory_lock(3636, 3636);\n")
-            .unwrap();
-        stdin.flush().unwrap();
-    }
-    let waiting = |granted: bool| {
-        pg.psql(
-            "i",
-            &format!(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 3636 AND granted = {granted}"
-            ),
-        )
-        .trim()
-            == "1"
-    };
-    // Polled for at most two minutes: a bound for a stuck test, not a timing relied on.
-    let wait_for = |what: &str, ready: &dyn Fn() -> bool| {
-        for _ in 0..6000 {
-            if ready() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        panic!("never happened: {what}");
-    };
-    wait_for("the gate's lock", &|| waiting(true));
 
     let mut c = std::process::Command::new("make");
     crate::support::cmd::default_signals(&mut c);
@@ -418,14 +370,12 @@ fn ctrl_c_shows_csvloads_own_line() {
         .arg(format!("BIN={}", bin_dir().display()))
         .args(&vars)
         .stdin(std::process::Stdio::null())
-        .stdout(std::fs::File::create(tmp.path().join("make.out")).unwrap())
-        .stderr(std::fs::File::create(tmp.path().join("make.err")).unwrap())
+        .stdout(std::fs::File::create(tmp.join("make.out")).unwrap())
+        .stderr(std::fs::File::create(tmp.join("make.err")).unwrap())
         .process_group(0);
     let mut child = c.spawn().unwrap();
     let pgid = child.id() as i32;
-    wait_for("shop.orders's load waiting at row 100750", &|| {
-        waiting(false)
-    });
+    held.wait_until_held(&pg);
     let o = out.to_str().unwrap().to_string();
     assert!(
         csvload_pid(&[&o, "\"shop\".\"orders\""]).is_some(),
@@ -437,9 +387,8 @@ fn ctrl_c_shows_csvloads_own_line() {
     }
     let status =
         crate::support::cmd::wait_timeout(&mut child, std::time::Duration::from_secs(60), "make");
-    drop(gate.stdin.take());
-    crate::support::cmd::wait_timeout(&mut gate, std::time::Duration::from_secs(30), "the lock");
-    let err = std::fs::read_to_string(tmp.path().join("make.err")).unwrap();
+    held.release();
+    let err = std::fs::read_to_string(tmp.join("make.err")).unwrap();
     assert!(!status.success(), "{err}");
     assert!(
         err.contains("csvload: interrupted loading table shop.orders: this run committed 700 rows"),
