@@ -53,6 +53,7 @@ mod pgdump2csv_jobs;
 mod pgdump2csv_patterns_pg;
 mod pgdump2csv_prop;
 mod pipeline_pg;
+mod pipes;
 mod pksort;
 mod progress;
 mod readme;

@@ -94,7 +94,10 @@ pub fn open_with(path: Option<&Path>, thread: bool) -> Result<Input> {
             };
             (p.display().to_string(), Box::new(f), Some(p.to_path_buf()))
         }
-        _ => ("<stdin>".to_string(), Box::new(io::stdin()), None),
+        _ => {
+            crate::io::stream::grow_pipe(std::os::fd::AsFd::as_fd(&io::stdin()));
+            ("<stdin>".to_string(), Box::new(io::stdin()), None)
+        }
     };
     let mut raw = raw;
     let head = read_head(&mut raw, 6).at(&name)?;

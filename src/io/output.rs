@@ -325,6 +325,7 @@ pub struct StdoutCsv {
 
 impl StdoutCsv {
     fn new(compressed: bool) -> StdoutCsv {
+        crate::io::stream::grow_pipe(std::os::fd::AsFd::as_fd(&io::stdout()));
         let mut st = stdout_state().lock().unwrap_or_else(|e| e.into_inner());
         st.open = true;
         st.compressed = compressed;
