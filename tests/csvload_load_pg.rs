@@ -320,17 +320,6 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
         .trim()
         .to_string()
     };
-    // Polls `ready` every 20 ms for at most two minutes: a bound for a stuck test, not a
-    // timing the test relies on.
-    let wait_for = |what: &str, ready: &dyn Fn() -> bool| {
-        for _ in 0..6000 {
-            if ready() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("never happened: {what}");
-    };
     // A psql session that takes an advisory lock and keeps it until its stdin closes.
     let hold = |sql: String| -> Child {
         let mut c = pg.client("psql");
@@ -354,11 +343,11 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
     let j = dumpshard::tools::csvload::journal::Journal::parse("dumpshard.load_journal").unwrap();
     let key = dumpshard::tools::csvload::lock_key(&j, "public.t");
     let holder = hold(format!("SELECT pg_advisory_lock({key});\n"));
-    wait_for("the holder's lock", &|| advisory(true) == "1");
+    cmd::wait_until("the holder's lock", &|| advisory(true) == "1");
     let child = csvload_cmd(&pg, &["-m", ms, "-q", "dbname=w"])
         .spawn()
         .unwrap();
-    wait_for("csvload waiting for the lock", &|| advisory(false) == "1");
+    cmd::wait_until("csvload waiting for the lock", &|| advisory(false) == "1");
     release(holder);
     let out = finish(child, 120);
     let err = text(&out.stderr);
@@ -386,7 +375,7 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
          CREATE TRIGGER hold_row BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION hold_row();",
     );
     let gate = hold("SELECT pg_advisory_lock(3434, 3434);\n".into());
-    wait_for("the gate's lock", &|| advisory(true) == "1");
+    cmd::wait_until("the gate's lock", &|| advisory(true) == "1");
     let args = ["-m", ms, "--batch-rows", "500", "-j", "1", "dbname=w"];
     let child = csvload_cmd(&pg, &args).spawn().unwrap();
     let journaled = || -> u64 {
@@ -399,7 +388,7 @@ fn second_run_waits_in_words_and_interrupt_then_resume_say_what() {
         .unwrap()
     };
     // Row 30000 is in the 60th batch of 500: 59 batches commit, then the load waits.
-    wait_for("59 batches committed and the 60th waiting", &|| {
+    cmd::wait_until("59 batches committed and the 60th waiting", &|| {
         journaled() == 29_500 && advisory(false) != "0"
     });
     // SAFETY: a signal to our own child, not yet waited for.
@@ -644,18 +633,6 @@ fn text_wire_loads_what_copy_csv_reads() {
     }
 }
 
-/// Polls `ready` every 20 ms for at most two minutes: a bound for a stuck test, not a timing
-/// the test relies on.
-fn wait_until(what: &str, ready: &dyn Fn() -> bool) {
-    for _ in 0..6000 {
-        if ready() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("never happened: {what}");
-}
-
 /// Issue 36 (the load beside its check, examples/migrate.mk): with `--commit-gate G`, every
 /// file's rows reach the server and every COMMIT waits for G. Both files held there (two
 /// sessions idle in their transactions, the table still empty to others), an empty G is no
@@ -697,7 +674,7 @@ fn commit_gate_holds_every_commit_until_it_says() {
     // The check fails: an empty gate first (a writer that has not finished), then `1`.
     std::fs::write(&gate, "").unwrap();
     let child = csvload_cmd(&pg, &args).spawn().unwrap();
-    wait_until("both files held at their COMMIT", &held);
+    cmd::wait_until("both files held at their COMMIT", &held);
     assert_eq!(count(), "0", "committed before the gate said");
     std::thread::sleep(Duration::from_millis(100));
     assert!(held(), "an empty gate file was taken as a verdict");
@@ -722,7 +699,7 @@ fn commit_gate_holds_every_commit_until_it_says() {
     // The rerun after a passed check: held until `0`, then every row once.
     std::fs::remove_file(&gate).unwrap();
     let child = csvload_cmd(&pg, &args).spawn().unwrap();
-    wait_until("both files held at their COMMIT", &held);
+    cmd::wait_until("both files held at their COMMIT", &held);
     assert_eq!(count(), "0", "committed before the gate said");
     std::fs::write(dir.path().join("g.new"), "0\n").unwrap();
     std::fs::rename(dir.path().join("g.new"), &gate).unwrap();
@@ -963,7 +940,7 @@ fn an_empty_table_alone_loads_frozen_and_nothing_is_truncated_that_holds_or_runs
         .trim()
             == "1"
     };
-    wait_until("the other session's lock", &held_lock);
+    cmd::wait_until("the other session's lock", &held_lock);
     assert!(!load("locked", &[]), "locked truncated");
     assert!(held_lock(), "the load waited for the other session");
     holder.kill().unwrap();

@@ -1679,18 +1679,6 @@ pub(crate) fn processes() -> Vec<(i32, Vec<String>)> {
     found
 }
 
-/// Polls `ready` until it holds, for at most two minutes: a bound for a stuck test, not a
-/// timing relied on.
-pub(crate) fn wait_for(what: &str, ready: &dyn Fn() -> bool) {
-    for _ in 0..6000 {
-        if ready() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    panic!("never happened: {what}");
-}
-
 /// The sample migrated into database `i` of `pg` (BATCH_ROWS=100), its tables created, with
 /// shop.orders's load to be held at row 100750: a trigger there waits for advisory lock
 /// `key`, which a psql session of the test holds until [`HeldLoad::release`]. So a test can
@@ -1748,7 +1736,7 @@ impl HeldLoad {
             key,
             gate,
         };
-        wait_for("the gate's lock", &|| held.waiting(pg, true));
+        crate::support::cmd::wait_until("the gate's lock", &|| held.waiting(pg, true));
         held
     }
 
@@ -1767,7 +1755,7 @@ impl HeldLoad {
 
     /// Waits until shop.orders's load waits at row 100750.
     pub(crate) fn wait_until_held(&self, pg: &Pg) {
-        wait_for("shop.orders's load waiting at row 100750", &|| {
+        crate::support::cmd::wait_until("shop.orders's load waiting at row 100750", &|| {
             self.waiting(pg, false)
         });
     }

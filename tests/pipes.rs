@@ -3,7 +3,7 @@
 //! `grow_pipe`), and what passes through is unchanged.
 
 use crate::support::cli;
-use crate::support::cmd::bin;
+use crate::support::cmd::{bin, wait_until};
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::process::{Command, Stdio};
@@ -95,18 +95,11 @@ fn each_tool_grows_the_pipes_of_its_standard_streams() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // The tool grows its standard input as it opens it, before it reads: polled for at
-        // most 30 seconds, a bound for a stuck test, not a timing relied on.
-        let mut tries = 0;
-        while pipe_size(w.as_fd()) != grown() {
-            assert!(
-                tries < 1500 && child.try_wait().unwrap().is_none(),
-                "{tool}: its standard input stayed at {} bytes",
-                pipe_size(w.as_fd())
-            );
-            tries += 1;
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        // The tool grows its standard input as it opens it, before it reads.
+        wait_until(
+            &format!("{tool} growing its standard input to {} bytes", grown()),
+            &|| pipe_size(w.as_fd()) == grown(),
+        );
         // Written from a thread while the tool's output is read.
         let feed = {
             let input = input.to_vec();

@@ -42,6 +42,18 @@ pub fn default_signals(c: &mut Command) -> &mut Command {
     }
 }
 
+/// Polls `ready` every 20 ms for at most two minutes, and fails the test naming `what` if it
+/// never holds: a bound for a stuck test, not a timing the test relies on.
+pub fn wait_until(what: &str, ready: &dyn Fn() -> bool) {
+    for _ in 0..6000 {
+        if ready() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("never happened: {what}");
+}
+
 /// Waits for `child` at most `limit`; a child still running then is killed (SIGKILL) and the
 /// test fails, naming `what`.
 pub fn wait_timeout(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
