@@ -18,9 +18,9 @@
 #                (csvload --check-records), and by csvcheck only when the load refused
 #                records; a gzip CSV cut into chunks (or CHECK_FLAGS, batches,
 #                CHECK_IN_LOAD=) has csvcheck beside its load (one recipe), every COMMIT
-#                waiting for the check's exit status (csvload --commit-gate). A COPY into a PostgreSQL heap
-#                table gains nothing from sorted input (rows go where there is room; the
-#                indexes are built after the load, sorting on their own), so
+#                waiting for the check's exit status (csvload --commit-gate). A COPY into a
+#                PostgreSQL heap table gains nothing from sorted input (rows go where there
+#                is room; the indexes are built after the load, sorting on their own), so
 #                there is no pksort. A CSV of SPLIT_MIN or more that would load alone
 #                (make without -j, or a table larger than all the others together) loads
 #                on LOAD_JOBS connections: csvload reads it in parts, byte ranges that
