@@ -1,20 +1,7 @@
 //! Dates and timestamps as key values: the ISO forms pg_dump writes (with `BC`, time zone
 //! offsets and the infinities) read into integers that sort in time order.
 
-/// Days from 1970-01-01 to the proleptic Gregorian date y-m-d (y astronomical).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (i64::from(m) + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn is_leap(y: i64) -> bool {
-    y.rem_euclid(4) == 0 && (y.rem_euclid(100) != 0 || y.rem_euclid(400) == 0)
-}
+use crate::pg::types::calendar::{days_from_civil, days_in_month};
 
 fn digits_u32(s: &[u8]) -> Option<u32> {
     if s.is_empty() || s.len() > 9 || !s.iter().all(u8::is_ascii_digit) {
@@ -47,13 +34,8 @@ fn parse_ymd(s: &[u8], bc: bool) -> Option<i64> {
         return None;
     }
     let y = if bc { 1 - y } else { y };
-    let dim = match m {
-        2 if is_leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if d > dim {
+    let (m, d) = (i64::from(m), i64::from(d));
+    if d > days_in_month(y, m) {
         return None;
     }
     Some(days_from_civil(y, m, d))

@@ -1,6 +1,7 @@
 //! `date`, `time`, `timestamp` and their zoned forms, read through a cursor over the value's
 //! fields.
 
+use super::calendar::days_in_month;
 use super::{PgType, is_space, syntax, trim};
 use std::collections::HashSet;
 
@@ -60,16 +61,6 @@ pub(super) fn num(d: &[u8]) -> i64 {
     d.iter()
         .take(18)
         .fold(0i64, |a, &b| a * 10 + (b - b'0') as i64)
-}
-
-pub(super) fn days_in_month(year_astro: i64, m: i64) -> i64 {
-    let leap = (year_astro % 4 == 0 && year_astro % 100 != 0) || year_astro % 400 == 0;
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        _ => 28,
-    }
 }
 
 /// What a datetime string held.

@@ -12,6 +12,7 @@ mod array;
 pub mod binary;
 mod bool;
 mod bytea;
+pub mod calendar;
 pub mod canon;
 mod chars;
 mod datetime;

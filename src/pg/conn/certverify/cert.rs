@@ -8,6 +8,7 @@ use super::alg::{self, Key, KeyFamily, SigAlg};
 use super::der::{self, Reader, Tlv, tag};
 use super::ext::{self, AltName, Exts, ku, ns};
 use super::name::{self, Name};
+use crate::pg::types::calendar::{days_from_civil, days_in_month};
 
 /// A validity time as OpenSSL checks it (X509_cmp_time: exactly YYMMDDHHMMSSZ or
 /// YYYYMMDDHHMMSSZ, a valid date).
@@ -17,16 +18,6 @@ pub struct CertTime {
     pub(crate) secs: Option<i64>,
     /// As written, for messages (ISO 8601 when valid).
     pub(crate) text: String,
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
 }
 
 fn parse_time(e: &Tlv<'_>) -> Result<CertTime, String> {
@@ -60,28 +51,7 @@ fn parse_time(e: &Tlv<'_>) -> Result<CertTime, String> {
         num(&r[6..8]),
         num(&r[8..10]),
     );
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let mdays = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&mo)
-        || d < 1
-        || d > mdays[(mo - 1) as usize]
-        || h > 23
-        || mi > 59
-        || s > 59
-    {
+    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 59 {
         return Ok(bad);
     }
     Ok(CertTime {

@@ -3,19 +3,9 @@
 //! binary COPY), then the general reader. Apart because it is the one form with a fast path
 //! and tests of its own.
 
+use crate::pg::types::calendar::days_from_civil;
 use crate::pg::types::datetime::parse_dt;
 use crate::pg::types::{PgType, trim};
-
-/// Days from 1970-01-01 to an astronomical-year date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
 
 pub(super) fn datetime(t: &PgType, v: &[u8], out: &mut Vec<u8>) -> bool {
     if let Some(n) = iso_value(t, v) {
